@@ -1,0 +1,70 @@
+import { ErrorNote, Layout } from './layout.js';
+
+export function LoginPage({ csrf, next, error, email }: { csrf: string; next: string; error?: string | undefined; email?: string | undefined }) {
+  return (
+    <Layout title="Log in">
+      <section class="card">
+        <h1>Log in</h1>
+        <ErrorNote message={error} />
+        <form method="post" action="/login" class="stack">
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="next" value={next} />
+          <label>
+            Email
+            <input type="email" name="email" autocomplete="username" required value={email ?? ''} />
+          </label>
+          <label>
+            Password
+            <input type="password" name="password" autocomplete="current-password" required />
+          </label>
+          <button type="submit">Continue</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function TotpPage({ csrf, next, error }: { csrf: string; next: string; error?: string | undefined }) {
+  return (
+    <Layout title="Second factor">
+      <section class="card">
+        <h1>Enter your code</h1>
+        <p class="muted">Open your authenticator app and enter the 6-digit code for this server.</p>
+        <ErrorNote message={error} />
+        <form method="post" action="/login/totp" class="stack">
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="next" value={next} />
+          <label>
+            Code
+            <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength={7} required />
+          </label>
+          <button type="submit">Log in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function HomePage({ user, accountName }: { user: { email: string; csrfToken: string }; accountName: string }) {
+  return (
+    <Layout title="Console" user={user}>
+      <section class="card">
+        <h1>{accountName}</h1>
+        <p>
+          You are signed in as <strong>{user.email}</strong>.
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export function MessagePage({ title, message, status }: { title: string; message: string; status?: 'error' | 'info' }) {
+  return (
+    <Layout title={title}>
+      <section class="card">
+        <h1>{title}</h1>
+        <p class={status === 'error' ? 'error' : ''}>{message}</p>
+      </section>
+    </Layout>
+  );
+}

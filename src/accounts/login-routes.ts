@@ -1,0 +1,117 @@
+import { Router, type Request, type Response } from 'express';
+import { h } from 'preact';
+import type { AppContext } from '../context.js';
+import { AppError, isAppError } from '../platform/errors.js';
+import { clearCookie, readCookie, setCookie } from '../platform/http/cookies.js';
+import { sendPage } from '../platform/http/pages.js';
+import { randomToken, safeEqual } from '../platform/secrets.js';
+import { HomePage, LoginPage, MessagePage, TotpPage } from '../../preview-pages/login.js';
+import { assertSessionCsrf, requireLogin, safeNext, SESSION_COOKIE } from './session-middleware.js';
+
+// Before login there is no session to hold a CSRF token, so the login form uses a double-submit
+// cookie: the form's hidden value must equal this cookie, which another site can neither read nor set.
+const LOGIN_CSRF_COOKIE = 'rcs_login_csrf';
+
+const field = (req: Request, name: string): string => {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+};
+
+export function loginRoutes(ctx: AppContext): Router {
+  const { sessions, login, accounts } = ctx.services;
+  const secure = ctx.config.secureCookies;
+  const router = Router();
+
+  const showLogin = (req: Request, res: Response, status = 200, error?: string) => {
+    let csrf = readCookie(req, LOGIN_CSRF_COOKIE);
+    if (!csrf || csrf.length < 20) {
+      csrf = randomToken(24);
+      setCookie(res, LOGIN_CSRF_COOKIE, csrf, { secure });
+    }
+    sendPage(res, h(LoginPage, { csrf, next: safeNext(req.query.next ?? field(req, 'next')), error, email: field(req, 'email') || undefined }), status);
+  };
+
+  router.get('/login', (req, res) => {
+    if (req.session?.authenticated) return res.redirect(303, safeNext(req.query.next));
+    showLogin(req, res);
+  });
+
+  router.post('/login', async (req, res) => {
+    const cookie = readCookie(req, LOGIN_CSRF_COOKIE);
+    const token = field(req, 'csrf');
+    if (!cookie || !token || !safeEqual(cookie, token)) {
+      return showLogin(req, res, 403, 'The form has expired. Please try again.');
+    }
+    try {
+      const { userId, accountId } = await login.checkPassword(field(req, 'email'), field(req, 'password'), req.ip ?? 'unknown');
+      await sessions.destroy(readCookie(req, SESSION_COOKIE));
+      const pending = await sessions.create(userId, accountId, false);
+      setCookie(res, SESSION_COOKIE, pending.cookie, { secure });
+      res.redirect(303, `/login/totp?next=${encodeURIComponent(safeNext(field(req, 'next')))}`);
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+      showLogin(req, res, err.status, err.message);
+    }
+  });
+
+  router.get('/login/totp', (req, res) => {
+    const s = req.session;
+    if (!s) return res.redirect(303, '/login');
+    if (s.authenticated) return res.redirect(303, safeNext(req.query.next));
+    sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(req.query.next) }));
+  });
+
+  router.post('/login/totp', async (req, res) => {
+    const s = req.session;
+    const cookie = readCookie(req, SESSION_COOKIE);
+    if (!s || !cookie || s.authenticated) return res.redirect(303, '/login');
+    if (!safeEqual(field(req, 'csrf'), s.csrfToken)) {
+      return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: 'The form has expired. Please try again.' }), 403);
+    }
+    try {
+      await login.checkTotp(s.user.id, field(req, 'code'), req.ip ?? 'unknown');
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+      if (err.code === 'LOGIN_LOCKED') {
+        await sessions.destroy(cookie);
+        clearCookie(res, SESSION_COOKIE, secure);
+        return sendPage(res, h(MessagePage, { title: 'Locked', message: err.message, status: 'error' }), err.status);
+      }
+      return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: err.message }), err.status);
+    }
+    const full = await sessions.promote(cookie, s.user.id, s.accountId);
+    setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: ctx.config.sessionTtlMs });
+    clearCookie(res, LOGIN_CSRF_COOKIE, secure);
+    res.redirect(303, safeNext(field(req, 'next')));
+  });
+
+  router.post('/logout', async (req, res) => {
+    try {
+      assertSessionCsrf(req);
+    } catch (err) {
+      if (isAppError(err) && err.code === 'UNAUTHORIZED') return res.redirect(303, '/login');
+      throw err;
+    }
+    await sessions.destroy(readCookie(req, SESSION_COOKIE));
+    clearCookie(res, SESSION_COOKIE, secure);
+    res.redirect(303, '/login');
+  });
+
+  router.get('/console', requireLogin, async (req, res) => {
+    const s = req.session!;
+    const account = await accounts.get(s.accountId);
+    sendPage(res, h(HomePage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name }));
+  });
+
+  router.get('/', (req, res) => res.redirect(303, req.session?.authenticated ? '/console' : '/login'));
+
+  return router;
+}
+
+/** Page routes answer errors as pages, not JSON. */
+export function pageError(res: Response, err: unknown): void {
+  const e = isAppError(err) ? err : new AppError('INTERNAL', 'Something went wrong');
+  sendPage(res, h(MessagePage, { title: e.status === 403 ? 'Not allowed' : 'Error', message: e.message, status: 'error' }), e.status);
+}

@@ -1,0 +1,109 @@
+import * as OTPAuth from 'otpauth';
+import type { Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
+import { toBool } from '../platform/db/sql.js';
+import type { UsersTable } from '../platform/db/tables/foundation.js';
+import { AppError, notFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { hashPassword, randomToken } from '../platform/secrets.js';
+
+export const TOTP_ISSUER = 'RCS MCP Server';
+
+export interface User {
+  id: string;
+  accountId: string;
+  email: string;
+  active: boolean;
+  createdAt: string;
+}
+
+export interface CreatedUser {
+  user: User;
+  /** Shown once so the person can enrol an authenticator app. */
+  totpSecret: string;
+  otpauthUri: string;
+  /** Only when the password was generated here. */
+  generatedPassword?: string;
+}
+
+export const toUser = (row: UsersTable): User => ({
+  id: row.id,
+  accountId: row.account_id,
+  email: row.email,
+  active: toBool(row.active),
+  createdAt: toIso(row.created_at)!,
+});
+
+export function totpFor(secret: string, email: string): OTPAuth.TOTP {
+  return new OTPAuth.TOTP({ issuer: TOTP_ISSUER, label: email, algorithm: 'SHA1', digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) });
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export class UsersService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(accountId: string, email: string, password?: string, tx: DbOrTx = this.db): Promise<CreatedUser> {
+    const normalized = email.trim().toLowerCase();
+    if (!EMAIL_RE.test(normalized) || normalized.length > 254) throw new AppError('VALIDATION_ERROR', `Not an email address: ${email}`);
+    const generatedPassword = password === undefined ? randomToken(15) : undefined;
+    const pw = password ?? generatedPassword!;
+    if (pw.length < 12) throw new AppError('VALIDATION_ERROR', 'Passwords need at least 12 characters');
+    const existing = await tx.selectFrom('users').select('id').where('email', '=', normalized).executeTakeFirst();
+    if (existing) throw new AppError('CONFLICT', `A user with email ${normalized} already exists`);
+    const secret = new OTPAuth.Secret({ size: 20 }).base32;
+    const row: UsersTable = {
+      id: newId('usr'),
+      account_id: accountId,
+      email: normalized,
+      password_hash: await hashPassword(pw),
+      totp_secret: secret,
+      totp_last_counter: null,
+      active: 1,
+      failed_logins: 0,
+      locked_until: null,
+      created_at: this.clock.now(),
+    };
+    await tx.insertInto('users').values(row).execute();
+    return {
+      user: toUser(row),
+      totpSecret: secret,
+      otpauthUri: totpFor(secret, normalized).toString(),
+      ...(generatedPassword ? { generatedPassword } : {}),
+    };
+  }
+
+  async get(id: string): Promise<User> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('User');
+    return toUser(row);
+  }
+
+  async listForAccount(accountId: string): Promise<User[]> {
+    const rows = await this.db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+    return rows.map(toUser);
+  }
+
+  async setActive(id: string, active: boolean): Promise<void> {
+    const res = await this.db.updateTable('users').set({ active: active ? 1 : 0 }).where('id', '=', id).executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw notFound('User');
+    if (!active) await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+  }
+
+  /** A new TOTP secret (re-enrolment); old codes stop working at once. */
+  async resetTotp(id: string): Promise<CreatedUser> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('User');
+    const secret = new OTPAuth.Secret({ size: 20 }).base32;
+    await this.db.updateTable('users').set({ totp_secret: secret, totp_last_counter: null }).where('id', '=', id).execute();
+    return { user: toUser(row), totpSecret: secret, otpauthUri: totpFor(secret, row.email).toString() };
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+}

@@ -1,0 +1,68 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { AppContext } from './context.js';
+import { loginRoutes, pageError } from './accounts/login-routes.js';
+import { loadSession } from './accounts/session-middleware.js';
+import { healthRoutes } from './health/routes.js';
+import { errorHandler, notFoundHandler } from './platform/http/errors.js';
+import { requestLog } from './platform/http/request-log.js';
+import { ASSETS_DIR } from './platform/paths.js';
+
+/** Base paths of spec §4 (see docs/decisions.md for how the placeholders were fixed). */
+export const BASE = {
+  rcs: '/api/rcs',
+  messages: '/api/messages',
+  contacts: '/api/v1/contacts',
+  groups: '/api/v1/groups',
+  templates: '/api/v1/templates',
+  mcp: '/mcp',
+} as const;
+
+// Big enough for a 10,000-recipient batch with long numbers; the sandbox checks its own 256,000-byte
+// content limit itself so it can answer 413 for that limit precisely.
+const JSON_LIMIT = '2mb';
+
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.trustProxy);
+  app.set('etag', false);
+  app.use(requestLog(ctx.logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'https:'],
+          mediaSrc: ["'self'", 'https:'],
+          fontSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+          objectSrc: ["'none'"],
+        },
+      },
+      crossOriginEmbedderPolicy: false,
+      strictTransportSecurity: ctx.config.secureCookies,
+    }),
+  );
+  app.use('/assets', express.static(ASSETS_DIR, { fallthrough: false, index: false, maxAge: '1h' }));
+  app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ extended: false, limit: '64kb' }));
+
+  app.use(BASE.rcs, healthRoutes(ctx));
+
+  // People's pages: sessions only here, never on the API.
+  const pages = express.Router();
+  pages.use(loadSession(ctx.services.sessions));
+  pages.use(loginRoutes(ctx));
+  app.use(pages);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.logger, pageError));
+  return app;
+}

@@ -1,0 +1,53 @@
+import type { AppContext } from '../context.js';
+import { inTransaction } from '../platform/db/database.js';
+import { ALL_PERMISSIONS } from '../platform/permissions.js';
+
+export const DEMO_EMAIL = 'demo@example.com';
+/** Test phones of the demo test sender: the simulated network's RCS-capable numbers (docs/carriers.md). */
+export const DEMO_TEST_PHONES = ['+4915550000001', '+4915550000002'];
+
+export interface DemoCredentials {
+  accountId: string;
+  email: string;
+  password: string;
+  totpSecret: string;
+  otpauthUri: string;
+  apiKey: string;
+  senders: { id: string; name: string; type: string; isTest: boolean }[];
+}
+
+/**
+ * First start on an empty database: a demo account with a person, a key with every permission and
+ * approved senders on the simulated network. Returns null when any account already exists.
+ */
+export async function seedDemoIfEmpty(ctx: AppContext): Promise<DemoCredentials | null> {
+  const { accounts, users, apiKeys, senders } = ctx.services;
+  const existing = await ctx.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  if (existing) return null;
+  const created = await inTransaction(ctx.db, async (tx) => {
+    const account = await accounts.create(
+      {
+        name: 'Demo Company',
+        timezone: 'Europe/Berlin',
+        credits: 1000,
+        companyProfile: { company_name: 'Demo Company', company_email: 'hello@example.com', company_website: 'https://example.com', company_country: 'Germany' },
+      },
+      tx,
+    );
+    const user = await users.create(account.id, DEMO_EMAIL, undefined, tx);
+    const rcs = await senders.create(account.id, { name: 'Demo RCS Agent', type: 'RCS', status: 'APPROVED', isDefault: true }, tx);
+    const sms = await senders.create(account.id, { name: 'DemoCo', type: 'SMS', status: 'APPROVED', isDefault: true }, tx);
+    const test = await senders.create(account.id, { name: 'Demo RCS Test Agent', type: 'RCS', status: 'APPROVED', isTest: true, testPhones: DEMO_TEST_PHONES }, tx);
+    return { account, user, senders: [rcs, sms, test] };
+  });
+  const key = await apiKeys.create(created.account.id, 'Demo key (all permissions)', ALL_PERMISSIONS);
+  return {
+    accountId: created.account.id,
+    email: created.user.user.email,
+    password: created.user.generatedPassword!,
+    totpSecret: created.user.totpSecret,
+    otpauthUri: created.user.otpauthUri,
+    apiKey: key.key,
+    senders: created.senders.map((s) => ({ id: s.id, name: s.name, type: s.type, isTest: s.isTest })),
+  };
+}

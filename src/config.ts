@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/**
+ * Every setting comes from the environment and is parsed here once. Switches that weaken a safety
+ * check are named DANGEROUSLY_* so they stand out in a deployment's configuration.
+ */
+export const ConfigSchema = z
+  .object({
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_FILE: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    CARRIER_RCS: z.enum(['simulated', 'rbm']).default('simulated'),
+    CARRIER_SMS: z.enum(['simulated', 'smpp']).default('simulated'),
+    SIM_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1500),
+    SIM_READ_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(4000),
+    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+    LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+    LOGIN_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+    TRUST_PROXY: bool.default(false),
+    SEED_DEMO: bool.default(true),
+    DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: bool.default(false),
+  })
+  .transform((env) => {
+    const dataDir = path.resolve(env.DATA_DIR);
+    const publicUrl = (env.PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.PORT}`).replace(/\/+$/, '');
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      /** Without trailing slash. When PUBLIC_URL is not set it follows the bound port (see listen()). */
+      publicUrl,
+      publicUrlExplicit: env.PUBLIC_URL !== undefined,
+      dataDir,
+      databaseFile: env.DATABASE_FILE === ':memory:' ? ':memory:' : path.resolve(dataDir, env.DATABASE_FILE ?? 'rcs.sqlite'),
+      logLevel: env.LOG_LEVEL,
+      carriers: { rcs: env.CARRIER_RCS, sms: env.CARRIER_SMS },
+      simulated: { deliveryDelayMs: env.SIM_DELIVERY_DELAY_MS, readDelayMs: env.SIM_READ_DELAY_MS },
+      sessionTtlMs: env.SESSION_TTL_HOURS * 3_600_000,
+      login: { maxFailures: env.LOGIN_MAX_FAILURES, lockoutMs: env.LOGIN_LOCKOUT_MINUTES * 60_000 },
+      trustProxy: env.TRUST_PROXY,
+      seedDemo: env.SEED_DEMO,
+      secureCookies: (env.PUBLIC_URL ?? '').startsWith('https://'),
+      dangerouslyAllowPrivateNetworkTargets: env.DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS,
+    };
+  });
+
+export type Config = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.in.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') relevant[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(relevant);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0] ?? '?');
+        return `${name}=${JSON.stringify(relevant[name] ?? '')}: ${i.message}`;
+      }),
+    );
+  }
+  return parsed.data;
+}

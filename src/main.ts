@@ -1,0 +1,43 @@
+import { loadConfig, ConfigError } from './config.js';
+import { createContext } from './context.js';
+import { firstStartBanner, urlsBanner } from './bootstrap/banner.js';
+import { seedDemoIfEmpty } from './bootstrap/demo.js';
+import { listen } from './server.js';
+
+/** Entry: config → database → services → HTTP → workers; graceful stop on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const ctx = await createContext(config);
+  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
+  const server = await listen(ctx);
+  process.stdout.write(demo ? await firstStartBanner(ctx.config.publicUrl, demo) : urlsBanner(ctx.config.publicUrl));
+  ctx.logger.info({ url: server.url }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await server.close();
+    await ctx.database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

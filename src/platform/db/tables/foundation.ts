@@ -1,0 +1,106 @@
+/**
+ * Tables of accounts, people, keys, sessions and senders. Times are epoch milliseconds, money is
+ * integer 1/1000 credits, booleans are 0/1, lists are JSON text. See docs/storage.md.
+ */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  timezone: string;
+  approval_required: number;
+  credits_milli: number;
+  unsubscribe_url: string | null;
+  /** JSON object of the company merge fields (company_name, company_email, …, gdpr_phone). */
+  company_profile: string;
+  active: number;
+  created_at: number;
+}
+
+export interface PricesTable {
+  account_id: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  rcs_price_milli: number;
+  sms_price_milli: number;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  /** Base32 TOTP secret. Stored readable: the server must compute codes from it (see docs/storage.md). */
+  totp_secret: string;
+  /** Last accepted TOTP time step, so one code cannot be used twice. */
+  totp_last_counter: number | null;
+  active: number;
+  failed_logins: number;
+  locked_until: number | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 hex of the whole secret key; the key itself is never stored. */
+  key_hash: string;
+  /** First characters of the key, shown in lists so people can tell keys apart. */
+  display_prefix: string;
+  permissions: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 hex of the cookie value. */
+  id_hash: string;
+  user_id: string;
+  account_id: string;
+  csrf_token: string;
+  /** null while the password was accepted but the second factor is still due. */
+  authenticated_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LoginThrottleTable {
+  /** "ip:<address>" — failures per client address, on top of the per-user lockout. */
+  key: string;
+  failures: number;
+  window_start: number;
+  locked_until: number | null;
+}
+
+export interface SendersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  type: 'SMS' | 'RCS';
+  status: 'APPROVED' | 'PENDING' | 'REJECTED' | 'DRAFT';
+  is_default: number;
+  is_test: number;
+  supports_conversation_billing: number;
+  rejection_reason: string | null;
+  test_phones: string;
+  stop_keyword: string;
+  /** Per-sender carrier override (e.g. another RBM agent); null uses the configured default. */
+  carrier_config: string | null;
+  created_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface FoundationTables {
+  accounts: AccountsTable;
+  prices: PricesTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  login_throttle: LoginThrottleTable;
+  senders: SendersTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,46 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { AppError, errorBody, isAppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/** Maps what body-parser throws (broken JSON, oversize, wrong charset) onto our codes. */
+function fromParserError(err: unknown): AppError | null {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return null;
+  const type = (err as { type: unknown }).type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new AppError('INVALID_JSON', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding; send UTF-8 JSON');
+    case 'request.aborted':
+      return new AppError('VALIDATION_ERROR', 'The request was aborted');
+    default:
+      return null;
+  }
+}
+
+/** Requests from a browser to a page route get an HTML error page instead of JSON. */
+export type HtmlErrorRenderer = (res: Response, err: AppError) => void;
+
+const isApiPath = (p: string) => p.startsWith('/api/') || p === '/api' || p.startsWith('/mcp') || p.startsWith('/.well-known/') || p.startsWith('/oauth/') || p === '/openapi.json';
+
+/** The one error mapper: every REST error leaves here in the shape of DESIGN §4. */
+export function errorHandler(logger: Logger, renderHtml?: HtmlErrorRenderer): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appError = isAppError(err) ? err : fromParserError(err);
+    if (!appError) {
+      logger.error({ err, requestId: req.requestId, route: req.originalUrl }, 'unhandled error');
+    }
+    const e = appError ?? new AppError('INTERNAL', `Internal error (request ${req.requestId})`);
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    if (renderHtml && !isApiPath(req.path) && req.accepts(['json', 'html']) === 'html') return renderHtml(res, e);
+    res.status(e.status).json(errorBody(e));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req) => {
+  throw new AppError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.path}`);
+};

@@ -1,0 +1,28 @@
+import type { RequestHandler } from 'express';
+import { ulid } from '../ids.js';
+import type { Logger } from '../logger.js';
+import './types.js';
+
+/** One log line per request: id, account, route, status, duration. Never bodies or credentials. */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    req.requestId = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : ulid();
+    res.setHeader('X-Request-Id', req.requestId);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const line = {
+        requestId: req.requestId,
+        method: req.method,
+        route: req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.path,
+        status: res.statusCode,
+        durationMs: Math.round(ms * 10) / 10,
+        accountId: req.principal?.accountId,
+      };
+      if (res.statusCode >= 500) logger.error(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,91 @@
+import type { Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
+import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
+import type { SendersTable } from '../platform/db/tables/foundation.js';
+import { AppError, notFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { parseOrThrow } from '../platform/validation.js';
+import { CreateSenderSchema, type CreateSenderInput, type Sendername, type SenderType } from './schemas.js';
+
+const digitsOnly = (p: string) => p.replace(/^\+/, '').replace(/^00/, '');
+
+export const toSendername = (row: SendersTable): Sendername => ({
+  id: row.id,
+  name: row.name,
+  type: row.type,
+  status: row.status,
+  isDefault: toBool(row.is_default),
+  isTest: toBool(row.is_test),
+  supportsConversationBilling: toBool(row.supports_conversation_billing),
+  ...(row.status === 'REJECTED' && row.rejection_reason ? { rejectionReason: row.rejection_reason } : {}),
+  ...(toBool(row.is_test) ? { testPhones: parseJson<string[]>(row.test_phones, []).map((p) => `+${p}`) } : {}),
+  stopKeyword: row.stop_keyword,
+  createdAt: toIso(row.created_at)!,
+});
+
+/** Sender identities (spec §2.6, §3.2). Status changes are operator actions (admin CLI). */
+export class SendersService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(accountId: string, input: CreateSenderInput, tx: DbOrTx = this.db): Promise<Sendername> {
+    const data = parseOrThrow(CreateSenderSchema, input, 'Sender');
+    if (data.isDefault) {
+      await tx.updateTable('senders').set({ is_default: 0 }).where('account_id', '=', accountId).where('type', '=', data.type).execute();
+    }
+    const row: SendersTable = {
+      id: newId('snd'),
+      account_id: accountId,
+      name: data.name,
+      type: data.type,
+      status: data.status,
+      is_default: fromBool(data.isDefault),
+      is_test: fromBool(data.isTest),
+      supports_conversation_billing: fromBool(data.supportsConversationBilling),
+      rejection_reason: null,
+      test_phones: JSON.stringify(data.testPhones.map(digitsOnly)),
+      stop_keyword: data.stopKeyword.toUpperCase(),
+      carrier_config: null,
+      created_at: this.clock.now(),
+    };
+    await tx.insertInto('senders').values(row).execute();
+    return toSendername(row);
+  }
+
+  async list(accountId: string, type?: SenderType): Promise<Sendername[]> {
+    let q = this.db.selectFrom('senders').selectAll().where('account_id', '=', accountId);
+    if (type) q = q.where('type', '=', type);
+    const rows = await q.orderBy('type').orderBy('is_default', 'desc').orderBy('created_at').execute();
+    return rows.map(toSendername);
+  }
+
+  /** Row access for the messaging engine; scoped by account so a foreign id is simply not found. */
+  async getRow(accountId: string, id: string): Promise<SendersTable> {
+    const row = await this.db.selectFrom('senders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    if (!row) throw notFound('Sender');
+    return row;
+  }
+
+  async get(accountId: string, id: string): Promise<Sendername> {
+    return toSendername(await this.getRow(accountId, id));
+  }
+
+  /** Operator decision on a sender. A rejection needs a reason people can act on. */
+  async setStatus(accountId: string, id: string, status: 'APPROVED' | 'REJECTED' | 'PENDING', reason?: string): Promise<Sendername> {
+    if (status === 'REJECTED' && !reason?.trim()) throw new AppError('VALIDATION_ERROR', 'A rejection needs a reason');
+    await this.getRow(accountId, id);
+    await this.db
+      .updateTable('senders')
+      .set({ status, rejection_reason: status === 'REJECTED' ? reason!.trim() : null })
+      .where('id', '=', id)
+      .execute();
+    return this.get(accountId, id);
+  }
+
+  async findByIdForAnyAccount(id: string): Promise<SendersTable | undefined> {
+    return this.db.selectFrom('senders').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+}

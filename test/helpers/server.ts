@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { listen, type RunningServer } from '../../src/server.js';
+import type { Clock } from '../../src/platform/clock.js';
+import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
+import { createLogger } from '../../src/platform/logger.js';
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  email: string;
+  password: string;
+  totpSecret: string;
+  /** Approved senders created for the account. */
+  senders: { rcs: string; sms: string; rcsTest: string };
+}
+
+export interface TestServer {
+  url: string;
+  ctx: AppContext;
+  server: RunningServer;
+  dataDir: string;
+  /** The first account (all permissions). */
+  account: TestAccount;
+  /** Another tenant; its ids must be invisible to `account`. */
+  createAccount(opts?: { permissions?: readonly Permission[]; name?: string }): Promise<TestAccount>;
+  /** A key on an existing account with chosen permissions. */
+  createKey(accountId: string, permissions: readonly Permission[]): Promise<string>;
+  /** fetch relative to the server with the account's key and JSON handling. */
+  api(method: string, pathname: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real server on an ephemeral loopback port with a temporary SQLite file. */
+export async function startTestServer(opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...opts.env });
+  const ctx = await createContext(config, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') });
+  const server = await listen(ctx, 0, '127.0.0.1');
+
+  const createKey = async (accountId: string, permissions: readonly Permission[]) =>
+    (await ctx.services.apiKeys.create(accountId, `test key ${++counter}`, permissions)).key;
+
+  const createAccount = async (o: { permissions?: readonly Permission[]; name?: string } = {}): Promise<TestAccount> => {
+    const n = ++counter;
+    const account = await ctx.services.accounts.create({ name: o.name ?? `Test Co ${n}`, timezone: 'Europe/Berlin', credits: 1000, companyProfile: { company_name: `Test Co ${n}` } });
+    const password = `correct horse battery ${n}`;
+    const email = `user${n}-${Date.now()}@example.com`;
+    const user = await ctx.services.users.create(account.id, email, password);
+    const rcs = await ctx.services.senders.create(account.id, { name: `RCS Agent ${n}`, type: 'RCS', status: 'APPROVED', isDefault: true });
+    const sms = await ctx.services.senders.create(account.id, { name: `SMSCO${n}`, type: 'SMS', status: 'APPROVED', isDefault: true });
+    const rcsTest = await ctx.services.senders.create(account.id, { name: `Test Agent ${n}`, type: 'RCS', status: 'APPROVED', isTest: true, testPhones: ['+4915550000001'] });
+    const apiKey = await createKey(account.id, o.permissions ?? ALL_PERMISSIONS);
+    return { accountId: account.id, apiKey, email, password, totpSecret: user.totpSecret, senders: { rcs: rcs.id, sms: sms.id, rcsTest: rcsTest.id } };
+  };
+
+  const account = await createAccount();
+
+  const api: TestServer['api'] = async (method, pathname, body, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const key = o.key === undefined ? account.apiKey : o.key;
+    if (key) headers['X-API-Key'] = key;
+    let payload: string | undefined = o.rawBody;
+    if (body !== undefined && payload === undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${server.url}${pathname}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    url: server.url,
+    ctx,
+    server,
+    dataDir,
+    account,
+    createAccount,
+    createKey,
+    api,
+    async close() {
+      await server.close();
+      await ctx.database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -5,6 +5,8 @@ import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
+import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
+import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
 import { ASSETS_DIR } from './platform/paths.js';
 
@@ -17,6 +19,9 @@ export const BASE = {
   templates: '/api/v1/templates',
   mcp: '/mcp',
 } as const;
+
+/** Interface version of the spec (§9). */
+export const API_VERSION = '2.0.1';
 
 // Big enough for a 10,000-recipient batch with long numbers; the sandbox checks its own 256,000-byte
 // content limit itself so it can answer 413 for that limit precisely.
@@ -54,7 +59,15 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
-  app.use(BASE.rcs, healthRoutes(ctx));
+  // Each REST area: its base path and its routes as data (see platform/http/route.ts).
+  const areas: Array<[string, RouteSpec[]]> = [
+    [BASE.rcs, healthRoutes(ctx)],
+  ];
+  const registry = new RouteRegistry();
+  for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(buildOpenApi(registry, ctx.config.publicUrl, API_VERSION));
+  });
 
   // People's pages: sessions only here, never on the API.
   const pages = express.Router();

@@ -1,6 +1,6 @@
-import { Router } from 'express';
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { requireAuth } from '../platform/http/auth.js';
+import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { systemStatus } from './status.js';
 
 /** True when the database answers. The health endpoint reports nothing else on purpose. */
@@ -12,20 +12,37 @@ export function databaseUp(ctx: AppContext): boolean {
   }
 }
 
+const HealthResponse = z.object({ status: z.enum(['healthy', 'down']), timestamp: z.string() });
+
 /**
  * GET /health and GET /status of {base_url} (spec §4.1). /health answers without a key: it must
  * report 503 exactly when the database is down, and a key cannot be checked then (docs/decisions.md).
  */
-export function healthRoutes(ctx: AppContext): Router {
-  const router = Router();
-  router.use('/status', requireAuth(ctx.credentialResolvers));
-  router.get('/health', (_req, res) => {
-    const up = databaseUp(ctx);
-    res.status(up ? 200 : 503).json({ status: up ? 'healthy' : 'down', timestamp: new Date(ctx.clock.now()).toISOString() });
-  });
-  router.get('/status', (_req, res) => {
-    const body = systemStatus(databaseUp(ctx), ctx.clock.now());
-    res.status(body.status === 'healthy' ? 200 : 503).json(body);
-  });
-  return router;
+export function healthRoutes(ctx: AppContext): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/health',
+      summary: 'Liveness and database check for monitoring',
+      tags: ['Status'],
+      auth: 'public',
+      responses: { 200: { description: 'Healthy', schema: HealthResponse }, 503: { description: 'Down', schema: HealthResponse } },
+      handler: () => {
+        const up = databaseUp(ctx);
+        return reply(up ? 200 : 503, { status: up ? 'healthy' : 'down', timestamp: new Date(ctx.clock.now()).toISOString() });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/status',
+      summary: 'Service status and the validation limits',
+      tags: ['Status'],
+      auth: 'authenticated',
+      responses: { 200: { description: 'Status with validationLimits' }, 503: { description: 'Down' } },
+      handler: () => {
+        const body = systemStatus(databaseUp(ctx), ctx.clock.now());
+        return reply(body.status === 'healthy' ? 200 : 503, body);
+      },
+    }),
+  ];
 }

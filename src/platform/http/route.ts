@@ -1,0 +1,116 @@
+import { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import type { Permission, Principal } from '../permissions.js';
+import { assertPermission, requireAuth, type CredentialResolver } from './auth.js';
+import { parseOrThrow } from '../validation.js';
+import { AppError } from '../errors.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route: nobody needs a key ('public'), any valid key ('authenticated'), or a permission. */
+export type RouteAuth = 'public' | 'authenticated' | Permission;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface HandlerInput<B, Q, P> {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: P;
+  /** Present on every route whose auth is not 'public'. */
+  principal: Principal;
+}
+
+/** A handler returns the JSON body; `reply()` when the status depends on the outcome. */
+export type HandlerResult = unknown | Reply;
+
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export const reply = (status: number, body: unknown, headers?: Record<string, string>): Reply => new Reply(status, body, headers);
+
+/**
+ * One REST route as data: method, path, auth, validators beside it, documented responses and a
+ * thin handler. Mounting it records it for the OpenAPI document, so the document lists exactly
+ * the routes that exist.
+ */
+export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** Express path relative to the router's base, e.g. `/:id/fields`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** The status a plain return value is sent with (default 200). */
+  status?: number;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: HandlerInput<z.output<B>, z.output<Q>, z.output<P>>) => Promise<HandlerResult> | HandlerResult;
+}
+
+/** Helper that keeps the generic types of one route together. */
+export function defineRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(spec: RouteSpec<B, Q, P>): RouteSpec<B, Q, P> {
+  return spec;
+}
+
+export interface RegisteredRoute {
+  method: HttpMethod;
+  /** Full path in OpenAPI form: /api/v1/contacts/{id}. */
+  path: string;
+  spec: RouteSpec;
+}
+
+/** Every route mounted through mountRoutes, for the OpenAPI document. */
+export class RouteRegistry {
+  readonly routes: RegisteredRoute[] = [];
+
+  add(base: string, spec: RouteSpec): void {
+    const full = `${base}${spec.path === '/' ? '' : spec.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') || '/';
+    this.routes.push({ method: spec.method, path: full, spec });
+  }
+}
+
+/**
+ * Builds a router for `base` from route specs. Order matters as in express: put literal paths
+ * (`/count`, `/bulk`) before parameterised ones (`/:id`).
+ */
+export function mountRoutes(registry: RouteRegistry, resolvers: readonly CredentialResolver[], base: string, specs: readonly RouteSpec[]): Router {
+  const router = Router();
+  const authenticate = requireAuth(resolvers);
+  for (const spec of specs) {
+    registry.add(base, spec);
+    const handlers = [];
+    if (spec.auth !== 'public') handlers.push(authenticate);
+    router[spec.method](spec.path, ...handlers, async (req: Request, res: Response) => {
+      const principal = req.principal;
+      if (spec.auth !== 'public' && spec.auth !== 'authenticated') assertPermission(principal!, spec.auth);
+      let body: unknown = undefined;
+      if (spec.body) {
+        if (req.body === undefined) throw new AppError('VALIDATION_ERROR', 'A JSON body is required (Content-Type: application/json)');
+        body = parseOrThrow(spec.body, req.body, 'Request body');
+      }
+      const query = spec.query ? parseOrThrow(spec.query, req.query, 'Query') : req.query;
+      const params = spec.params ? parseOrThrow(spec.params, req.params, 'Path') : req.params;
+      const result = await spec.handler({ req, res, body, query, params, principal: principal! } as HandlerInput<unknown, unknown, unknown>);
+      if (res.headersSent) return;
+      if (result instanceof Reply) {
+        for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+        res.status(result.status).json(result.body);
+      } else {
+        res.status(spec.status ?? 200).json(result);
+      }
+    });
+  }
+  return router;
+}

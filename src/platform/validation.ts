@@ -27,7 +27,8 @@ function issueCode(issue: z.core.$ZodIssue): string {
     case 'too_small':
       return issue.origin === 'string' || issue.origin === 'array' ? 'too_short' : 'too_small';
     case 'invalid_type':
-      return issue.input === undefined ? 'required' : 'invalid_type';
+      // zod 4 does not keep the input on issues by default; its message names what it received.
+      return issue.message.endsWith('received undefined') ? 'required' : 'invalid_type';
     case 'unrecognized_keys':
       return 'unknown_field';
     case 'invalid_value':

@@ -85,7 +85,8 @@ export class SendersService {
     return this.get(accountId, id);
   }
 
-  async findByIdForAnyAccount(id: string): Promise<SendersTable | undefined> {
+  /** Operator lookup (admin CLI) across accounts; never reachable from a tenant's request. */
+  async findForOperator(id: string): Promise<SendersTable | undefined> {
     return this.db.selectFrom('senders').selectAll().where('id', '=', id).executeTakeFirst();
   }
 }

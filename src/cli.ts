@@ -1,0 +1,272 @@
+import { parseArgs } from 'node:util';
+import QRCode from 'qrcode';
+import { loadConfig, ConfigError } from './config.js';
+import { createContext, type AppContext } from './context.js';
+import { AppError, isAppError } from './platform/errors.js';
+import { ALL_PERMISSIONS, PermissionSchema, type Permission } from './platform/permissions.js';
+import { SenderTypeSchema } from './senders/schemas.js';
+
+/**
+ * Operator commands: `npm run admin -- <command> [--flags]`. They open the same database as the
+ * server (SQLite WAL allows both at once) and go through the same services, so every rule applies.
+ */
+interface Command {
+  summary: string;
+  usage: string;
+  options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+  run(ctx: AppContext, values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<void>;
+}
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const json = (v: unknown) => out(JSON.stringify(v, null, 2));
+
+function need(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new AppError('VALIDATION_ERROR', `--${name} is required`);
+  return v.trim();
+}
+
+function number(values: Record<string, unknown>, name: string): number {
+  const raw = need(values, name);
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new AppError('VALIDATION_ERROR', `--${name} must be a number, got ${raw}`);
+  return n;
+}
+
+function permissionsFrom(raw: string): Permission[] {
+  if (raw === 'all') return [...ALL_PERMISSIONS];
+  return raw.split(',').map((p) => {
+    const parsed = PermissionSchema.safeParse(p.trim());
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', `Unknown permission "${p.trim()}". Known: ${ALL_PERMISSIONS.join(', ')} (or "all")`);
+    return parsed.data;
+  });
+}
+
+async function printEnrolment(uri: string, secret: string): Promise<void> {
+  out(`TOTP secret: ${secret}`);
+  out(`TOTP URI:    ${uri}`);
+  out(await QRCode.toString(uri, { type: 'terminal', small: true }));
+}
+
+const commands: Record<string, Command> = {
+  'accounts:create': {
+    summary: 'Create an account (tenant) with the default price list',
+    usage: '--name <name> [--timezone Europe/Berlin] [--credits 100]',
+    options: { name: { type: 'string' }, timezone: { type: 'string' }, credits: { type: 'string' } },
+    async run(ctx, v) {
+      const account = await ctx.services.accounts.create({
+        name: need(v, 'name'),
+        ...(typeof v.timezone === 'string' ? { timezone: v.timezone } : {}),
+        ...(typeof v.credits === 'string' ? { credits: number(v, 'credits') } : {}),
+      });
+      json(account);
+    },
+  },
+  'accounts:list': {
+    summary: 'List accounts',
+    usage: '',
+    options: {},
+    async run(ctx) {
+      json(await ctx.services.accounts.list());
+    },
+  },
+  'users:create': {
+    summary: 'Create a person who can log in; prints the TOTP enrolment (and a generated password)',
+    usage: '--account <acc_…> --email <email> [--password <at least 12 chars>]',
+    options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    async run(ctx, v) {
+      const accountId = need(v, 'account');
+      await ctx.services.accounts.get(accountId);
+      const created = await ctx.services.users.create(accountId, need(v, 'email'), typeof v.password === 'string' ? v.password : undefined);
+      out(`User ${created.user.id} <${created.user.email}>`);
+      if (created.generatedPassword) out(`Password:    ${created.generatedPassword}`);
+      await printEnrolment(created.otpauthUri, created.totpSecret);
+    },
+  },
+  'users:reset-totp': {
+    summary: 'Issue a new TOTP secret for a person (the old one stops working)',
+    usage: '--user <usr_…>',
+    options: { user: { type: 'string' } },
+    async run(ctx, v) {
+      const created = await ctx.services.users.resetTotp(need(v, 'user'));
+      await printEnrolment(created.otpauthUri, created.totpSecret);
+    },
+  },
+  'keys:create': {
+    summary: 'Create an API key; the key is printed once',
+    usage: `--account <acc_…> --name <name> --permissions <all | ${ALL_PERMISSIONS.slice(0, 2).join(',')},…>`,
+    options: { account: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' } },
+    async run(ctx, v) {
+      const accountId = need(v, 'account');
+      await ctx.services.accounts.get(accountId);
+      const { key, info } = await ctx.services.apiKeys.create(accountId, need(v, 'name'), permissionsFrom(need(v, 'permissions')));
+      json(info);
+      out(`API key (shown once): ${key}`);
+    },
+  },
+  'keys:list': {
+    summary: "List an account's API keys (never the secrets)",
+    usage: '--account <acc_…>',
+    options: { account: { type: 'string' } },
+    async run(ctx, v) {
+      json(await ctx.services.apiKeys.list(need(v, 'account')));
+    },
+  },
+  'keys:revoke': {
+    summary: 'Revoke an API key at once',
+    usage: '--account <acc_…> --key <key_…>',
+    options: { account: { type: 'string' }, key: { type: 'string' } },
+    async run(ctx, v) {
+      json(await ctx.services.apiKeys.revoke(need(v, 'account'), need(v, 'key')));
+    },
+  },
+  'senders:add': {
+    summary: 'Add a sender identity (PENDING unless --status is given)',
+    usage: '--account <acc_…> --name <name> --type RCS|SMS [--status APPROVED|PENDING|DRAFT] [--default] [--test --test-phone +49… --test-phone …] [--conversation-billing] [--stop-keyword STOP]',
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      type: { type: 'string' },
+      status: { type: 'string' },
+      default: { type: 'boolean' },
+      test: { type: 'boolean' },
+      'test-phone': { type: 'string', multiple: true },
+      'conversation-billing': { type: 'boolean' },
+      'stop-keyword': { type: 'string' },
+    },
+    async run(ctx, v) {
+      const accountId = need(v, 'account');
+      await ctx.services.accounts.get(accountId);
+      const type = SenderTypeSchema.safeParse(need(v, 'type').toUpperCase());
+      if (!type.success) throw new AppError('VALIDATION_ERROR', '--type must be RCS or SMS');
+      const sender = await ctx.services.senders.create(accountId, {
+        name: need(v, 'name'),
+        type: type.data,
+        ...(typeof v.status === 'string' ? { status: v.status.toUpperCase() as 'APPROVED' } : {}),
+        isDefault: v.default === true,
+        isTest: v.test === true,
+        supportsConversationBilling: v['conversation-billing'] === true,
+        testPhones: Array.isArray(v['test-phone']) ? v['test-phone'] : [],
+        ...(typeof v['stop-keyword'] === 'string' ? { stopKeyword: v['stop-keyword'] } : {}),
+      });
+      json(sender);
+    },
+  },
+  'senders:list': {
+    summary: "List an account's senders",
+    usage: '--account <acc_…>',
+    options: { account: { type: 'string' } },
+    async run(ctx, v) {
+      json(await ctx.services.senders.list(need(v, 'account')));
+    },
+  },
+  'senders:approve': {
+    summary: 'Approve a sender',
+    usage: '<snd_…>',
+    options: {},
+    async run(ctx, _v, pos) {
+      const row = await senderRow(ctx, pos[0]);
+      json(await ctx.services.senders.setStatus(row.account_id, row.id, 'APPROVED'));
+    },
+  },
+  'senders:reject': {
+    summary: 'Reject a sender with a reason the customer can act on',
+    usage: '<snd_…> --reason <text>',
+    options: { reason: { type: 'string' } },
+    async run(ctx, v, pos) {
+      const row = await senderRow(ctx, pos[0]);
+      json(await ctx.services.senders.setStatus(row.account_id, row.id, 'REJECTED', need(v, 'reason')));
+    },
+  },
+  'credits:set': {
+    summary: "Set an account's credit balance",
+    usage: '--account <acc_…> --credits <number>',
+    options: { account: { type: 'string' }, credits: { type: 'string' } },
+    async run(ctx, v) {
+      const account = await ctx.services.accounts.setCredits(need(v, 'account'), number(v, 'credits'));
+      out(`${account.id}: ${account.credits} credits`);
+    },
+  },
+  'prices:list': {
+    summary: "Show an account's price list (credits)",
+    usage: '--account <acc_…>',
+    options: { account: { type: 'string' } },
+    async run(ctx, v) {
+      const list = await ctx.services.accounts.priceList(need(v, 'account'));
+      for (const [country, p] of [...list.entries()].sort()) out(`${country}  rcs ${p.rcs / 1000}  sms/segment ${p.sms / 1000}`);
+    },
+  },
+  'prices:set': {
+    summary: "Add or change one country in an account's price list",
+    usage: '--account <acc_…> --country DE --rcs 0.035 --sms 0.085',
+    options: { account: { type: 'string' }, country: { type: 'string' }, rcs: { type: 'string' }, sms: { type: 'string' } },
+    async run(ctx, v) {
+      await ctx.services.accounts.setPrice(need(v, 'account'), need(v, 'country'), { rcs: number(v, 'rcs'), sms: number(v, 'sms') });
+      out('ok');
+    },
+  },
+  'prices:remove': {
+    summary: "Remove a country from an account's price list (it can no longer be messaged)",
+    usage: '--account <acc_…> --country DE',
+    options: { account: { type: 'string' }, country: { type: 'string' } },
+    async run(ctx, v) {
+      await ctx.services.accounts.setPrice(need(v, 'account'), need(v, 'country'), null);
+      out('ok');
+    },
+  },
+};
+
+async function senderRow(ctx: AppContext, id: string | undefined) {
+  if (!id) throw new AppError('VALIDATION_ERROR', 'Give the sender id (snd_…)');
+  const row = await ctx.services.senders.findForOperator(id);
+  if (!row) throw new AppError('NOT_FOUND', `Sender ${id} not found`);
+  return row;
+}
+
+function help(): void {
+  out('Usage: npm run admin -- <command> [options]\n');
+  for (const [name, c] of Object.entries(commands)) out(`  ${name.padEnd(18)} ${c.summary}\n  ${' '.repeat(18)} ${c.usage}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help') {
+    help();
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`Unknown command "${name}". Run "npm run admin -- help".\n`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\nUsage: npm run admin -- ${name} ${command.usage}\n`);
+    return 2;
+  }
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+  const ctx = await createContext(config);
+  try {
+    await command.run(ctx, parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
+    return 0;
+  } catch (err) {
+    if (isAppError(err)) {
+      process.stderr.write(`Error (${err.code}): ${err.message}\n`);
+      for (const d of err.details ?? []) process.stderr.write(`  ${d.path}: ${d.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await ctx.database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `Failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

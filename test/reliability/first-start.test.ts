@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startChildServer } from '../helpers/child-server.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-first-start-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('first start of the real entry point', () => {
+  let apiKey = '';
+
+  it('prints working demo credentials once', async () => {
+    const s = await startChildServer({ DATA_DIR: dataDir });
+    try {
+      const out = s.output();
+      apiKey = /API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
+      expect(apiKey).not.toBe('');
+      expect(out).toMatch(/Password:\s+\S{12,}/);
+      expect(out).toMatch(/otpauth:\/\/totp\//);
+      expect(out).toContain(`claude mcp add --transport http rcs ${s.url}/mcp`);
+      expect(out).toMatch(/snd_\w+\s+RCS/);
+      expect(out).toMatch(/snd_\w+\s+SMS/);
+      const health = await fetch(`${s.url}/api/rcs/health`, { headers: { 'X-API-Key': apiKey } });
+      expect(health.status).toBe(200);
+      const status = await fetch(`${s.url}/api/rcs/status`, { headers: { 'X-API-Key': apiKey } });
+      expect(status.status).toBe(200);
+      const denied = await fetch(`${s.url}/api/rcs/status`);
+      expect(denied.status).toBe(401);
+      // One JSON log line per request, with route, status and duration, and no key in it.
+      for (let i = 0; i < 50 && !/"status":401.*"msg":"request"/.test(s.output()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(s.output()).toMatch(/"status":200.*"msg":"request"/);
+      expect(s.output().split('\n').filter((l) => l.includes('"msg":"request"')).join('\n')).not.toContain(apiKey);
+    } finally {
+      expect(await s.stop('SIGTERM')).toBe(0);
+    }
+  }, 60_000);
+
+  it('reuses the data on the second start and prints only the URLs', async () => {
+    const s = await startChildServer({ DATA_DIR: dataDir });
+    try {
+      expect(s.output()).not.toContain('API key:');
+      expect(s.output()).toContain('MCP endpoint:');
+      const status = await fetch(`${s.url}/api/rcs/status`, { headers: { 'X-API-Key': apiKey } });
+      expect(status.status).toBe(200);
+    } finally {
+      expect(await s.stop('SIGINT')).toBe(0);
+    }
+  }, 60_000);
+
+  it('refuses to start on a bad setting, naming the variable', async () => {
+    await expect(startChildServer({ DATA_DIR: dataDir, LOG_LEVEL: 'loud' }, 20_000)).rejects.toThrow(/LOG_LEVEL/);
+  }, 30_000);
+});

@@ -11,11 +11,15 @@ const ANY_UNSUBSCRIBE = /\{\{[ \t]*unsubscribe_link[ \t]*\}\}/;
 const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER_SOURCE}$`);
 const LEADING_PLACEHOLDER = new RegExp(`^${PLACEHOLDER_SOURCE}`);
 
+/** Shared for exec/replace loops: both reset lastIndex themselves, and nothing here is re-entrant. */
+const SHARED = new RegExp(PLACEHOLDER_SOURCE, 'g');
+
 /** Distinct placeholder names in order of first appearance. */
 export function findPlaceholders(text: string): string[] {
   if (typeof text !== 'string' || text.indexOf('{{') === -1) return [];
   const names: string[] = [];
-  for (const m of text.matchAll(placeholderPattern())) {
+  SHARED.lastIndex = 0;
+  for (let m = SHARED.exec(text); m !== null; m = SHARED.exec(text)) {
     const name = m[1] as string;
     if (!names.includes(name)) names.push(name);
   }
@@ -28,7 +32,8 @@ export function findPlaceholders(text: string): string[] {
  */
 export function findMalformedPlaceholders(text: string): string[] {
   if (typeof text !== 'string' || (text.indexOf('{{') === -1 && text.indexOf('}}') === -1)) return [];
-  const rest = text.replace(placeholderPattern(), ' ');
+  const rest = text.replace(SHARED, ' ');
+  if (rest.indexOf('{{') === -1 && rest.indexOf('}}') === -1) return [];
   const bad: string[] = [];
   for (const m of rest.matchAll(/\{\{[^{}]{0,40}\}?\}?|\}\}/g)) {
     if (!bad.includes(m[0])) bad.push(m[0]);

@@ -1,0 +1,3 @@
+export * from './limits.js';
+export * from './normalize.js';
+export * from './countries.js';

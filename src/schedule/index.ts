@@ -1,0 +1,2 @@
+export * from './resolve.js';
+export * from './timezones.js';

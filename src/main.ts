@@ -3,6 +3,7 @@ import { createContext } from './context.js';
 import { firstStartBanner, urlsBanner } from './bootstrap/banner.js';
 import { seedDemoIfEmpty } from './bootstrap/demo.js';
 import { listen } from './server.js';
+import { startWorkers, stopWorkers } from './workers.js';
 
 /** Entry: config → database → services → HTTP → workers; graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const ctx = await createContext(config);
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
   const server = await listen(ctx);
+  await startWorkers(ctx);
   process.stdout.write(demo ? await firstStartBanner(ctx.config.publicUrl, demo) : urlsBanner(ctx.config.publicUrl));
   ctx.logger.info({ url: server.url }, 'listening');
 
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await server.close();
+    await stopWorkers(ctx);
     await ctx.database.close();
     process.exit(0);
   };

@@ -59,8 +59,9 @@ export class AccountsService {
     return toAccount(row);
   }
 
-  async get(id: string): Promise<Account> {
-    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  /** Inside a transaction pass `tx`: SQLite has one connection, so a query on `db` would wait for the transaction forever. */
+  async get(id: string, tx: DbOrTx = this.db): Promise<Account> {
+    const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('Account');
     return toAccount(row);
   }

@@ -44,7 +44,7 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
       ...(parameters.length ? { parameters } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+      ...(spec.body ?? spec.bodyDoc ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema((spec.body ?? spec.bodyDoc)!, 'input') } } } } : {}),
       responses,
       security: spec.auth === 'public' ? [] : [{ apiKey: [] }, { bearer: [] }],
       ...(spec.auth !== 'public' && spec.auth !== 'authenticated' ? { 'x-required-permission': spec.auth } : {}),

@@ -51,6 +51,11 @@ export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType 
   tags: string[];
   auth: RouteAuth;
   body?: B;
+  /**
+   * Documents the body without parsing it: for routes whose service validates the raw body itself
+   * (sends run the content validator, which reports better paths than a schema parse).
+   */
+  bodyDoc?: z.ZodType;
   query?: Q;
   params?: P;
   /** The status a plain return value is sent with (default 200). */
@@ -96,6 +101,10 @@ export function mountRoutes(registry: RouteRegistry, resolvers: readonly Credent
       const principal = req.principal;
       if (spec.auth !== 'public' && spec.auth !== 'authenticated') assertPermission(principal!, spec.auth);
       let body: unknown = undefined;
+      if (spec.bodyDoc && !spec.body) {
+        if (req.body === undefined) throw new AppError('VALIDATION_ERROR', 'A JSON body is required (Content-Type: application/json)');
+        body = req.body;
+      }
       if (spec.body) {
         if (req.body === undefined) throw new AppError('VALIDATION_ERROR', 'A JSON body is required (Content-Type: application/json)');
         body = parseOrThrow(spec.body, req.body, 'Request body');

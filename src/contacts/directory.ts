@@ -1,0 +1,118 @@
+import type { Clock } from '../platform/clock.js';
+import type { DbOrTx } from '../platform/db/database.js';
+import { newId } from '../platform/ids.js';
+
+/** What the messaging engine needs of a contact to address and merge a message. */
+export interface RecipientContact {
+  id: string;
+  /** Digits with country code. */
+  phone: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  disabled: boolean;
+  /** Values by custom-field tag. */
+  customFields: Record<string, string>;
+}
+
+// SQLite allows 32,766 bound parameters per statement; stay well below it.
+const CHUNK = 900;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Bulk contact access for sends: look-ups by phone for up to 10,000 recipients in a few queries,
+ * and auto-creation of contacts for unknown numbers (spec §2.13 rule 3). Countries are checked by
+ * the caller against the price list before anything is created here.
+ */
+export class ContactDirectory {
+  constructor(private readonly clock: Clock) {}
+
+  async findByPhones(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<Map<string, RecipientContact>> {
+    const result = new Map<string, RecipientContact>();
+    for (const part of chunks(phones)) {
+      const rows = await tx
+        .selectFrom('contacts')
+        .select(['id', 'phone', 'first_name', 'last_name', 'email', 'disabled'])
+        .where('account_id', '=', accountId)
+        .where('phone', 'in', part)
+        .execute();
+      for (const r of rows) {
+        result.set(r.phone, { id: r.id, phone: r.phone, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} });
+      }
+    }
+    await this.attachCustomFields(tx, accountId, [...result.values()]);
+    return result;
+  }
+
+  async findById(tx: DbOrTx, accountId: string, id: string): Promise<RecipientContact | null> {
+    const r = await tx
+      .selectFrom('contacts')
+      .select(['id', 'phone', 'first_name', 'last_name', 'email', 'disabled'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!r) return null;
+    const contact = { id: r.id, phone: r.phone, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} };
+    await this.attachCustomFields(tx, accountId, [contact]);
+    return contact;
+  }
+
+  /** Creates bare contacts (phone only) for numbers that have none; returns them by phone. */
+  async createMany(tx: DbOrTx, accountId: string, entries: readonly { phone: string; country: string }[]): Promise<Map<string, RecipientContact>> {
+    const now = this.clock.now();
+    const result = new Map<string, RecipientContact>();
+    for (const part of chunks(entries, 200)) {
+      const rows = part.map((e) => ({
+        id: newId('ct', now),
+        account_id: accountId,
+        phone: e.phone,
+        country: e.country,
+        first_name: null,
+        last_name: null,
+        email: null,
+        search_text: `\n${e.phone}\n`,
+        disabled: 0,
+        disabled_reason: null,
+        disabled_at: null,
+        created_at: now,
+        updated_at: now,
+      }));
+      await tx.insertInto('contacts').values(rows).onConflict((oc) => oc.columns(['account_id', 'phone']).doNothing()).execute();
+    }
+    // Read back: a concurrent send may have created some of them first.
+    const found = await this.findByPhones(tx, accountId, entries.map((e) => e.phone));
+    for (const e of entries) {
+      const c = found.get(e.phone);
+      if (c) result.set(e.phone, c);
+    }
+    return result;
+  }
+
+  async customFieldTags(tx: DbOrTx, accountId: string): Promise<Set<string>> {
+    const rows = await tx.selectFrom('custom_fields').select('tag').where('account_id', '=', accountId).execute();
+    return new Set(rows.map((r) => r.tag));
+  }
+
+  private async attachCustomFields(tx: DbOrTx, accountId: string, contacts: RecipientContact[]): Promise<void> {
+    if (contacts.length === 0) return;
+    const byId = new Map(contacts.map((c) => [c.id, c]));
+    for (const part of chunks([...byId.keys()])) {
+      const rows = await tx
+        .selectFrom('contact_field_values')
+        .innerJoin('custom_fields', 'custom_fields.id', 'contact_field_values.field_id')
+        .select(['contact_field_values.contact_id', 'custom_fields.tag', 'contact_field_values.value'])
+        .where('contact_field_values.account_id', '=', accountId)
+        .where('contact_field_values.contact_id', 'in', part)
+        .execute();
+      for (const r of rows) {
+        const c = byId.get(r.contact_id);
+        if (c) c.customFields[r.tag] = r.value;
+      }
+    }
+  }
+}

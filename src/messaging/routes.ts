@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
+import { pageListSchema } from '../platform/pagination.js';
+import { JobsQuerySchema } from './jobs-service.js';
+import {
+  BatchResponseSchema,
+  JobSchema,
+  ScheduledSendResponseSchema,
+  SendBatchRequestSchema,
+  SendMessageRequestSchema,
+  SendMessageResponseSchema,
+  SendSmsRequestSchema,
+  SendSmsResponseSchema,
+} from './schemas.js';
+import { StatsQuerySchema } from './stats-service.js';
+
+const JobIdParams = z.object({ jobId: z.string() });
+const errors = { 400: { description: 'Validation error (details name the paths)' }, 404: { description: 'Not found' } };
+
+/** Sending, jobs, queue and stats under {base_url} (spec §4.1). Thin: the services hold the rules. */
+export function messagingRoutes(ctx: AppContext): RouteSpec[] {
+  const { send, jobs, stats } = ctx.services;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/send',
+      summary: 'Send one RCS message (immediately or scheduled), with optional SMS fallback',
+      tags: ['Messaging'],
+      auth: 'messages:write',
+      bodyDoc: SendMessageRequestSchema,
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      handler: ({ principal, body }) => send.send(principal.accountId, body),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/send-batch',
+      summary: 'Send one RCS message to up to 10,000 recipients as a background job',
+      tags: ['Messaging'],
+      auth: 'messages:write',
+      bodyDoc: SendBatchRequestSchema,
+      responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400] },
+      handler: async ({ principal, body }) => {
+        const result = await send.sendBatch(principal.accountId, body);
+        return reply(result.scheduled ? 200 : 202, result);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/send-sms',
+      summary: 'Send a standalone SMS, billed per segment after merge fields are filled in',
+      tags: ['Messaging'],
+      auth: 'messages:write',
+      bodyDoc: SendSmsRequestSchema,
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      handler: ({ principal, body }) => send.sendSms(principal.accountId, body),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/batch/:jobId/status',
+      summary: 'Progress of a batch or scheduled job',
+      tags: ['Jobs'],
+      auth: 'messages:read',
+      params: JobIdParams,
+      responses: { 200: { description: 'Job', schema: z.object({ success: z.literal(true), job: JobSchema }) }, ...errors },
+      handler: async ({ principal, params }) => ({ success: true, job: await jobs.status(principal.accountId, params.jobId) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/batch/:jobId',
+      summary: 'Cancel a pending or in-progress job; only unsent messages are affected',
+      tags: ['Jobs'],
+      auth: 'messages:write',
+      params: JobIdParams,
+      responses: { 200: { description: 'Cancelled (or nothing left to cancel)' }, ...errors },
+      handler: ({ principal, params }) => jobs.cancel(principal.accountId, params.jobId),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/jobs',
+      summary: 'Batch and scheduled jobs, newest first',
+      tags: ['Jobs'],
+      auth: 'messages:read',
+      query: JobsQuerySchema,
+      responses: { 200: { description: 'Page of jobs', schema: pageListSchema(JobSchema) }, 400: errors[400] },
+      handler: ({ principal, query }) => jobs.list(principal.accountId, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/queue/status',
+      summary: 'What is still queued or scheduled for this account',
+      tags: ['Jobs'],
+      auth: 'messages:read',
+      responses: { 200: { description: 'Queue status' } },
+      handler: ({ principal }) => jobs.queueStatus(principal.accountId),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stats',
+      summary: 'Message counts by status and channel, and credits spent',
+      tags: ['Messaging'],
+      auth: 'messages:read',
+      query: StatsQuerySchema,
+      responses: { 200: { description: 'Statistics' }, 400: errors[400] },
+      handler: ({ principal, query }) => stats.stats(principal.accountId, query),
+    }),
+  ];
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import {
+  BATCH_DELAY_MS_DEFAULT,
+  BATCH_DELAY_MS_MAX,
+  BATCH_DELAY_MS_MIN,
+  BATCH_MAX_RECIPIENTS,
+  BATCH_SIZE_DEFAULT,
+  BATCH_SIZE_MAX,
+  BATCH_SIZE_MIN,
+  CAMPAIGN_NAME_MAX_LENGTH,
+  ContentSchema,
+  MessageTypeSchema,
+  SmsFallbackSchema,
+} from '../content/index.js';
+import { SMS_MAX_LENGTH } from '../sms/index.js';
+
+const PhoneNumber = z.string().min(1).max(40).describe('Recipient in E.164, e.g. +4915112345678 (00 prefix, spaces and dashes are accepted).');
+const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe(`Free label for reporting, at most ${CAMPAIGN_NAME_MAX_LENGTH} characters.`);
+const ScheduleAt = z.string().min(1).max(64).describe('When to send, ISO 8601. Without Z/offset it is wall time in timeZone (or the account zone).');
+const TimeZone = z.string().min(1).max(64).describe('IANA time zone such as Europe/Berlin; default: the account time zone.');
+const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number (not allowed for conversation-billing senders).');
+const SkipDisabled = z.boolean().default(true).describe('Skip recipients whose contact is disabled or opted out (default true).');
+
+/** POST /send (spec §4.1). `content` is checked in depth by src/content validateContent. */
+export const SendMessageRequestSchema = z.strictObject({
+  phoneNumber: PhoneNumber,
+  messageType: MessageTypeSchema,
+  content: ContentSchema,
+  sendernameId: z.string().min(1).max(64).describe('ID of an approved RCS sender (list_sendernames / GET /senders).'),
+  contactId: z.string().min(1).max(64).optional().describe('An existing contact to send to; its phone must equal phoneNumber.'),
+  skipContactCreation: SkipContactCreation,
+  skipDisabled: SkipDisabled,
+  campaignName: CampaignName.optional(),
+  scheduleAt: ScheduleAt.optional(),
+  timeZone: TimeZone.optional(),
+  smsFallback: SmsFallbackSchema.optional(),
+});
+export type SendMessageRequest = z.output<typeof SendMessageRequestSchema>;
+
+/** POST /send-batch: /send without phoneNumber/contactId, plus phoneNumbers, batchSize, delayMs. */
+export const SendBatchRequestSchema = SendMessageRequestSchema.omit({ phoneNumber: true, contactId: true }).extend({
+  phoneNumbers: z.array(z.string().max(40)).min(1).max(BATCH_MAX_RECIPIENTS).describe(`Recipients, at most ${BATCH_MAX_RECIPIENTS}; duplicates are sent once.`),
+  batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).default(BATCH_SIZE_DEFAULT).describe('Messages per slice.'),
+  delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).default(BATCH_DELAY_MS_DEFAULT).describe('Pause between slices in milliseconds.'),
+});
+export type SendBatchRequest = z.output<typeof SendBatchRequestSchema>;
+
+/** POST /send-sms (spec §4.1). */
+export const SendSmsRequestSchema = z.strictObject({
+  phoneNumber: PhoneNumber,
+  message: z.string().min(1).max(SMS_MAX_LENGTH).describe(`SMS text, at most ${SMS_MAX_LENGTH} characters after merging (10 segments).`),
+  sendernameId: z.string().min(1).max(100).describe('ID or name of an approved SMS sender.'),
+  campaignName: CampaignName.optional(),
+  skipContactCreation: SkipContactCreation,
+  skipDisabled: SkipDisabled,
+  scheduleAt: ScheduleAt.optional(),
+  timeZone: TimeZone.optional(),
+});
+export type SendSmsRequest = z.output<typeof SendSmsRequestSchema>;
+
+export const RejectedRecipientSchema = z.object({
+  phoneNumber: z.string(),
+  code: z.string(),
+  reason: z.string(),
+});
+export type RejectedRecipient = z.infer<typeof RejectedRecipientSchema>;
+
+const ScheduledFields = {
+  scheduled: z.literal(true),
+  jobId: z.string(),
+  messageId: z.string(),
+  scheduleTime: z.string().describe('UTC instant'),
+  localScheduleTime: z.string().describe('The instant with the offset of effectiveTimezone'),
+  effectiveTimezone: z.string(),
+  timezoneSource: z.enum(['request', 'account']),
+};
+
+/** Immediate RCS send result (spec §2.12). */
+export const SendMessageResponseSchema = z.object({
+  success: z.boolean(),
+  scheduled: z.literal(false),
+  messageRecordId: z.string(),
+  status: z.string(),
+  method: z.enum(['RCS', 'SMS']).nullable().describe('Channel it went out on; null while still queued.'),
+  queued: z.boolean(),
+  countrySupported: z.boolean(),
+  countryError: z.string().optional(),
+  fallbackUsed: z.boolean(),
+  fallbackReason: z.string().optional(),
+  creditsEstimated: z.number(),
+  error: z.string().optional(),
+});
+
+export const ScheduledSendResponseSchema = z.object({
+  success: z.literal(true),
+  ...ScheduledFields,
+  creditsEstimated: z.number(),
+  smsSegments: z.number().int().optional(),
+  smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
+});
+
+export const SendSmsResponseSchema = z.object({
+  success: z.boolean(),
+  messageId: z.string(),
+  scheduled: z.literal(false),
+  queued: z.boolean(),
+  status: z.string(),
+  smsSegments: z.number().int(),
+  smsEncoding: z.enum(['GSM-7', 'Unicode']),
+  creditsEstimated: z.number(),
+  error: z.string().optional(),
+});
+
+export const JobStatusSchema = z.enum(['scheduled', 'processing', 'completed', 'failed', 'cancelled']);
+export type JobStatus = z.infer<typeof JobStatusSchema>;
+
+export const JobSchema = z.object({
+  jobId: z.string(),
+  type: z.enum(['batch', 'scheduled']),
+  channel: z.enum(['RCS', 'SMS']),
+  status: JobStatusSchema,
+  campaignName: z.string().nullable(),
+  sendernameId: z.string(),
+  messageType: z.string().nullable(),
+  createdAt: z.string(),
+  scheduledAt: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+  batchSize: z.number().int(),
+  delayMs: z.number().int(),
+  progress: z.object({
+    total: z.number().int().describe('Messages accepted for this job'),
+    pending: z.number().int().describe('Not yet handed to a carrier (scheduled or queued)'),
+    sent: z.number().int().describe('SENT, DELIVERED or READ'),
+    delivered: z.number().int(),
+    read: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int().describe('Unsent messages removed by cancellation'),
+    percent: z.number().describe('Share of accepted messages that reached a final outcome, 0–100'),
+  }),
+  rejected: z.array(RejectedRecipientSchema).describe('Numbers refused at accept time, with the reason'),
+  creditsCharged: z.number(),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+export const BatchResponseSchema = z.object({
+  success: z.literal(true),
+  jobId: z.string(),
+  status: JobStatusSchema,
+  scheduled: z.boolean(),
+  queued: z.boolean(),
+  totalRequested: z.number().int().describe('phoneNumbers given'),
+  accepted: z.number().int().describe('Messages created (after normalising and de-duplicating)'),
+  duplicates: z.number().int(),
+  rejectedCount: z.number().int(),
+  rejected: z.array(RejectedRecipientSchema),
+  creditsEstimated: z.number(),
+  batchSize: z.number().int(),
+  delayMs: z.number().int(),
+  estimatedCompletionTime: z.string().describe('When the last slice is due (UTC)'),
+  scheduleTime: z.string().optional(),
+  localScheduleTime: z.string().optional(),
+  effectiveTimezone: z.string().optional(),
+  timezoneSource: z.enum(['request', 'account']).optional(),
+});
+export type BatchResponse = z.infer<typeof BatchResponseSchema>;

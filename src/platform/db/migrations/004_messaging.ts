@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('jobs')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('sendername_id', 'text', (c) => c.notNull())
+    .addColumn('message_type', 'text')
+    .addColumn('campaign_name', 'text')
+    .addColumn('total', 'integer', (c) => c.notNull())
+    .addColumn('rejected', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('batch_size', 'integer', (c) => c.notNull())
+    .addColumn('delay_ms', 'integer', (c) => c.notNull())
+    .addColumn('scheduled_at', 'integer')
+    .addColumn('time_zone', 'text')
+    .addColumn('timezone_source', 'text')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('cancelled_at', 'integer')
+    .addColumn('cancelled_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('credits_milli', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema.createIndex('jobs_account_created').on('jobs').columns(['account_id', 'created_at']).execute();
+
+  await db.schema
+    .createTable('messages')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('job_id', 'text', (c) => c.references('jobs.id').onDelete('set null'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull())
+    .addColumn('source', 'text', (c) => c.notNull())
+    .addColumn('phone', 'text', (c) => c.notNull())
+    .addColumn('country', 'text')
+    .addColumn('contact_id', 'text')
+    .addColumn('sendername_id', 'text', (c) => c.notNull())
+    .addColumn('message_type', 'text')
+    .addColumn('content', 'text')
+    .addColumn('text', 'text', (c) => c.notNull())
+    .addColumn('sms_fallback', 'text')
+    .addColumn('fallback_text', 'text')
+    .addColumn('campaign_name', 'text')
+    .addColumn('credits_cost_milli', 'integer')
+    .addColumn('sms_segments', 'integer')
+    .addColumn('sms_encoding', 'text')
+    .addColumn('method', 'text')
+    .addColumn('fallback_used', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('fallback_reason', 'text')
+    .addColumn('error', 'text')
+    .addColumn('carrier_message_id', 'text')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('scheduled_at', 'integer')
+    .addColumn('sent_at', 'integer')
+    .addColumn('delivered_at', 'integer')
+    .addColumn('read_at', 'integer')
+    .addColumn('failed_at', 'integer')
+    .addColumn('pending', 'integer', (c) => c.notNull())
+    .addColumn('due_at', 'integer', (c) => c.notNull())
+    .addColumn('lease_until', 'integer')
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('time_zone', 'text')
+    .execute();
+  await db.schema.createIndex('messages_dispatch').on('messages').columns(['pending', 'due_at']).execute();
+  await db.schema.createIndex('messages_account_created').on('messages').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema.createIndex('messages_account_phone').on('messages').columns(['account_id', 'phone']).execute();
+  await db.schema.createIndex('messages_job').on('messages').columns(['job_id', 'status']).execute();
+  await db.schema.createIndex('messages_contact').on('messages').columns(['contact_id', 'status']).execute();
+
+  await db.schema
+    .createTable('unsubscribe_tokens')
+    .addColumn('token_hash', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('contact_id', 'text', (c) => c.notNull())
+    .addColumn('message_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('used_at', 'integer')
+    .execute();
+
+  await db.schema
+    .createTable('sim_messages')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('message_id', 'text', (c) => c.notNull().unique())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('channel', 'text', (c) => c.notNull())
+    .addColumn('sender_id', 'text', (c) => c.notNull())
+    .addColumn('sender_name', 'text', (c) => c.notNull())
+    .addColumn('to_phone', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('deliver_due', 'integer')
+    .addColumn('read_due', 'integer')
+    .addColumn('delivered_at', 'integer')
+    .addColumn('read_at', 'integer')
+    .addColumn('failed_at', 'integer')
+    .execute();
+  await db.schema.createIndex('sim_messages_to').on('sim_messages').columns(['to_phone', 'created_at']).execute();
+  await db.schema.createIndex('sim_messages_deliver').on('sim_messages').column('deliver_due').execute();
+  await db.schema.createIndex('sim_messages_read').on('sim_messages').column('read_due').execute();
+}

@@ -1,0 +1,116 @@
+/** Messages, jobs, unsubscribe tokens and the simulated network's store. See docs/storage.md. */
+
+export type MessageStatus = 'SCHEDULED' | 'SENDING' | 'SENT' | 'DELIVERED' | 'READ' | 'RECEIVED' | 'FAILED' | 'BLOCKED' | 'REJECTED';
+
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  job_id: string | null;
+  type: 'RCS' | 'SMS';
+  status: MessageStatus;
+  direction: 'OUTBOUND' | 'INBOUND';
+  source: string;
+  /** Digits with country code, no +. */
+  phone: string;
+  country: string | null;
+  contact_id: string | null;
+  sendername_id: string;
+  /** RCS messageType; null for SMS. */
+  message_type: string | null;
+  /** RCS: the merged, normalized content object as JSON. SMS: null. */
+  content: string | null;
+  /** SMS body (merged) or the RCS flat summary. */
+  text: string;
+  /** The fallback as requested ({message, sendernameId}), JSON; null when none. */
+  sms_fallback: string | null;
+  /** The fallback text merged for this recipient. */
+  fallback_text: string | null;
+  campaign_name: string | null;
+  credits_cost_milli: number | null;
+  sms_segments: number | null;
+  sms_encoding: string | null;
+  /** How it actually went out: RCS or SMS (fallback); null until sent. */
+  method: 'RCS' | 'SMS' | null;
+  fallback_used: number;
+  fallback_reason: string | null;
+  error: string | null;
+  carrier_message_id: string | null;
+  created_at: number;
+  scheduled_at: number | null;
+  sent_at: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+  failed_at: number | null;
+  /** 1 while the dispatcher still has to hand it to a carrier. */
+  pending: number;
+  /** When it may be sent (schedule time, batch slice time, or retry time). */
+  due_at: number;
+  /** A dispatcher owns the row until then; after a crash the lease runs out and another claims it. */
+  lease_until: number | null;
+  attempts: number;
+  /** Time zone the schedule was given in (for localScheduleTime). */
+  time_zone: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  kind: 'batch' | 'scheduled';
+  type: 'RCS' | 'SMS';
+  sendername_id: string;
+  message_type: string | null;
+  campaign_name: string | null;
+  /** Recipients accepted (messages created). */
+  total: number;
+  /** Numbers refused at accept time, JSON [{phoneNumber, code, reason}]. */
+  rejected: string;
+  batch_size: number;
+  delay_ms: number;
+  scheduled_at: number | null;
+  time_zone: string | null;
+  timezone_source: string | null;
+  created_at: number;
+  cancelled_at: number | null;
+  /** Unsent messages removed by cancellation. */
+  cancelled_count: number;
+  /** Credits charged at accept time, 1/1000. */
+  credits_milli: number;
+}
+
+export interface UnsubscribeTokensTable {
+  /** SHA-256 of the token in the link. */
+  token_hash: string;
+  account_id: string;
+  contact_id: string;
+  message_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface SimMessagesTable {
+  /** The simulated network's own id (returned as carrierMessageId). */
+  id: string;
+  /** Our message id: unique, so a repeated hand-over is recognised, not delivered twice. */
+  message_id: string;
+  account_id: string;
+  channel: 'RCS' | 'SMS';
+  sender_id: string;
+  sender_name: string;
+  /** E.164 */
+  to_phone: string;
+  /** What the phone shows: RCS {messageType, content} or SMS {text, parts, encoding}, JSON. */
+  payload: string;
+  created_at: number;
+  deliver_due: number | null;
+  read_due: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+  failed_at: number | null;
+}
+
+export interface MessagingTables {
+  messages: MessagesTable;
+  jobs: JobsTable;
+  unsubscribe_tokens: UnsubscribeTokensTable;
+  sim_messages: SimMessagesTable;
+}

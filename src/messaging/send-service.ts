@@ -27,6 +27,60 @@ import { issueUnsubscribeLink } from './unsubscribe.js';
 
 export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP';
 
+export interface SendOptions {
+  source?: MessageSource;
+  /**
+   * Run every step — validation, recipients, merge, pricing, credit check — inside the
+   * transaction, then roll it back and return the estimate instead of sending (MCP previews).
+   */
+  dryRun?: boolean;
+}
+
+/** What a send would do, from a dry run (nothing is written). */
+export interface SendEstimate {
+  dryRun: true;
+  channel: 'RCS' | 'SMS';
+  accepted: number;
+  duplicates: number;
+  rejected: RejectedRecipient[];
+  creditsEstimated: number;
+  /** First recipients with their merged text, so people see the real message. */
+  samples: { phoneNumber: string; text: string; fallbackText: string | null; creditsCost: number }[];
+  sms?: { segments: number; encoding: 'GSM-7' | 'Unicode' };
+  schedule?: { scheduleTime: string; localScheduleTime: string; effectiveTimezone: string; timezoneSource: 'request' | 'account' };
+}
+
+/** Thrown inside the transaction to roll a dry run back with its result. */
+class DryRunRollback extends Error {
+  constructor(readonly estimate: SendEstimate) {
+    super('dry run');
+  }
+}
+
+async function runOrEstimate<T>(work: () => Promise<T>): Promise<T | SendEstimate> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DryRunRollback) return err.estimate;
+    throw err;
+  }
+}
+
+function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null): SendEstimate {
+  const first = rows[0]?.message;
+  return {
+    dryRun: true,
+    channel,
+    accepted: rows.length,
+    duplicates: res.duplicates,
+    rejected: res.rejected,
+    creditsEstimated: milliToCredits(rows.reduce((s, r) => s + (r.message.credits_cost_milli ?? 0), 0)),
+    samples: rows.slice(0, 5).map((r) => ({ phoneNumber: `+${r.message.phone}`, text: r.message.text, fallbackText: r.message.fallback_text, creditsCost: milliToCredits(r.message.credits_cost_milli ?? 0) })),
+    ...(channel === 'SMS' && first ? { sms: { segments: first.sms_segments ?? 0, encoding: (first.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' } } : {}),
+    ...(schedule ? { schedule: { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource } } : {}),
+  };
+}
+
 export interface SendDeps {
   db: Db;
   clock: Clock;
@@ -111,8 +165,11 @@ export class SendService {
   }
 
   /** POST /send: one RCS message, immediate or scheduled. */
-  async send(accountId: string, raw: unknown, source: MessageSource = 'API_MESSAGE'): Promise<RcsSendResult | ScheduledResult> {
-    const outcome = await inTransaction(this.d.db, async (tx) => {
+  async send(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<RcsSendResult | ScheduledResult>;
+  async send(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async send(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<RcsSendResult | ScheduledResult | SendEstimate> {
+    const source = opts.source ?? 'API_MESSAGE';
+    const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
       const { body } = parseSendBody(SendMessageRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
@@ -149,19 +206,24 @@ export class SendService {
         source,
         campaignName: body.campaignName ?? null,
         jobId: job?.id ?? null,
-        dueAt: (i) => (schedule ? schedule.epochMs : c.now + i * 0),
+        dueAt: () => (schedule ? schedule.epochMs : c.now),
         schedule,
       });
       await this.persist(tx, c, rows, job);
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule));
       return { row: rows[0]!.message, schedule, job };
-    });
+    }));
+    if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
     return this.immediateRcsResult(outcome.row);
   }
 
   /** POST /send-sms: one standalone SMS, merged before segments are counted (§2.13 rule 5). */
-  async sendSms(accountId: string, raw: unknown, source: MessageSource = 'API_MESSAGE'): Promise<SmsSendResult | ScheduledResult> {
-    const outcome = await inTransaction(this.d.db, async (tx) => {
+  async sendSms(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<SmsSendResult | ScheduledResult>;
+  async sendSms(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async sendSms(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<SmsSendResult | ScheduledResult | SendEstimate> {
+    const source = opts.source ?? 'API_MESSAGE';
+    const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
       const { body } = parseSendBody(SendSmsRequestSchema, raw, { rcs: false, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'SMS', 'sendernameId', true);
@@ -182,8 +244,10 @@ export class SendService {
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'SMS', sender.id, null, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
       const row = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule });
       await this.persist(tx, c, [row], job);
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule));
       return { row: row.message, schedule, job };
-    });
+    }));
+    if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
     const sent = await this.d.dispatcher.dispatchNow(outcome.row.id);
     const row = sent ?? outcome.row;
@@ -201,8 +265,11 @@ export class SendService {
   }
 
   /** POST /send-batch: up to 10,000 recipients as one job, in slices of batchSize every delayMs. */
-  async sendBatch(accountId: string, raw: unknown, source: MessageSource = 'API_MESSAGE'): Promise<BatchResponse> {
-    const outcome = await inTransaction(this.d.db, async (tx) => {
+  async sendBatch(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<BatchResponse>;
+  async sendBatch(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async sendBatch(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<BatchResponse | SendEstimate> {
+    const source = opts.source ?? 'API_MESSAGE';
+    const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
       const { body } = parseSendBody(SendBatchRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
@@ -233,8 +300,10 @@ export class SendService {
         schedule,
       });
       const charged = await this.persist(tx, c, rows, job);
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule));
       return { job, res, schedule, body, charged, lastDue: rows[rows.length - 1]!.message.due_at };
-    });
+    }));
+    if ('dryRun' in outcome) return outcome;
     if (!outcome.schedule) this.d.dispatcher.wake();
     const { job, res, schedule, body } = outcome;
     return {

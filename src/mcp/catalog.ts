@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { ALL_TOOLS } from '../../tools/index.js';
+import { TOOLSETS, type ToolDef, type Toolset } from '../../tools/types.js';
+import { AppError } from '../platform/errors.js';
+
+export interface ToolFilter {
+  toolsets: ReadonlySet<Toolset> | null;
+  readOnly: boolean;
+}
+
+/** `?toolsets=messaging,contacts&readonly=1` → a filter; unknown toolset names are a 400. */
+export function parseToolFilter(query: Record<string, unknown>): ToolFilter {
+  let toolsets: Set<Toolset> | null = null;
+  const raw = query.toolsets;
+  if (typeof raw === 'string' && raw.trim() !== '' && raw.trim() !== 'all') {
+    toolsets = new Set();
+    for (const name of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!(TOOLSETS as readonly string[]).includes(name)) {
+        throw new AppError('VALIDATION_ERROR', `Unknown toolset "${name}". Known: ${TOOLSETS.join(', ')}`, { details: [{ path: 'toolsets', code: 'invalid_enum', message: `Known: ${TOOLSETS.join(', ')}` }] });
+      }
+      toolsets.add(name as Toolset);
+    }
+  }
+  const ro = query.readonly ?? query.readOnly;
+  const readOnly = ro === '1' || ro === 'true';
+  return { toolsets, readOnly };
+}
+
+/** Tools served for a filter; read-only mode is derived from the annotations, not a separate list. */
+export function selectTools(filter: ToolFilter): ToolDef[] {
+  return ALL_TOOLS.filter((t) => (!filter.toolsets || filter.toolsets.has(t.toolset)) && (!filter.readOnly || t.annotations.readOnlyHint));
+}
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+  _meta: Record<string, unknown>;
+}
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+const listCache = new Map<string, ListedTool[]>();
+
+/** The tools/list entries for a filter, built once per filter: JSON Schema generation is not free. */
+export function listedTools(filter: ToolFilter): ListedTool[] {
+  const key = `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
+  let cached = listCache.get(key);
+  if (!cached) {
+    cached = selectTools(filter).map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: schemaOf(t.input, 'input'),
+      outputSchema: schemaOf(t.output, 'output'),
+      annotations: { title: t.title, ...t.annotations },
+      _meta: { toolset: t.toolset, permissions: [...t.permissions] },
+    }));
+    listCache.set(key, cached);
+  }
+  return cached;
+}
+
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(ALL_TOOLS.map((t) => [t.name, t]));

@@ -1,0 +1,34 @@
+/** MCP send previews awaiting a person's approval (spec §3.5). See docs/storage.md. */
+export interface PreviewsTable {
+  id: string;
+  account_id: string;
+  kind: 'rcs' | 'rcs_batch' | 'sms';
+  /**
+   * The last path segment of the share URL. Not a credential: the page shows nothing without a
+   * login of the owning account, so it is stored as is (the URL is returned again for an
+   * identical sms_preview).
+   */
+  slug: string;
+  /** Canonical JSON of the whole send payload (recipients included). */
+  payload: string;
+  /** SHA-256 of `payload`, for idempotent sms_preview. */
+  payload_hash: string;
+  /** Dry-run result: recipients, cost, samples, SMS facts, schedule. JSON. */
+  estimate: string;
+  warnings: string;
+  status: 'pending' | 'approved' | 'rejected' | 'sending' | 'sent';
+  approval_required: number;
+  /** key_… or usr_… of the principal that created it. */
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  send_started_at: number | null;
+  /** The first send's result, returned again on repeats. JSON. */
+  result: string | null;
+}
+
+export interface PreviewTables {
+  previews: PreviewsTable;
+}

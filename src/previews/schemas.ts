@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import {
+  BATCH_DELAY_MS_DEFAULT,
+  BATCH_DELAY_MS_MAX,
+  BATCH_DELAY_MS_MIN,
+  BATCH_SIZE_DEFAULT,
+  BATCH_SIZE_MAX,
+  BATCH_SIZE_MIN,
+  ContentSchema,
+  MessageTypeSchema,
+} from '../content/index.js';
+import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
+
+const base = SendMessageRequestSchema.shape;
+const batch = SendBatchRequestSchema.shape;
+
+/**
+ * The RCS payload an assistant previews and later sends: one recipient (phoneNumber → rcs_send)
+ * or many (phoneNumbers → rcs_send_batch), and the message either as messageType + content or as
+ * a templateId. One flat object (no top-level unions); the service checks the combinations.
+ */
+export const RcsPayloadSchema = z.object({
+  phoneNumber: base.phoneNumber.optional().describe('One recipient (then send with rcs_send).'),
+  phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients, up to 10,000 (then send with rcs_send_batch).'),
+  messageType: MessageTypeSchema.optional().describe('With content; or give templateId instead.'),
+  content: ContentSchema.optional(),
+  templateId: z.string().max(64).optional().describe('An RCS template (tpl_…) to send instead of messageType + content.'),
+  sendernameId: base.sendernameId,
+  contactId: base.contactId,
+  skipContactCreation: z.boolean().optional().describe(base.skipContactCreation.description ?? ''),
+  skipDisabled: z.boolean().optional().describe(base.skipDisabled.description ?? ''),
+  campaignName: base.campaignName,
+  scheduleAt: base.scheduleAt,
+  timeZone: base.timeZone,
+  smsFallback: base.smsFallback,
+  // Without the defaults of the batch body: a single send must be able to leave them out.
+  batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).optional().describe(`Batch only: messages per slice (default ${BATCH_SIZE_DEFAULT}).`),
+  delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).optional().describe(`Batch only: pause between slices in ms (default ${BATCH_DELAY_MS_DEFAULT}).`),
+});
+export type RcsPayload = z.infer<typeof RcsPayloadSchema>;
+
+export const SmsPayloadSchema = z.object({
+  ...SendSmsRequestSchema.shape,
+  skipContactCreation: z.boolean().optional(),
+  skipDisabled: z.boolean().optional(),
+});
+export type SmsPayload = z.infer<typeof SmsPayloadSchema>;
+
+export const PreviewIdField = z.string().max(64).describe('preview_id returned by rcs_preview / sms_preview.');
+
+export const PreviewResultSchema = z.object({
+  preview_id: z.string(),
+  share_url: z.string().describe('Give this link to the user: they log in, check the message and approve or reject it.'),
+  approval_required: z.boolean(),
+  status: z.enum(['pending', 'approved', 'rejected', 'sending', 'sent']),
+  expires_at: z.string(),
+  kind: z.enum(['rcs', 'rcs_batch', 'sms']),
+  send_with: z.enum(['rcs_send', 'rcs_send_batch', 'sms_send']).describe('The tool that sends this preview.'),
+  recipients: z.object({ accepted: z.number().int(), duplicates: z.number().int(), rejected: z.array(z.object({ phoneNumber: z.string(), code: z.string(), reason: z.string() })) }),
+  creditsEstimated: z.number(),
+  smsSegments: z.number().int().optional(),
+  smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
+  samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable(), creditsCost: z.number() })),
+  schedule: z.object({ scheduleTime: z.string(), localScheduleTime: z.string(), effectiveTimezone: z.string(), timezoneSource: z.enum(['request', 'account']) }).optional(),
+  warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
+  payload: z.record(z.string(), z.unknown()).describe('Exactly what to pass to the send tool, with preview_id.'),
+  nextStep: z.string(),
+});
+export type PreviewResult = z.infer<typeof PreviewResultSchema>;

@@ -1,0 +1,262 @@
+import type { Config } from '../config.js';
+import type { AccountsService } from '../accounts/service.js';
+import { validateContent, type Content, type MessageType } from '../content/index.js';
+import { analyzeSms } from '../sms/index.js';
+import type { Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
+import type { Db } from '../platform/db/database.js';
+import { parseJson } from '../platform/db/sql.js';
+import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+import { assertId, newId } from '../platform/ids.js';
+import type { Principal } from '../platform/permissions.js';
+import { randomToken, sha256Hex } from '../platform/secrets.js';
+import type { SendEstimate, SendService } from '../messaging/send-service.js';
+import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
+import type { TemplatesService } from '../templates/service.js';
+import { canonicalJson, differingPaths } from './canonical.js';
+import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
+
+/** How long a preview can be approved and sent. */
+export const PREVIEW_TTL_MS = 24 * 3_600_000;
+/** A send that started this long ago without finishing is reported as stuck, not repeated. */
+const SENDING_STUCK_MS = 60_000;
+
+type Kind = PreviewsTable['kind'];
+const SEND_TOOL: Record<Kind, PreviewResult['send_with']> = { rcs: 'rcs_send', rcs_batch: 'rcs_send_batch', sms: 'sms_send' };
+
+export interface PreviewDeps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  accounts: AccountsService;
+  send: SendService;
+  templates: TemplatesService;
+}
+
+/**
+ * Validate → preview → a person approves → send (spec §3.5, DESIGN §6). A preview stores the
+ * whole send payload; the send tools must repeat it exactly, and a preview sends at most once.
+ * Approval happens only on the share page, by a logged-in person of the owning account.
+ */
+export class PreviewsService {
+  constructor(private readonly d: PreviewDeps) {}
+
+  shareUrl(slug: string): string {
+    return `${this.d.config.publicUrl}/preview/${slug}`;
+  }
+
+  /** Expands an RCS preview/send payload: one recipient or many, content or a template. */
+  async expandRcs(accountId: string, input: RcsPayload): Promise<{ kind: Kind; payload: Record<string, unknown> }> {
+    const problems: ErrorDetail[] = [];
+    const single = input.phoneNumber !== undefined;
+    const many = input.phoneNumbers !== undefined;
+    if (single === many) problems.push({ path: 'phoneNumber', code: 'exactly_one_of', message: 'Give phoneNumber (one recipient) or phoneNumbers (a batch), not both or neither' });
+    if (single && (input.batchSize !== undefined || input.delayMs !== undefined)) problems.push({ path: 'batchSize', code: 'not_allowed', message: 'batchSize and delayMs belong to batches (phoneNumbers)' });
+    if (many && input.contactId !== undefined) problems.push({ path: 'contactId', code: 'not_allowed', message: 'contactId is for one recipient (phoneNumber)' });
+    const fromTemplate = input.templateId !== undefined;
+    if (fromTemplate && (input.messageType !== undefined || input.content !== undefined)) problems.push({ path: 'templateId', code: 'exactly_one_of', message: 'Give templateId or messageType + content, not both' });
+    if (!fromTemplate && (input.messageType === undefined || input.content === undefined)) problems.push({ path: input.messageType === undefined ? 'messageType' : 'content', code: 'required', message: 'Give messageType and content, or a templateId' });
+    if (problems.length) throw new AppError('VALIDATION_ERROR', problems[0]!.message, { details: problems });
+
+    let messageType = input.messageType as MessageType;
+    let content = input.content as Content;
+    if (fromTemplate) {
+      assertId('tpl', input.templateId, 'templateId');
+      const t = await this.d.templates.get(accountId, input.templateId!);
+      if (t.type !== 'RCS' || !t.rcsMessageType || !t.parsedContent) {
+        throw new AppError('VALIDATION_ERROR', 'templateId must name an RCS template (use sms_preview for SMS templates)', { details: [{ path: 'templateId', code: 'wrong_template_type', message: 'Not an RCS template' }] });
+      }
+      messageType = t.rcsMessageType as MessageType;
+      content = t.parsedContent as Content;
+    }
+    const { phoneNumber, phoneNumbers, templateId: _t, messageType: _m, content: _c, ...rest } = input;
+    void _t;
+    void _m;
+    void _c;
+    const raw = single ? { ...rest, phoneNumber, messageType, content } : { ...rest, phoneNumbers, messageType, content };
+    // Defaults applied, so "skipDisabled omitted" and "skipDisabled: true" are the same payload.
+    const schema = single ? SendMessageRequestSchema : SendBatchRequestSchema;
+    const parsed = schema.safeParse(raw);
+    return { kind: single ? 'rcs' : 'rcs_batch', payload: (parsed.success ? parsed.data : raw) as Record<string, unknown> };
+  }
+
+  expandSms(input: SmsPayload): Record<string, unknown> {
+    const parsed = SendSmsRequestSchema.safeParse(input);
+    return (parsed.success ? parsed.data : input) as Record<string, unknown>;
+  }
+
+  async createRcs(principal: Principal, input: RcsPayload): Promise<PreviewResult> {
+    const { kind, payload } = await this.expandRcs(principal.accountId, input);
+    const estimate = kind === 'rcs' ? await this.d.send.send(principal.accountId, payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, payload, { dryRun: true, source: 'MCP' });
+    const v = validateContent(payload.messageType, payload.content, { smsFallback: payload.smsFallback });
+    return this.store(principal, kind, payload, estimate, v.warnings, false);
+  }
+
+  /** Idempotent: the same payload while a preview is still open returns that preview. */
+  async createSms(principal: Principal, input: SmsPayload): Promise<PreviewResult> {
+    const payload = this.expandSms(input);
+    const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP' });
+    const sms = analyzeSms(String(payload.message ?? ''));
+    const warnings = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
+    return this.store(principal, 'sms', payload, estimate, warnings, true);
+  }
+
+  private async store(principal: Principal, kind: Kind, payload: Record<string, unknown>, estimate: SendEstimate, warnings: ErrorDetail[], reuse: boolean): Promise<PreviewResult> {
+    const now = this.d.clock.now();
+    const canonical = canonicalJson(payload);
+    const hash = sha256Hex(canonical);
+    if (reuse) {
+      const existing = await this.d.db
+        .selectFrom('previews')
+        .selectAll()
+        .where('account_id', '=', principal.accountId)
+        .where('kind', '=', kind)
+        .where('payload_hash', '=', hash)
+        .where('status', 'in', ['pending', 'approved'])
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+      if (existing) return this.toResult(existing);
+    }
+    const account = await this.d.accounts.get(principal.accountId);
+    const row: PreviewsTable = {
+      id: newId('prv', now),
+      account_id: principal.accountId,
+      kind,
+      slug: randomToken(18),
+      payload: canonical,
+      payload_hash: hash,
+      estimate: JSON.stringify(estimate),
+      warnings: JSON.stringify(warnings),
+      status: 'pending',
+      approval_required: account.approvalRequired ? 1 : 0,
+      created_by: principal.subjectId,
+      created_at: now,
+      expires_at: now + PREVIEW_TTL_MS,
+      decided_by: null,
+      decided_at: null,
+      send_started_at: null,
+      result: null,
+    };
+    await this.d.db.insertInto('previews').values(row).execute();
+    return this.toResult(row);
+  }
+
+  toResult(row: PreviewsTable): PreviewResult {
+    const estimate = parseJson<SendEstimate>(row.estimate, { dryRun: true, channel: 'RCS', accepted: 0, duplicates: 0, rejected: [], creditsEstimated: 0, samples: [] });
+    const approvalRequired = row.approval_required === 1;
+    const shareUrl = this.shareUrl(row.slug);
+    const tool = SEND_TOOL[row.kind];
+    return {
+      preview_id: row.id,
+      share_url: shareUrl,
+      approval_required: approvalRequired,
+      status: row.status,
+      expires_at: toIso(row.expires_at)!,
+      kind: row.kind,
+      send_with: tool,
+      recipients: { accepted: estimate.accepted, duplicates: estimate.duplicates, rejected: estimate.rejected },
+      creditsEstimated: estimate.creditsEstimated,
+      ...(estimate.sms ? { smsSegments: estimate.sms.segments, smsEncoding: estimate.sms.encoding } : {}),
+      samples: estimate.samples,
+      ...(estimate.schedule ? { schedule: estimate.schedule } : {}),
+      warnings: parseJson<ErrorDetail[]>(row.warnings, []),
+      payload: JSON.parse(row.payload) as Record<string, unknown>,
+      nextStep:
+        row.status === 'sent'
+          ? 'This preview was already sent; calling the send tool again returns the same result.'
+          : approvalRequired && row.status !== 'approved'
+            ? `Ask the user to open ${shareUrl}, log in and approve. Then call ${tool} with preview_id and exactly this payload.`
+            : `Call ${tool} with preview_id and exactly this payload.`,
+    };
+  }
+
+  async get(accountId: string, id: string): Promise<PreviewsTable> {
+    assertId('prv', id, 'preview_id');
+    const row = await this.d.db.selectFrom('previews').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND', 'Preview not found', { extra: { nextStep: 'Call rcs_preview or sms_preview first and use the preview_id it returns.' } });
+    return row;
+  }
+
+  /** For the share page: by slug, only for the owning account (otherwise not found). */
+  async bySlug(accountId: string, slug: string): Promise<PreviewsTable> {
+    const row = await this.d.db.selectFrom('previews').selectAll().where('slug', '=', slug).where('account_id', '=', accountId).executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND', 'Preview not found');
+    return row;
+  }
+
+  async listOpen(accountId: string, limit = 50): Promise<PreviewsTable[]> {
+    return this.d.db
+      .selectFrom('previews')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', this.d.clock.now())
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** A person's decision on the share page (the route checks login and CSRF). */
+  async decide(accountId: string, slug: string, userId: string, decision: 'approved' | 'rejected'): Promise<PreviewsTable> {
+    const row = await this.bySlug(accountId, slug);
+    const now = this.d.clock.now();
+    if (row.expires_at <= now) throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; ask the assistant to preview the message again.');
+    if (row.status !== 'pending' && row.status !== 'approved' && row.status !== 'rejected') {
+      throw new AppError('CONFLICT', `This preview was already ${row.status}; it can no longer be changed.`);
+    }
+    await this.d.db.updateTable('previews').set({ status: decision, decided_by: userId, decided_at: now }).where('id', '=', row.id).where('status', 'in', ['pending', 'approved', 'rejected']).execute();
+    return this.bySlug(accountId, slug);
+  }
+
+  /**
+   * Sends a preview once. Refuses unknown/expired/rejected/unapproved previews and payloads that
+   * differ from the preview (naming the fields); a repeat returns the first result.
+   */
+  async send<R>(principal: Principal, previewId: string, kind: Kind, payload: Record<string, unknown>, sendFn: (payload: Record<string, unknown>) => Promise<R>): Promise<R> {
+    const row = await this.get(principal.accountId, previewId);
+    const shareUrl = this.shareUrl(row.slug);
+    if (row.kind !== kind) {
+      throw new AppError('PREVIEW_MISMATCH', `This preview is for ${SEND_TOOL[row.kind]}, not ${SEND_TOOL[kind]}`, { extra: { nextStep: `Call ${SEND_TOOL[row.kind]} with this preview_id, or preview again for ${SEND_TOOL[kind]}.` } });
+    }
+    const stored = JSON.parse(row.payload) as Record<string, unknown>;
+    const diff = differingPaths(stored, payload);
+    if (diff.length > 0) {
+      throw new AppError('PREVIEW_MISMATCH', `The payload differs from the preview at: ${diff.join(', ')}`, {
+        details: diff.map((p) => ({ path: p, code: 'differs_from_preview', message: 'Not the previewed value' })),
+        extra: { differingFields: diff },
+      });
+    }
+    if (row.result !== null) return JSON.parse(row.result) as R;
+    const now = this.d.clock.now();
+    if (row.status === 'rejected') throw new AppError('PREVIEW_REJECTED', 'The user rejected this preview; nothing was sent.');
+    if (row.expires_at <= now) throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; nothing was sent.');
+    if (row.status === 'sending') {
+      const stuck = row.send_started_at !== null && now - row.send_started_at > SENDING_STUCK_MS;
+      throw new AppError('CONFLICT', stuck ? 'A send of this preview started but did not finish; check rcs_message_log before trying anything else.' : 'This preview is being sent right now; call again in a moment to get the result.');
+    }
+    if (row.approval_required === 1 && row.status !== 'approved') {
+      throw new AppError('PREVIEW_NOT_APPROVED', `The user has not approved this preview yet. Ask them to open ${shareUrl}, log in and approve it.`, {
+        extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same payload.` },
+      });
+    }
+    // Claim the preview so two concurrent calls cannot both send.
+    const claim = await this.d.db
+      .updateTable('previews')
+      .set({ status: 'sending', send_started_at: now })
+      .where('id', '=', row.id)
+      .where('status', '=', row.status)
+      .where('result', 'is', null)
+      .executeTakeFirst();
+    if (Number(claim.numUpdatedRows) === 0) return this.send(principal, previewId, kind, payload, sendFn);
+    try {
+      const result = await sendFn(stored);
+      await this.d.db.updateTable('previews').set({ status: 'sent', result: JSON.stringify(result) }).where('id', '=', row.id).execute();
+      return result;
+    } catch (err) {
+      await this.d.db.updateTable('previews').set({ status: row.status, send_started_at: null }).where('id', '=', row.id).execute();
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { DateTime } from 'luxon';
+import type { z } from 'zod';
+import type { AccountsService } from '../accounts/service.js';
+import { buttonGuidelines, validateContent, validationLimits, type ValidationResult } from '../content/index.js';
+import type { FieldsService } from '../fields/service.js';
+import type { Clock } from '../platform/clock.js';
+import { listTimezones, resolveScheduleTime } from '../schedule/index.js';
+import type { TimezonesResponseSchema, ValidateScheduleTimeResponseSchema } from './schemas.js';
+
+interface Issue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export function zoneInfo(timeZone: string, now: number): { timeZone: string; offset: string; currentTime: string } {
+  const local = DateTime.fromMillis(now, { zone: timeZone });
+  return { timeZone, offset: local.toFormat('ZZ'), currentTime: local.toISO() ?? new Date(now).toISOString() };
+}
+
+/**
+ * The validation use-cases shared by REST (/validate, /validate-schedule-time, /timezones,
+ * /button-guidelines) and the MCP tools (rcs_validate, rcs_validate_schedule_time, rcs_timezones,
+ * rcs_button_guidelines, rcs_limits).
+ */
+export class ValidationService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly fields: FieldsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Content (and fallback) against every rule; the account's custom-field tags are known placeholders. */
+  async validate(accountId: string, messageType: unknown, content: unknown, smsFallback?: unknown): Promise<ValidationResult> {
+    const knownMergeFields = await this.fields.tags(accountId);
+    return validateContent(messageType, content, { knownMergeFields, ...(smsFallback !== undefined ? { smsFallback } : {}) });
+  }
+
+  async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {
+    const account = await this.accounts.get(accountId);
+    const now = this.clock.now();
+    const r = resolveScheduleTime({ scheduleAt, timeZone, accountTimeZone: account.timezone, now });
+    if (!r.ok) {
+      const errors: Issue[] = [{ path: r.code === 'invalid_timezone' ? 'timeZone' : 'scheduleAt', code: r.code, message: r.message }];
+      return { valid: false, errors, warnings: [], ...(r.gap ? { gap: r.gap } : {}), accountTimezone: account.timezone };
+    }
+    const warnings: Issue[] = r.dst
+      ? [
+          {
+            path: 'scheduleAt',
+            code: 'dst_ambiguous',
+            message: `${scheduleAt} occurs twice in ${r.effectiveTimezone} (clocks go back); the earlier instant ${r.utc} is used. Add an offset to choose the later one (${r.dst.alternatives[1]?.localTime ?? ''}).`,
+          },
+        ]
+      : [];
+    return {
+      valid: true,
+      errors: [],
+      warnings,
+      scheduleTime: r.utc,
+      localScheduleTime: r.localTime,
+      utcOffset: DateTime.fromMillis(r.epochMs, { zone: r.effectiveTimezone }).toFormat('ZZ'),
+      effectiveTimezone: r.effectiveTimezone,
+      timezoneSource: r.timezoneSource,
+      offsetInInput: r.offsetInInput,
+      ...(r.dst ? { dst: r.dst } : {}),
+      accountTimezone: account.timezone,
+    };
+  }
+
+  async timezones(accountId: string): Promise<z.infer<typeof TimezonesResponseSchema>> {
+    const account = await this.accounts.get(accountId);
+    const now = this.clock.now();
+    const timezones = listTimezones(now);
+    return { accountTimezone: zoneInfo(account.timezone, now), timezones, count: timezones.length, timestamp: new Date(now).toISOString() };
+  }
+
+  buttonGuidelines() {
+    return buttonGuidelines();
+  }
+
+  limits() {
+    return validationLimits();
+  }
+}

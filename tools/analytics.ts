@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { LogQuerySchema } from '../src/messaging/log-service.js';
+import { MessageContentSchema, MessageLogRecordSchema } from '../src/messaging/records.js';
+import { CursorPaginationSchema } from '../src/platform/pagination.js';
+import { READ, defineTool } from './types.js';
+
+/** The assistant's log is capped at 200 results per call (spec §4.7); REST allows 500. */
+const TOOL_LOG_MAX = 200;
+
+export const rcsMessageLog = defineTool({
+  name: 'rcs_message_log',
+  title: 'Message log',
+  description:
+    'Sent and received messages, newest first. Defaults to the last 7 days; a range may span at most 31 days. Filter by messageId, phoneNumber, campaignName, status (comma-separated), type (sms, rcs). At most 200 per call; pass pagination.nextCursor as cursor for more.',
+  toolset: 'analytics',
+  permissions: ['messages:read'],
+  input: LogQuerySchema.extend({ limit: z.number().int().min(1).max(TOOL_LOG_MAX).default(50) }),
+  output: z.object({ messages: z.array(MessageLogRecordSchema), pagination: CursorPaginationSchema }),
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.log.list(principal.accountId, input),
+});
+
+export const rcsMessageContent = defineTool({
+  name: 'rcs_message_content',
+  title: 'Message content',
+  description: 'The full content of one message (the structured RCS content as sent, or the SMS text), with status, error and fallback. Use a messageRecordId or an id from rcs_message_log.',
+  toolset: 'analytics',
+  permissions: ['messages:read'],
+  input: z.object({ messageId: z.string().max(64) }),
+  output: MessageContentSchema,
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.log.content(principal.accountId, input.messageId),
+});
+
+export const analyticsTools = [rcsMessageLog, rcsMessageContent];

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { JobsQuerySchema } from '../src/messaging/jobs-service.js';
+import { JobSchema } from '../src/messaging/schemas.js';
+import { PagePaginationSchema } from '../src/platform/pagination.js';
+import { DELETE, READ, defineTool } from './types.js';
+
+const JobId = z.string().max(64).describe('jobId from rcs_send_batch, a scheduled send, or rcs_jobs.');
+
+export const rcsBatchStatus = defineTool({
+  name: 'rcs_batch_status',
+  title: 'Job progress',
+  description: 'Progress of a batch or scheduled job: status (scheduled, processing, completed, failed, cancelled), counts sent/delivered/read/failed/pending/cancelled, and numbers refused at accept time with reasons.',
+  toolset: 'jobs',
+  permissions: ['messages:read'],
+  input: z.object({ jobId: JobId }),
+  output: z.object({ success: z.literal(true), job: JobSchema }),
+  annotations: READ,
+  run: async ({ app, principal }, input) => ({ success: true as const, job: await app.services.jobs.status(principal.accountId, input.jobId) }),
+});
+
+export const rcsBatchCancel = defineTool({
+  name: 'rcs_batch_cancel',
+  title: 'Cancel a job',
+  description:
+    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing. Confirm with the user first.',
+  toolset: 'jobs',
+  permissions: ['messages:write'],
+  input: z.object({ jobId: JobId }),
+  output: z.object({ success: z.literal(true), jobId: z.string(), cancelledMessages: z.number().int(), creditsRefunded: z.number(), job: JobSchema }),
+  annotations: DELETE,
+  run: ({ app, principal }, input) => app.services.jobs.cancel(principal.accountId, input.jobId),
+});
+
+export const rcsJobs = defineTool({
+  name: 'rcs_jobs',
+  title: 'List jobs',
+  description: 'Batch and scheduled jobs, newest first, filtered by status (scheduled, processing, completed, failed, cancelled), type (batch, scheduled) and creation date range; page-based.',
+  toolset: 'jobs',
+  permissions: ['messages:read'],
+  input: JobsQuerySchema,
+  output: z.object({ data: z.array(JobSchema), pagination: PagePaginationSchema }),
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.jobs.list(principal.accountId, input),
+});
+
+export const jobsTools = [rcsBatchStatus, rcsBatchCancel, rcsJobs];

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { PreviewIdField, PreviewResultSchema, SmsPayloadSchema } from '../src/previews/schemas.js';
+import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
+
+export const SmsSendOutputSchema = z.object({
+  success: z.boolean(),
+  scheduled: z.boolean(),
+  messageId: z.string(),
+  jobId: z.string().optional(),
+  queued: z.boolean().optional(),
+  status: z.string().optional(),
+  smsSegments: z.number().int().optional(),
+  smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
+  creditsEstimated: z.number(),
+  error: z.string().optional(),
+  scheduleTime: z.string().optional(),
+  localScheduleTime: z.string().optional(),
+  effectiveTimezone: z.string().optional(),
+  timezoneSource: z.enum(['request', 'account']).optional(),
+});
+
+export const smsPreview = defineTool({
+  name: 'sms_preview',
+  title: 'Preview a standalone SMS for approval',
+  description:
+    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with preview_id and the same payload.',
+  toolset: 'sms',
+  permissions: ['messages:write'],
+  input: SmsPayloadSchema,
+  output: PreviewResultSchema,
+  annotations: WRITE_IDEMPOTENT,
+  run: ({ app, principal }, input) => app.services.previews.createSms(principal, input),
+});
+
+export const smsSend = defineTool({
+  name: 'sms_send',
+  title: 'Send a previewed SMS',
+  description:
+    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass preview_id and exactly the previewed payload; a different payload is refused naming the fields. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
+  toolset: 'sms',
+  permissions: ['messages:write'],
+  input: SmsPayloadSchema.extend({ preview_id: PreviewIdField }),
+  output: SmsSendOutputSchema,
+  annotations: SEND,
+  run: ({ app, principal }, { preview_id, ...payload }) =>
+    app.services.previews.send(principal, preview_id, 'sms', app.services.previews.expandSms(payload), (p) => app.services.send.sendSms(principal.accountId, p, { source: 'MCP' })),
+});
+
+export const smsTools = [smsPreview, smsSend];

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import * as L from '../src/content/limits.js';
+import { databaseUp } from '../src/health/routes.js';
+import { SMS_MAX_LENGTH } from '../src/sms/index.js';
+import { TimezonesResponseSchema } from '../src/validation-api/schemas.js';
+import { READ, defineTool } from './types.js';
+
+
+export const rcsHealth = defineTool({
+  name: 'rcs_health',
+  title: 'Service health',
+  description: 'Whether the messaging service and its database are up, which carrier networks are configured, and the server time. Use when sends fail unexpectedly.',
+  toolset: 'status',
+  permissions: [],
+  input: z.object({}),
+  output: z.object({ status: z.enum(['healthy', 'down']), database: z.enum(['up', 'down']), carriers: z.object({ rcs: z.string(), sms: z.string() }), timestamp: z.string() }),
+  annotations: READ,
+  run: async ({ app }) => {
+    const up = databaseUp(app);
+    return { status: up ? ('healthy' as const) : ('down' as const), database: up ? ('up' as const) : ('down' as const), carriers: { rcs: app.carriers.rcs.name, sms: app.carriers.sms.name }, timestamp: new Date(app.clock.now()).toISOString() };
+  },
+});
+
+export const rcsLimits = defineTool({
+  name: 'rcs_limits',
+  title: 'Limits',
+  description: 'Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes. The same numbers the validator uses.',
+  toolset: 'status',
+  permissions: [],
+  input: z.object({}),
+  output: z.object({
+    validationLimits: z.record(z.string(), z.unknown()),
+    textBasicMaxLength: z.number(),
+    captionMaxLength: z.number(),
+    urlMaxLength: z.number(),
+    sms: z.object({ maxLength: z.number(), singleGsm7: z.number(), singleUnicode: z.number(), multipartGsm7: z.number(), multipartUnicode: z.number() }),
+    batch: z.object({ maxRecipients: z.number(), batchSize: z.object({ min: z.number(), max: z.number(), default: z.number() }), delayMs: z.object({ min: z.number(), max: z.number(), default: z.number() }) }),
+    campaignNameMaxLength: z.number(),
+    messageLog: z.object({ maxRangeDays: z.number(), maxPageSize: z.number() }),
+    contacts: z.object({ pageMax: z.number(), bulkMax: z.number(), groupMembershipMaxIds: z.number(), nameMaxLength: z.number() }),
+  }),
+  annotations: READ,
+  run: async ({ app }) => ({
+    validationLimits: app.services.validation.limits() as unknown as Record<string, unknown>,
+    textBasicMaxLength: L.TEXT_BASIC_MAX_LENGTH,
+    captionMaxLength: L.CAPTION_MAX_LENGTH,
+    urlMaxLength: L.URL_MAX_LENGTH,
+    sms: { maxLength: SMS_MAX_LENGTH, singleGsm7: 160, singleUnicode: 70, multipartGsm7: 153, multipartUnicode: 67 },
+    batch: {
+      maxRecipients: L.BATCH_MAX_RECIPIENTS,
+      batchSize: { min: L.BATCH_SIZE_MIN, max: L.BATCH_SIZE_MAX, default: L.BATCH_SIZE_DEFAULT },
+      delayMs: { min: L.BATCH_DELAY_MS_MIN, max: L.BATCH_DELAY_MS_MAX, default: L.BATCH_DELAY_MS_DEFAULT },
+    },
+    campaignNameMaxLength: L.CAMPAIGN_NAME_MAX_LENGTH,
+    messageLog: { maxRangeDays: L.MESSAGE_LOG_MAX_RANGE_DAYS, maxPageSize: 200 },
+    contacts: { pageMax: L.CONTACT_LIST_LIMIT_MAX, bulkMax: L.BULK_CONTACTS_MAX, groupMembershipMaxIds: L.GROUP_MEMBERSHIP_MAX_IDS, nameMaxLength: L.CONTACT_NAME_MAX_LENGTH },
+  }),
+});
+
+export const rcsButtonGuidelines = defineTool({
+  name: 'rcs_button_guidelines',
+  title: 'Button and chip rules',
+  description: 'Which action types may be card buttons, chips or both, what payload each needs, and the limits (25-character text, 4 card buttons, 11 chips, 2048-character postbackData). Read before building interactive content.',
+  toolset: 'status',
+  permissions: [],
+  input: z.object({}),
+  output: z.object({ limits: z.record(z.string(), z.number()), placement: z.record(z.string(), z.array(z.string())), actionTypes: z.array(z.record(z.string(), z.unknown())), rules: z.array(z.string()) }),
+  annotations: READ,
+  run: async ({ app }) => app.services.validation.buttonGuidelines() as unknown as { limits: Record<string, number>; placement: Record<string, string[]>; actionTypes: Record<string, unknown>[]; rules: string[] },
+});
+
+export const rcsTimezones = defineTool({
+  name: 'rcs_timezones',
+  title: 'Time zones',
+  description: "The account's time zone (used when a send has no timeZone) and the IANA zones with their current offset and local time. Filter with `search` (e.g. 'Berlin') to keep the answer short.",
+  toolset: 'status',
+  permissions: [],
+  input: z.object({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),
+  output: TimezonesResponseSchema,
+  annotations: READ,
+  run: async ({ app, principal }, input) => {
+    const all = await app.services.validation.timezones(principal.accountId);
+    if (!input.search) return all;
+    const needle = input.search.toLowerCase();
+    const timezones = all.timezones.filter((z) => z.timeZone.toLowerCase().includes(needle));
+    return { ...all, timezones, count: timezones.length };
+  },
+});
+
+export const statusTools = [rcsHealth, rcsLimits, rcsButtonGuidelines, rcsTimezones];

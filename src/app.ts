@@ -4,6 +4,21 @@ import type { AppContext } from './context.js';
 import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
+import { mcpRouter } from './mcp/routes.js';
+import { previewPages } from './previews/page-routes.js';
+import { consoleFeeds } from './console/feeds.js';
+import { logRoutes } from './messaging/log-routes.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { sendersRoutes } from './senders/routes.js';
+import { contactsRoutes } from './contacts/routes.js';
+import { fieldsRoutes } from './fields/routes.js';
+import { groupsRoutes } from './groups/routes.js';
+import { templatesRoutes } from './templates/routes.js';
+import { sandboxRoutes } from './sandbox/routes.js';
+import { sandboxPages } from './sandbox/page-routes.js';
+import { validationRoutes } from './validation-api/routes.js';
+import { consoleRoutes } from './console/routes.js';
+import { consentRoutes, oauthRouter } from '../oauth/index.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
@@ -59,9 +74,22 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
+  // OAuth 2.1 for /mcp: discovery documents, /authorize, /token, /register, /revoke (oauth/).
+  app.use(oauthRouter(ctx.services.oauth, ctx.logger));
+
   // Each REST area: its base path and its routes as data (see platform/http/route.ts).
   const areas: Array<[string, RouteSpec[]]> = [
     [BASE.rcs, healthRoutes(ctx)],
+    // Custom-field routes first: /fields must not be taken for a contact id.
+    [BASE.contacts, fieldsRoutes(ctx)],
+    [BASE.contacts, contactsRoutes(ctx)],
+    [BASE.groups, groupsRoutes(ctx)],
+    [BASE.templates, templatesRoutes(ctx)],
+    [BASE.rcs, validationRoutes(ctx)],
+    [BASE.rcs, sandboxRoutes(ctx)],
+    [BASE.rcs, sendersRoutes(ctx)],
+    [BASE.rcs, messagingRoutes(ctx)],
+    [BASE.messages, logRoutes(ctx)],
   ];
   const registry = new RouteRegistry();
   for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs));
@@ -69,10 +97,19 @@ export function createApp(ctx: AppContext): Express {
     res.json(buildOpenApi(registry, ctx.config.publicUrl, API_VERSION));
   });
 
+  // The sandbox share page: public, no session.
+  app.use(sandboxPages(ctx));
+
+  app.use(BASE.mcp, mcpRouter(ctx));
+
   // People's pages: sessions only here, never on the API.
   const pages = express.Router();
   pages.use(loadSession(ctx.services.sessions));
   pages.use(loginRoutes(ctx));
+  pages.use(consentRoutes(ctx, ctx.services.oauth));
+  pages.use(previewPages(ctx));
+  // Other areas plug into the console here (src/console/sources.ts); webhooks comes with its issue.
+  pages.use(consoleRoutes(ctx, consoleFeeds(ctx)));
   app.use(pages);
 
   app.use(notFoundHandler);

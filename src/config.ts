@@ -24,6 +24,8 @@ export const ConfigSchema = z
     SIM_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1500),
     SIM_READ_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(4000),
     SENDER_MAX_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
+    RECIPIENT_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(60),
+    RECIPIENT_RATE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
     SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
     LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
     LOGIN_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
@@ -47,6 +49,8 @@ export const ConfigSchema = z
       simulated: { deliveryDelayMs: env.SIM_DELIVERY_DELAY_MS, readDelayMs: env.SIM_READ_DELAY_MS },
       /** Per-sender dispatch ceiling, so one large batch cannot starve other senders. */
       senderMaxPerSecond: env.SENDER_MAX_PER_SECOND,
+      /** Per-recipient throttle: messages one account may queue to one number per rolling window; 0 = off. */
+      recipientRateLimit: { max: env.RECIPIENT_RATE_LIMIT, windowMs: env.RECIPIENT_RATE_WINDOW_MINUTES * 60_000 },
       sessionTtlMs: env.SESSION_TTL_HOURS * 3_600_000,
       login: { maxFailures: env.LOGIN_MAX_FAILURES, lockoutMs: env.LOGIN_LOCKOUT_MINUTES * 60_000 },
       trustProxy: env.TRUST_PROXY,

@@ -1,13 +1,18 @@
 import type { AppContext } from './context.js';
+import { startSandboxSweeper } from './sandbox/service.js';
+
+const stops = new WeakMap<AppContext, () => void>();
 
 /** Background work: carrier receipts and the dispatcher. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
-  await ctx.carriers.start((event) => ctx.services.status.handle(event));
+  await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
   ctx.dispatcher.start();
+  stops.set(ctx, startSandboxSweeper(ctx.services.sandbox, (err) => ctx.logger.warn({ err }, 'sandbox sweep failed')));
 }
 
 /** Stops taking new work and waits for the round in progress. */
 export async function stopWorkers(ctx: AppContext): Promise<void> {
+  stops.get(ctx)?.();
   await ctx.dispatcher.stop();
   await ctx.carriers.stop();
 }

@@ -1,9 +1,14 @@
 import { analyticsTools } from './analytics.js';
+import { contactsTools } from './contacts.js';
+import { customFieldsTools } from './custom-fields.js';
+import { groupsTools } from './groups.js';
 import { guideTools } from './guides.js';
 import { jobsTools } from './jobs.js';
 import { messagingTools } from './messaging.js';
 import { smsTools } from './sms.js';
 import { statusTools } from './status.js';
+import { templateGroupsTools } from './template-groups.js';
+import { templatesTools } from './templates.js';
 import type { ToolDef } from './types.js';
 
 /** Every MCP tool, in the order tools/list shows them (spec §4.7). */
@@ -13,5 +18,10 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   ...statusTools,
   ...jobsTools,
   ...analyticsTools,
+  ...contactsTools,
+  ...groupsTools,
+  ...customFieldsTools,
+  ...templatesTools,
+  ...templateGroupsTools,
   ...guideTools,
 ] as unknown as readonly ToolDef[];

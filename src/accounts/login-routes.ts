@@ -5,8 +5,8 @@ import { AppError, isAppError } from '../platform/errors.js';
 import { clearCookie, readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
-import { HomePage, LoginPage, MessagePage, TotpPage } from '../../preview-pages/login.js';
-import { assertSessionCsrf, requireLogin, safeNext, SESSION_COOKIE } from './session-middleware.js';
+import { LoginPage, MessagePage, TotpPage } from '../../preview-pages/login.js';
+import { assertSessionCsrf, safeNext, SESSION_COOKIE } from './session-middleware.js';
 
 // Before login there is no session to hold a CSRF token, so the login form uses a double-submit
 // cookie: the form's hidden value must equal this cookie, which another site can neither read nor set.
@@ -18,7 +18,7 @@ const field = (req: Request, name: string): string => {
 };
 
 export function loginRoutes(ctx: AppContext): Router {
-  const { sessions, login, accounts } = ctx.services;
+  const { sessions, login } = ctx.services;
   const secure = ctx.config.secureCookies;
   const router = Router();
 
@@ -97,12 +97,6 @@ export function loginRoutes(ctx: AppContext): Router {
     await sessions.destroy(readCookie(req, SESSION_COOKIE));
     clearCookie(res, SESSION_COOKIE, secure);
     res.redirect(303, '/login');
-  });
-
-  router.get('/console', requireLogin, async (req, res) => {
-    const s = req.session!;
-    const account = await accounts.get(s.accountId);
-    sendPage(res, h(HomePage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name }));
   });
 
   router.get('/', (req, res) => res.redirect(303, req.session?.authenticated ? '/console' : '/login'));

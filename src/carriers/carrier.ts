@@ -50,11 +50,41 @@ export interface RcsCarrier {
   /** Whether the number can receive RCS from this sender right now. */
   capability(to: string, senderId: string): Promise<Capability>;
   send(message: OutboundRcs): Promise<SendOutcome>;
+  /**
+   * Hands over several messages (one dispatcher round); one outcome per message, in order. An
+   * adapter without a bulk API sends them with bounded concurrency (see sendEach); the simulated
+   * network stores them in one statement.
+   */
+  sendMany(messages: readonly OutboundRcs[]): Promise<SendOutcome[]>;
 }
 
 export interface SmsCarrier {
   readonly name: string;
   send(message: OutboundSms): Promise<SendOutcome>;
+  /** As RcsCarrier.sendMany. */
+  sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]>;
+}
+
+/**
+ * sendMany for adapters that only have a per-message API (RBM's REST call, an SMPP submit_sm):
+ * at most `concurrency` hand-overs in flight, outcomes in input order. A thrown error becomes a
+ * retryable outcome for that message only.
+ */
+export async function sendEach<M>(messages: readonly M[], send: (m: M) => Promise<SendOutcome>, concurrency = 16): Promise<SendOutcome[]> {
+  const out = new Array<SendOutcome>(messages.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < messages.length) {
+      const i = next++;
+      try {
+        out[i] = await send(messages[i]!);
+      } catch (err) {
+        out[i] = { ok: false, retryable: true, code: 'CARRIER_ERROR', reason: err instanceof Error ? err.message : String(err) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, messages.length) }, worker));
+  return out;
 }
 
 /** What a network reports back, asynchronously. */
@@ -83,7 +113,15 @@ export type CarrierEvent =
       at: number;
     };
 
-export type CarrierEventSink = (event: CarrierEvent) => Promise<void>;
+/**
+ * Where a network hands its events, in order, as many as it has at hand (a real adapter usually
+ * has one per webhook call). It resolves one flag per event: `false` means "not applied yet, hand
+ * it over again later" — a receipt can overtake the engine's own record of the hand-over (the
+ * carrier answers, then the dispatcher commits SENT), so the carrier keeps such an event and
+ * retries it. Applying an event twice is harmless (statuses never move backwards), so delivery to
+ * the sink is at-least-once: a carrier marks an event done only after the sink resolved.
+ */
+export type CarrierEventSink = (events: readonly CarrierEvent[]) => Promise<readonly boolean[]>;
 
 export interface Carriers {
   rcs: RcsCarrier;

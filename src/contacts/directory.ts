@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import type { DbOrTx } from '../platform/db/database.js';
 import { newId } from '../platform/ids.js';
+import { contactSearchText } from './service.js';
 
 /** What the messaging engine needs of a contact to address and merge a message. */
 export interface RecipientContact {
@@ -75,7 +76,7 @@ export class ContactDirectory {
         first_name: null,
         last_name: null,
         email: null,
-        search_text: `\n${e.phone}\n`,
+        search_text: contactSearchText({ first_name: null, last_name: null, phone: e.phone, email: null }),
         disabled: 0,
         disabled_reason: null,
         disabled_at: null,

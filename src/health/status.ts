@@ -1,4 +1,12 @@
-/** GET /status body (spec §4.1). validationLimits is filled from src/content's constants. */
-export function systemStatus(up: boolean, now: number): { status: 'healthy' | 'down'; validationLimits: Record<string, unknown>; timestamp: string } {
-  return { status: up ? 'healthy' : 'down', validationLimits: {}, timestamp: new Date(now).toISOString() };
+import { validationLimits, type ValidationLimits } from '../content/limits.js';
+
+export interface SystemStatus {
+  status: 'healthy' | 'down';
+  validationLimits: ValidationLimits;
+  timestamp: string;
+}
+
+/** GET /status body (spec §4.1): validationLimits comes from src/content's constants, the same the validator uses. */
+export function systemStatus(up: boolean, now: number): SystemStatus {
+  return { status: up ? 'healthy' : 'down', validationLimits: validationLimits(), timestamp: new Date(now).toISOString() };
 }

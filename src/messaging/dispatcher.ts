@@ -1,12 +1,13 @@
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
+import { sql } from 'kysely';
+import { updateRowsById, type RowPatch } from '../platform/db/bulk.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
-import { splitSms } from '../sms/index.js';
-import { analyzeSms } from '../sms/index.js';
+import { analyzeSms, splitSms } from '../sms/index.js';
 import type { MessageEvents } from './events.js';
 import { smsPrice } from './pricing.js';
 
@@ -31,6 +32,15 @@ interface Bucket {
 }
 
 type Update = Partial<MessagesTable> & { id: string };
+
+/** An SMS to hand over: a standalone one (fallbackReason null) or an RCS message's fallback. */
+interface SmsJob {
+  row: MessagesTable;
+  fallbackReason: string | null;
+  rcsOutcome?: SendOutcome;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The durable queue: messages are rows with `pending = 1` and a `due_at`. A round claims due rows
@@ -178,7 +188,8 @@ export class Dispatcher {
       // is not claimed twice (on PostgreSQL this becomes FOR UPDATE SKIP LOCKED).
       const rows = await this.db
         .updateTable('messages')
-        .set((eb) => ({ lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
+        // A claimed scheduled message is SENDING from now on: it can no longer be cancelled by id (§3.1).
+        .set((eb) => ({ status: 'SENDING' as const, lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', part)
         .where('pending', '=', 1)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
@@ -189,78 +200,140 @@ export class Dispatcher {
     return out;
   }
 
+  /**
+   * Sends one claimed round: capability checks, then every RCS message in one hand-over, then
+   * every SMS (standalone and fallbacks) in another, then one transaction records all outcomes.
+   * The event loop gets a turn between the phases, so HTTP requests are answered during a round.
+   */
   private async process(rows: MessagesTable[]): Promise<void> {
     const updates: Update[] = [];
     const priceLists = new Map<string, PriceList>();
+    const rcs: MessagesTable[] = [];
+    const sms: SmsJob[] = [];
     for (const row of rows) {
       try {
-        updates.push(await this.deliver(row, priceLists));
+        if (row.type === 'SMS') sms.push({ row, fallbackReason: null });
+        // Decided at accept time when the country has no RCS price (fallback_used already 1).
+        else if (row.fallback_used === 1) sms.push({ row, fallbackReason: row.fallback_reason ?? 'RCS_COUNTRY_NOT_SUPPORTED' });
+        else {
+          const cap = await this.carriers.rcs.capability(`+${row.phone}`, row.sendername_id);
+          if (cap.rcs) rcs.push(row);
+          else sms.push({ row, fallbackReason: cap.reason === 'UNREACHABLE' ? 'UNREACHABLE' : 'RCS_NOT_SUPPORTED' });
+        }
       } catch (err) {
-        // A bug or an unexpected carrier failure must not lose the message: release it for a retry.
-        this.logger.error({ err, messageId: row.id }, 'dispatch failed');
-        updates.push(this.retryOrFail(row, { ok: false, retryable: true, code: 'INTERNAL', reason: 'Internal error while sending' }));
+        updates.push(this.internalError(row, err));
       }
+    }
+    await yieldToEventLoop();
+
+    if (rcs.length > 0) {
+      const outcomes = await this.handOver(rcs, async (list) =>
+        this.carriers.rcs.sendMany(
+          await Promise.all(
+            list.map(async (row) => ({
+              messageId: row.id,
+              accountId: row.account_id,
+              senderId: row.sendername_id,
+              senderName: await this.senderName(row.sendername_id),
+              to: `+${row.phone}`,
+              messageType: row.message_type ?? 'text',
+              content: parseJson<Record<string, unknown>>(row.content, {}),
+            })),
+          ),
+        ),
+      );
+      rcs.forEach((row, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) updates.push(this.sent(row, outcome.carrierMessageId, 'RCS'));
+        else if (outcome.retryable && row.attempts < this.options.maxAttempts) updates.push(this.retryOrFail(row, outcome));
+        else sms.push({ row, fallbackReason: `RCS_FAILED: ${outcome.code}`, rcsOutcome: outcome });
+      });
+      await yieldToEventLoop();
+    }
+
+    // SMS: standalone messages and fallbacks. A fallback without smsFallback fails here.
+    const handOver: { job: SmsJob; fallback: { message: string; sendernameId: string } | null }[] = [];
+    for (const job of sms) {
+      if (job.fallbackReason === null) {
+        handOver.push({ job, fallback: null });
+        continue;
+      }
+      const fallback = parseJson<{ message: string; sendernameId: string } | null>(job.row.sms_fallback, null);
+      if (!fallback || job.row.fallback_text === null) {
+        const o = job.rcsOutcome;
+        const why = o && !o.ok ? `${o.code}: ${o.reason}` : job.fallbackReason === 'UNREACHABLE' ? 'The number is unreachable' : 'The number cannot receive RCS and no smsFallback was given';
+        updates.push(this.failed(job.row, why));
+        continue;
+      }
+      handOver.push({ job, fallback });
+    }
+    if (handOver.length > 0) {
+      const outcomes = await this.handOver(handOver, async (list) =>
+        this.carriers.sms.sendMany(
+          await Promise.all(
+            list.map(async ({ job, fallback }) => {
+              const text = fallback ? job.row.fallback_text! : job.row.text;
+              const senderId = fallback ? fallback.sendernameId : job.row.sendername_id;
+              return {
+                messageId: job.row.id,
+                accountId: job.row.account_id,
+                senderId,
+                senderName: await this.senderName(senderId),
+                to: `+${job.row.phone}`,
+                text,
+                parts: splitSms(text).map((p) => p.text),
+                encoding: fallback ? analyzeSms(text).encoding : ((job.row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode'),
+              };
+            }),
+          ),
+        ),
+      );
+      for (let i = 0; i < handOver.length; i++) {
+        const { job, fallback } = handOver[i]!;
+        const outcome = outcomes[i]!;
+        const row = job.row;
+        if (!fallback) {
+          updates.push(outcome.ok ? this.sent(row, outcome.carrierMessageId, 'SMS') : this.retryOrFail(row, outcome));
+          continue;
+        }
+        const facts = analyzeSms(row.fallback_text!);
+        const base: Update = { id: row.id, fallback_used: 1, fallback_reason: job.fallbackReason, sms_segments: facts.segments, sms_encoding: facts.encoding };
+        if (!outcome.ok) {
+          // A temporary failure retries the whole route later (capability, RCS, then fallback).
+          updates.push(outcome.retryable && row.attempts < this.options.maxAttempts ? this.retryOrFail(row, outcome) : { ...this.failed(row, `${outcome.code}: ${outcome.reason}`), ...base, id: row.id });
+          continue;
+        }
+        // The fallback is billed as SMS segments instead of the RCS price charged at accept time
+        // (rows that were SMS-only from the start were priced as SMS already).
+        let cost = row.credits_cost_milli ?? 0;
+        if (cost > 0 && row.fallback_used !== 1) {
+          let list = priceLists.get(row.account_id);
+          if (!list) priceLists.set(row.account_id, (list = await this.accounts.priceList(row.account_id)));
+          cost = smsPrice(list, row.country ?? '', facts.segments) ?? cost;
+        }
+        updates.push({ ...this.sent(row, outcome.carrierMessageId, 'SMS'), ...base, id: row.id, credits_cost_milli: cost });
+      }
+      await yieldToEventLoop();
     }
     await this.record(rows, updates);
   }
 
-  private async deliver(row: MessagesTable, priceLists: Map<string, PriceList>): Promise<Update> {
-    const to = `+${row.phone}`;
-    const senderName = await this.senderName(row.sendername_id);
-    if (row.type === 'SMS') {
-      const parts = splitSms(row.text).map((p) => p.text);
-      const outcome = await this.carriers.sms.send({ messageId: row.id, accountId: row.account_id, senderId: row.sendername_id, senderName, to, text: row.text, parts, encoding: (row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' });
-      return outcome.ok ? this.sent(row, outcome.carrierMessageId, 'SMS') : this.retryOrFail(row, outcome);
+  /** One carrier call for many messages; a thrown error makes every one of them retry later. */
+  private async handOver<T>(items: T[], send: (items: T[]) => Promise<SendOutcome[]>): Promise<SendOutcome[]> {
+    try {
+      const outcomes = await send(items);
+      if (outcomes.length !== items.length) throw new Error(`carrier answered ${outcomes.length} outcomes for ${items.length} messages`);
+      return outcomes;
+    } catch (err) {
+      // A bug or an unexpected carrier failure must not lose the messages: release them for a retry.
+      this.logger.error({ err, messages: items.length }, 'carrier hand-over failed');
+      return items.map(() => ({ ok: false, retryable: true, code: 'INTERNAL', reason: 'Internal error while sending' }));
     }
-    // RCS. Decided at accept time when the country has no RCS price (fallback_used already 1).
-    if (row.fallback_used === 1) return this.sendFallback(row, row.fallback_reason ?? 'RCS_COUNTRY_NOT_SUPPORTED', priceLists);
-    const cap = await this.carriers.rcs.capability(to, row.sendername_id);
-    if (!cap.rcs) return this.sendFallback(row, cap.reason === 'UNREACHABLE' ? 'UNREACHABLE' : 'RCS_NOT_SUPPORTED', priceLists);
-    const outcome = await this.carriers.rcs.send({
-      messageId: row.id,
-      accountId: row.account_id,
-      senderId: row.sendername_id,
-      senderName,
-      to,
-      messageType: row.message_type ?? 'text',
-      content: parseJson<Record<string, unknown>>(row.content, {}),
-    });
-    if (outcome.ok) return this.sent(row, outcome.carrierMessageId, 'RCS');
-    if (outcome.retryable && row.attempts < this.options.maxAttempts) return this.retryOrFail(row, outcome);
-    return this.sendFallback(row, `RCS_FAILED: ${outcome.code}`, priceLists, outcome);
   }
 
-  /** RCS could not be used: send the merged SMS fallback through its sender, or fail. */
-  private async sendFallback(row: MessagesTable, reason: string, priceLists: Map<string, PriceList>, rcsOutcome?: SendOutcome): Promise<Update> {
-    const fallback = parseJson<{ message: string; sendernameId: string } | null>(row.sms_fallback, null);
-    if (!fallback || row.fallback_text === null) {
-      const why = rcsOutcome && !rcsOutcome.ok ? `${rcsOutcome.code}: ${rcsOutcome.reason}` : reason === 'UNREACHABLE' ? 'The number is unreachable' : 'The number cannot receive RCS and no smsFallback was given';
-      return this.failed(row, why);
-    }
-    const sms = analyzeSms(row.fallback_text);
-    const outcome = await this.carriers.sms.send({
-      messageId: row.id,
-      accountId: row.account_id,
-      senderId: fallback.sendernameId,
-      senderName: await this.senderName(fallback.sendernameId),
-      to: `+${row.phone}`,
-      text: row.fallback_text,
-      parts: splitSms(row.fallback_text).map((p) => p.text),
-      encoding: sms.encoding,
-    });
-    const base: Update = { id: row.id, fallback_used: 1, fallback_reason: reason, sms_segments: sms.segments, sms_encoding: sms.encoding };
-    if (!outcome.ok) {
-      const u = outcome.retryable && row.attempts < this.options.maxAttempts ? this.retryOrFail(row, outcome) : this.failed(row, `${outcome.code}: ${outcome.reason}`);
-      return { ...u, ...base, ...(u.pending === 1 ? { fallback_used: row.fallback_used } : {}) };
-    }
-    // The fallback is billed as SMS segments instead of the RCS price charged at accept time.
-    let cost = row.credits_cost_milli ?? 0;
-    if (cost > 0 && row.fallback_used !== 1) {
-      let list = priceLists.get(row.account_id);
-      if (!list) priceLists.set(row.account_id, (list = await this.accounts.priceList(row.account_id)));
-      cost = smsPrice(list, row.country ?? '', sms.segments) ?? cost;
-    }
-    return { ...this.sent(row, outcome.carrierMessageId, 'SMS'), ...base, credits_cost_milli: cost };
+  private internalError(row: MessagesTable, err: unknown): Update {
+    this.logger.error({ err, messageId: row.id }, 'dispatch failed');
+    return this.retryOrFail(row, { ok: false, retryable: true, code: 'INTERNAL', reason: 'Internal error while sending' });
   }
 
   private sent(row: MessagesTable, carrierMessageId: string, method: 'RCS' | 'SMS'): Update {
@@ -279,25 +352,39 @@ export class Dispatcher {
     return { id: row.id, due_at: this.clock.now() + Math.round(backoff), lease_until: null, error: `${outcome.code}: ${outcome.reason} (will retry)` };
   }
 
+  /**
+   * Records a round in one transaction: the rows (grouped UPDATEs, only where still pending, so
+   * a row recorded by another worker after a lost lease is not recorded twice), the credit
+   * corrections per account (a FAILED message is refunded; a fallback's SMS price replaces the
+   * RCS price), and the status events.
+   */
   private async record(rows: MessagesTable[], updates: Update[]): Promise<void> {
+    if (updates.length === 0) return;
     const byId = new Map(rows.map((r) => [r.id, r]));
     await this.db.transaction().execute(async (tx) => {
-      for (const u of updates) {
-        const { id, ...set } = u;
+      const afters = new Map<string, MessagesTable>();
+      const patches = updates.map((u) => {
+        const before = byId.get(u.id)!;
+        const patch: Update = { ...u };
+        // A message that never left is not charged.
+        if (patch.status === 'FAILED' && (before.credits_cost_milli ?? 0) !== 0) patch.credits_cost_milli = 0;
+        afters.set(u.id, { ...before, ...patch } as MessagesTable);
+        return patch as RowPatch;
+      });
+      const updated = await updateRowsById(tx, 'messages', patches, sql`pending = 1`);
+      const credit = new Map<string, number>();
+      for (const id of updated) {
         const before = byId.get(id)!;
-        // Only the lease holder records: a row whose lease was lost (a very slow carrier call) is left alone.
-        await tx.updateTable('messages').set(set).where('id', '=', id).where('pending', '=', 1).execute();
-        const after = { ...before, ...set } as MessagesTable;
-        const costDelta = (after.credits_cost_milli ?? 0) - (before.credits_cost_milli ?? 0);
-        const refund = after.status === 'FAILED' ? (after.credits_cost_milli ?? 0) : 0;
-        // A message that never left is not charged; a fallback's price replaces the RCS price.
-        if (refund > 0) {
-          await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', refund) })).where('id', '=', after.account_id).execute();
-          await tx.updateTable('messages').set({ credits_cost_milli: 0 }).where('id', '=', id).execute();
-          after.credits_cost_milli = 0;
-        } else if (costDelta !== 0) {
-          await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '-', costDelta) })).where('id', '=', after.account_id).execute();
-        }
+        const after = afters.get(id)!;
+        const giveBack = (before.credits_cost_milli ?? 0) - (after.credits_cost_milli ?? 0);
+        if (giveBack !== 0) credit.set(after.account_id, (credit.get(after.account_id) ?? 0) + giveBack);
+      }
+      for (const [accountId, milli] of credit) {
+        await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
+      }
+      for (const id of updated) {
+        const before = byId.get(id)!;
+        const after = afters.get(id)!;
         if (after.status !== before.status) await this.events.statusChanged(tx, after, before.status);
       }
     });

@@ -1,14 +1,29 @@
 import type { PriceList } from '../accounts/service.js';
+import type { DbOrTx } from '../platform/db/database.js';
+import type { SendersTable } from '../platform/db/tables/foundation.js';
 
-/**
- * Whether a message to this number is free because a conversation window is open (spec §3.3).
- * The engagement area provides the real one; until then nothing is free by conversation.
- */
-export interface ConversationPricing {
-  isFree(accountId: string, senderId: string, phone: string, at: number): Promise<boolean>;
+/** One RCS message of a send that conversation billing may make free. */
+export interface ConversationCandidate {
+  messageId: string;
+  /** Digits with country code. */
+  phone: string;
+  country: string;
+  /** When it goes out: accept time, or its schedule / batch-slice time. */
+  at: number;
 }
 
-export const noConversationPricing: ConversationPricing = { isFree: async () => false };
+/**
+ * Conversation billing (spec §3.3), asked once per send inside the send transaction (so it must
+ * use `tx` for every query): which of these messages are free because a window of this sender is
+ * open at their send time. Every other one is charged and opens a window (written in `tx`, so a
+ * rolled-back send or dry run leaves nothing behind). Test phones and SMS-only recipients are
+ * never passed. The real one is src/conversations/service.ts.
+ */
+export interface ConversationPricing {
+  freeMessages(tx: DbOrTx, accountId: string, sender: SendersTable, messages: readonly ConversationCandidate[]): Promise<ReadonlySet<string>>;
+}
+
+export const noConversationPricing: ConversationPricing = { freeMessages: async () => new Set() };
 
 /** Price of one RCS message to a country, 1/1000 credit; null when the country has no RCS price. */
 export function rcsPrice(priceList: PriceList, country: string): number | null {

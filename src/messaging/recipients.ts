@@ -4,6 +4,7 @@ import type { DbOrTx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import { countryReach, normalizePhone } from '../phone/index.js';
+import { optedOutPhones } from '../inbound/opt-outs.js';
 import type { RejectedRecipient } from './schemas.js';
 
 export interface Recipient {
@@ -27,6 +28,13 @@ export interface ResolveOptions {
   skipDisabled: boolean;
   /** For a single send to a given contact id. */
   contact?: RecipientContact;
+  /** The per-recipient throttle (src/conversations/throttle.ts); omitted: no throttle. */
+  throttle?: RecipientThrottle;
+}
+
+/** Numbers that may not get another message right now, with the reason and when to try again. */
+export interface RecipientThrottle {
+  limited(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<ReadonlyMap<string, { reason: string; retryAfterSeconds: number }>>;
 }
 
 export interface Resolution {
@@ -65,12 +73,15 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
         continue;
       }
     } else if (!reach.rcs) {
-      if (!reach.sms) {
-        rejected.push({ phoneNumber: n.e164, code: 'SMS_COUNTRY_NOT_SUPPORTED', reason: `Neither RCS nor SMS to ${n.country} is in this account's price list` });
+      // Without a fallback only RCS was asked for: COUNTRY_NOT_SUPPORTED. With one, the number is
+      // lost only when SMS cannot reach it either: SMS_COUNTRY_NOT_SUPPORTED (spec §4.7 rule 6).
+      if (!opts.hasFallback) {
+        const hint = reach.sms ? '; add an smsFallback to reach it by SMS' : '';
+        rejected.push({ phoneNumber: n.e164, code: 'COUNTRY_NOT_SUPPORTED', reason: `RCS to ${n.country} is not in this account's price list${hint}` });
         continue;
       }
-      if (!opts.hasFallback) {
-        rejected.push({ phoneNumber: n.e164, code: 'COUNTRY_NOT_SUPPORTED', reason: `RCS to ${n.country} is not offered; add an smsFallback to reach it by SMS` });
+      if (!reach.sms) {
+        rejected.push({ phoneNumber: n.e164, code: 'SMS_COUNTRY_NOT_SUPPORTED', reason: `Neither RCS nor SMS to ${n.country} is in this account's price list` });
         continue;
       }
       smsOnly = true;
@@ -80,6 +91,22 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
       continue;
     }
     candidates.push({ phone: n.digits, e164: n.e164, country: n.country, testPhone: testPhones !== null, smsOnly });
+  }
+
+  // Opted-out numbers (STOP, the sender's keyword, the unsubscribe link) are refused always —
+  // skipDisabled cannot override a person's opt-out — and before any contact is created for them.
+  const optedOut = await optedOutPhones(tx, accountId, candidates.map((c) => c.phone));
+  const limited = opts.throttle ? await opts.throttle.limited(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone)).map((c) => c.phone)) : new Map<string, { reason: string; retryAfterSeconds: number }>();
+  if (optedOut.size > 0 || limited.size > 0) {
+    const kept: typeof candidates = [];
+    for (const c of candidates) {
+      const limit = limited.get(c.phone);
+      if (optedOut.has(c.phone)) rejected.push({ phoneNumber: c.e164, code: 'CONTACT_OPTED_OUT', reason: 'The recipient opted out (STOP keyword or unsubscribe link); an opt-out cannot be overridden' });
+      else if (limit) rejected.push({ phoneNumber: c.e164, code: 'RATE_LIMITED', reason: limit.reason, retryAfterSeconds: limit.retryAfterSeconds });
+      else kept.push(c);
+    }
+    candidates.length = 0;
+    candidates.push(...kept);
   }
 
   const contacts = opts.contact

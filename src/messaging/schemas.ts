@@ -62,6 +62,7 @@ export const RejectedRecipientSchema = z.object({
   phoneNumber: z.string(),
   code: z.string(),
   reason: z.string(),
+  retryAfterSeconds: z.number().int().optional().describe('RATE_LIMITED only: when this number may get a message again'),
 });
 export type RejectedRecipient = z.infer<typeof RejectedRecipientSchema>;
 

@@ -15,7 +15,7 @@ import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type 
 import type { Dispatcher } from './dispatcher.js';
 import { parseSendBody, scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
 import { milliToCredits, rcsPrice, smsPrice, type ConversationPricing } from './pricing.js';
-import { resolveRecipients, type Recipient } from './recipients.js';
+import { resolveRecipients, type Recipient, type RecipientThrottle } from './recipients.js';
 import {
   SendBatchRequestSchema,
   SendMessageRequestSchema,
@@ -88,6 +88,8 @@ export interface SendDeps {
   accounts: AccountsService;
   directory: ContactDirectory;
   conversation: ConversationPricing;
+  /** Per-recipient throttle (src/conversations/throttle.ts); absent: none. */
+  throttle?: RecipientThrottle;
   dispatcher: Dispatcher;
 }
 
@@ -193,6 +195,7 @@ export class SendService {
         priceList: c.priceList,
         skipContactCreation: body.skipContactCreation,
         skipDisabled: body.skipDisabled,
+        throttle: this.d.throttle,
         ...(contact ? { contact } : {}),
       });
       if (contact && res.accepted[0] && res.accepted[0].phone !== contact.phone) {
@@ -238,6 +241,7 @@ export class SendService {
         priceList: c.priceList,
         skipContactCreation: body.skipContactCreation,
         skipDisabled: body.skipDisabled,
+        throttle: this.d.throttle,
       });
       const recipient = res.accepted[0];
       if (!recipient) throw rejectionError(res.rejected[0]!);
@@ -285,6 +289,7 @@ export class SendService {
         priceList: c.priceList,
         skipContactCreation: body.skipContactCreation,
         skipDisabled: body.skipDisabled,
+        throttle: this.d.throttle,
       });
       if (res.accepted.length === 0) {
         throw new AppError('VALIDATION_ERROR', 'No recipient can be sent to', { details: res.rejected.slice(0, 100).map((r, i) => ({ path: `phoneNumbers[${i}]`, code: r.code.toLowerCase(), message: `${r.phoneNumber}: ${r.reason}` })), extra: { rejected: res.rejected } });
@@ -363,10 +368,18 @@ export class SendService {
     const wantsUnsubscribe = containsUnsubscribePlaceholder(contentText) || (fallback !== null && containsUnsubscribePlaceholder(fallback.message));
     const hasPlaceholders = contentText.includes('{{');
     const fallbackJson = fallback ? JSON.stringify({ message: fallback.message, sendernameId: fallback.sender.id }) : null;
+    const ids = recipients.map(() => newId('msg', c.now));
+    // Conversation windows (spec §3.3): one question per send, inside this transaction.
+    const free = await this.d.conversation.freeMessages(
+      tx,
+      c.account.id,
+      sender,
+      recipients.flatMap((r, i) => (r.testPhone || r.smsOnly ? [] : [{ messageId: ids[i]!, phone: r.phone, country: r.country, at: o.dueAt(i) }])),
+    );
     const out = [];
     for (let i = 0; i < recipients.length; i++) {
       const r = recipients[i]!;
-      const id = newId('msg', c.now);
+      const id = ids[i]!;
       const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
@@ -375,7 +388,7 @@ export class SendService {
       let cost: number;
       if (r.testPhone) cost = 0;
       else if (r.smsOnly) cost = smsPrice(c.priceList, r.country, fallbackSms!.segments) ?? 0;
-      else cost = (await this.d.conversation.isFree(c.account.id, sender.id, r.phone, c.now)) ? 0 : (rcsPrice(c.priceList, r.country) ?? 0);
+      else cost = free.has(id) ? 0 : (rcsPrice(c.priceList, r.country) ?? 0);
       out.push({
         token: link?.row ?? null,
         message: {
@@ -548,6 +561,12 @@ function rejectionError(r: RejectedRecipient): AppError {
       return new AppError('COUNTRY_NOT_SUPPORTED', `${r.reason}. Nothing was sent or charged.`, { details });
     case 'CONTACT_DISABLED':
       return new AppError('CONTACT_DISABLED', r.reason, { details });
+    case 'CONTACT_OPTED_OUT':
+      return new AppError('CONTACT_OPTED_OUT', `${r.reason}. Nothing was sent or charged.`, { details });
+    case 'RATE_LIMITED': {
+      const retry = r.retryAfterSeconds ?? 60;
+      return new AppError('RATE_LIMITED', `${r.reason}. Nothing was sent or charged.`, { details, headers: { 'Retry-After': String(retry) }, extra: { retryAfterSeconds: retry } });
+    }
     case 'NOT_A_TEST_PHONE':
       return new AppError('SENDER_NOT_ALLOWED', r.reason, { details });
     default:

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 /** The SDK's own client over real HTTP, authenticated with an API key (or a Bearer token). */
 export async function mcpClient(baseUrl: string, credential: string, query = '', header: 'x-api-key' | 'bearer' = 'x-api-key'): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const headers = header === 'bearer' ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
+  const headers: Record<string, string> = header === 'bearer' ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential };
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp${query}`), { requestInit: { headers } });
   await client.connect(transport);
   return client;

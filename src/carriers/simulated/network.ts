@@ -2,7 +2,8 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
-import type { Capability, CarrierEventSink, Carriers, OutboundRcs, OutboundSms, RcsCarrier, SendOutcome, SmsCarrier } from '../carrier.js';
+import type { SimMessagesTable } from '../../platform/db/tables/messaging.js';
+import type { Capability, CarrierEvent, CarrierEventSink, Carriers, OutboundRcs, OutboundSms, RcsCarrier, SendOutcome, SmsCarrier } from '../carrier.js';
 import { simBehaviour } from './numbers.js';
 
 export interface SimulatedOptions {
@@ -22,7 +23,7 @@ export class SimulatedNetwork implements Carriers {
   readonly sms: SmsCarrier;
   private timer: NodeJS.Timeout | null = null;
   private sink: CarrierEventSink | null = null;
-  private ticking = false;
+  private tickInFlight: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -30,14 +31,18 @@ export class SimulatedNetwork implements Carriers {
     private readonly logger: Logger,
     private readonly options: SimulatedOptions,
   ) {
+    const rcsPayload = (m: OutboundRcs) => ({ messageType: m.messageType, content: m.content });
+    const smsPayload = (m: OutboundSms) => ({ text: m.text, parts: m.parts, encoding: m.encoding });
     this.rcs = {
       name: 'simulated',
       capability: async (to) => this.capability(to),
-      send: async (m) => this.accept('RCS', m, { messageType: m.messageType, content: m.content }),
+      send: async (m) => (await this.accept('RCS', [m], rcsPayload))[0]!,
+      sendMany: (ms) => this.accept('RCS', ms, rcsPayload),
     };
     this.sms = {
       name: 'simulated',
-      send: async (m) => this.accept('SMS', m, { text: m.text, parts: m.parts, encoding: m.encoding }),
+      send: async (m) => (await this.accept('SMS', [m], smsPayload))[0]!,
+      sendMany: (ms) => this.accept('SMS', ms, smsPayload),
     };
   }
 
@@ -48,38 +53,70 @@ export class SimulatedNetwork implements Carriers {
     return { rcs: true };
   }
 
-  private async accept(channel: 'RCS' | 'SMS', m: OutboundRcs | OutboundSms, payload: Record<string, unknown>): Promise<SendOutcome> {
-    const behaviour = simBehaviour(m.to);
+  /** Whether the network takes the message; null when it does, else the refusal. */
+  private refusal(channel: 'RCS' | 'SMS', to: string): SendOutcome | null {
+    const behaviour = simBehaviour(to);
     if (behaviour === 'unreachable') return { ok: false, retryable: false, code: 'SIM_UNREACHABLE', reason: 'The number is not reachable' };
     if (channel === 'RCS' && behaviour === 'rcs_fails') return { ok: false, retryable: false, code: 'SIM_RCS_DELIVERY_FAILED', reason: 'RCS delivery failed at the carrier' };
     if (channel === 'RCS' && behaviour === 'no_rcs') return { ok: false, retryable: false, code: 'SIM_RCS_NOT_SUPPORTED', reason: 'The device does not support RCS' };
+    return null;
+  }
+
+  /**
+   * Stores the messages the network takes, one multi-row statement per 500. The message id is
+   * unique here: a second hand-over of the same message (after a crash) is answered with the first
+   * one's carrier id and nothing is delivered again. The no-op DO UPDATE makes RETURNING yield the
+   * existing row on a conflict (SQLite ≥ 3.35 and PostgreSQL both support this form).
+   */
+  private async accept<M extends OutboundRcs | OutboundSms>(channel: 'RCS' | 'SMS', messages: readonly M[], payloadOf: (m: M) => Record<string, unknown>): Promise<SendOutcome[]> {
+    const outcomes = new Array<SendOutcome>(messages.length);
     const now = this.clock.now();
-    const id = newId('sub', now).replace('sub_', 'sim_');
-    // The message id is unique here: a second hand-over of the same message (after a crash) is
-    // answered with the first one's carrier id and nothing is delivered again.
-    await this.db
-      .insertInto('sim_messages')
-      .values({
-        id,
+    const rows: SimMessagesTable[] = [];
+    const index = new Map<string, number[]>();
+    messages.forEach((m, i) => {
+      const refused = this.refusal(channel, m.to);
+      if (refused) {
+        outcomes[i] = refused;
+        return;
+      }
+      const seen = index.get(m.messageId);
+      if (seen) {
+        seen.push(i);
+        return;
+      }
+      index.set(m.messageId, [i]);
+      const behaviour = simBehaviour(m.to);
+      rows.push({
+        id: newId('sub', now).replace('sub_', 'sim_'),
         message_id: m.messageId,
         account_id: m.accountId,
         channel,
         sender_id: m.senderId,
         sender_name: m.senderName,
         to_phone: m.to,
-        payload: JSON.stringify(payload),
+        payload: JSON.stringify(payloadOf(m)),
         created_at: now,
         deliver_due: now + this.options.deliveryDelayMs,
         read_due: behaviour === 'never_read' || behaviour === 'delivery_fails' ? null : now + this.options.deliveryDelayMs + this.options.readDelayMs,
         delivered_at: null,
         read_at: null,
         failed_at: null,
-      })
-      .onConflict((oc) => oc.column('message_id').doNothing())
-      .execute();
-    const row = await this.db.selectFrom('sim_messages').select('id').where('message_id', '=', m.messageId).executeTakeFirstOrThrow();
-    if (this.options.deliveryDelayMs === 0) this.kick();
-    return { ok: true, carrierMessageId: row.id };
+      });
+    });
+    for (let i = 0; i < rows.length; i += ACCEPT_CHUNK) {
+      const stored = await this.db
+        .insertInto('sim_messages')
+        .values(rows.slice(i, i + ACCEPT_CHUNK))
+        .onConflict((oc) => oc.column('message_id').doUpdateSet((eb) => ({ message_id: eb.ref('excluded.message_id') })))
+        .returning(['id', 'message_id'])
+        .execute();
+      for (const r of stored) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
+    }
+    for (let i = 0; i < outcomes.length; i++) {
+      outcomes[i] ??= { ok: false, retryable: true, code: 'SIM_INTERNAL', reason: 'The simulated network did not confirm the message' };
+    }
+    if (rows.length > 0 && this.options.deliveryDelayMs === 0) this.kick();
+    return outcomes;
   }
 
   async start(sink: CarrierEventSink): Promise<void> {
@@ -93,19 +130,24 @@ export class SimulatedNetwork implements Carriers {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.sink = null;
+    await this.tickInFlight;
   }
 
   private kick(): void {
-    if (this.ticking || !this.sink) return;
-    this.ticking = true;
-    this.processDue()
+    if (this.tickInFlight || !this.sink) return;
+    this.tickInFlight = this.processDue()
+      .then(() => undefined)
       .catch((err: unknown) => this.logger.error({ err }, 'simulated network tick failed'))
       .finally(() => {
-        this.ticking = false;
+        this.tickInFlight = null;
       });
   }
 
-  /** Fires receipts that are due. Exposed for tests that drive time with a fake clock. */
+  /**
+   * Fires receipts that are due, in batches: delivery (or its failure) first, then reads of
+   * delivered messages. A receipt the engine could not apply yet stays due for a later tick.
+   * Exposed for tests that drive time with a fake clock.
+   */
   async processDue(): Promise<number> {
     const sink = this.sink;
     if (!sink) return 0;
@@ -116,17 +158,23 @@ export class SimulatedNetwork implements Carriers {
       .select(['id', 'message_id', 'to_phone'])
       .where('deliver_due', '<=', now)
       .orderBy('deliver_due')
-      .limit(2000)
+      .limit(BATCH)
       .execute();
-    for (const d of deliveries) {
-      const fails = simBehaviour(d.to_phone) === 'delivery_fails';
-      await this.db
-        .updateTable('sim_messages')
-        .set(fails ? { deliver_due: null, failed_at: now } : { deliver_due: null, delivered_at: now })
-        .where('id', '=', d.id)
-        .execute();
-      await sink(fails ? { kind: 'status', messageId: d.message_id, status: 'FAILED', at: now, error: 'SIM_DELIVERY_FAILED: the handset did not acknowledge', carrierMessageId: d.id } : { kind: 'status', messageId: d.message_id, status: 'DELIVERED', at: now, carrierMessageId: d.id });
-      fired++;
+    if (deliveries.length > 0) {
+      const fails = deliveries.map((d) => simBehaviour(d.to_phone) === 'delivery_fails');
+      // Sink first, mark after: a crash in between repeats receipts (harmless), never loses them.
+      const applied = await sink(
+        deliveries.map((d, i): CarrierEvent =>
+          fails[i]
+            ? { kind: 'status', messageId: d.message_id, status: 'FAILED', at: now, error: 'SIM_DELIVERY_FAILED: the handset did not acknowledge', carrierMessageId: d.id }
+            : { kind: 'status', messageId: d.message_id, status: 'DELIVERED', at: now, carrierMessageId: d.id },
+        ),
+      );
+      const delivered = deliveries.filter((_, i) => applied[i] !== false && !fails[i]).map((d) => d.id);
+      const failed = deliveries.filter((_, i) => applied[i] !== false && fails[i]).map((d) => d.id);
+      await this.mark(delivered, { deliver_due: null, delivered_at: now });
+      await this.mark(failed, { deliver_due: null, failed_at: now });
+      fired += delivered.length + failed.length;
     }
     const reads = await this.db
       .selectFrom('sim_messages')
@@ -135,13 +183,23 @@ export class SimulatedNetwork implements Carriers {
       .where('deliver_due', 'is', null)
       .where('delivered_at', 'is not', null)
       .orderBy('read_due')
-      .limit(2000)
+      .limit(BATCH)
       .execute();
-    for (const r of reads) {
-      await this.db.updateTable('sim_messages').set({ read_due: null, read_at: now }).where('id', '=', r.id).execute();
-      await sink({ kind: 'status', messageId: r.message_id, status: 'READ', at: now, carrierMessageId: r.id });
-      fired++;
+    if (reads.length > 0) {
+      const applied = await sink(reads.map((r): CarrierEvent => ({ kind: 'status', messageId: r.message_id, status: 'READ', at: now, carrierMessageId: r.id })));
+      const read = reads.filter((_, i) => applied[i] !== false).map((r) => r.id);
+      await this.mark(read, { read_due: null, read_at: now });
+      fired += read.length;
     }
     return fired;
   }
+
+  private async mark(ids: string[], set: Partial<SimMessagesTable>): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) await this.db.updateTable('sim_messages').set(set).where('id', 'in', ids.slice(i, i + 500)).execute();
+  }
 }
+
+/** Messages stored per statement (14 columns each, well below SQLite's parameter limit). */
+const ACCEPT_CHUNK = 500;
+/** Receipts fired per kind and tick. */
+const BATCH = 2000;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
@@ -24,7 +24,7 @@ export async function openDatabase(file: string): Promise<OpenDb> {
   raw.pragma('foreign_keys = ON');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   await migrateToLatest(db);
   let closed = false;
   return {
@@ -34,6 +34,36 @@ export async function openDatabase(file: string): Promise<OpenDb> {
       if (closed) return;
       closed = true;
       await db.destroy();
+    },
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query again; preparing costs more than running a small
+ * statement (a 500-row INSERT of messages takes milliseconds to prepare). Statements are cached
+ * by their SQL text (parameters are bound per run), least recently used out. A cached statement
+ * that is still busy (a streamed query being iterated) is not shared: a fresh one is prepared.
+ * SQLite-only, like the rest of this file; the PostgreSQL dialect has its own server-side plans.
+ */
+function withStatementCache(raw: SQLite.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(sqlText: string) {
+      const hit = cache.get(sqlText);
+      if (hit && !hit.busy) {
+        cache.delete(sqlText);
+        cache.set(sqlText, hit);
+        return hit;
+      }
+      const stmt = raw.prepare(sqlText);
+      if (!hit) {
+        cache.set(sqlText, stmt);
+        if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      return stmt;
     },
   };
 }

@@ -1,10 +1,22 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.js';
+import * as m002 from './002_sandbox.js';
+import * as m003 from './003_address_book.js';
+import * as m004 from './004_messaging.js';
+import * as m006 from './006_previews.js';
+import * as m005 from './005_oauth.js';
+import * as m007 from './007_engagement.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '002_sandbox': m002,
+  '003_address_book': m003,
+  '004_messaging': m004,
+  '005_oauth': m005,
+  '006_previews': m006,
+  '007_engagement': m007,
 };

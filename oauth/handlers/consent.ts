@@ -1,0 +1,94 @@
+import { Router, type Request, type Response } from 'express';
+import { h } from 'preact';
+import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { AppContext } from '../../src/context.js';
+import { assertSessionCsrf, requireLogin } from '../../src/accounts/session-middleware.js';
+import { sendPage } from '../../src/platform/http/pages.js';
+import { ConsentPage } from '../../preview-pages/consent.js';
+import { MessagePage } from '../../preview-pages/login.js';
+import { scopeDescription } from '../constants.js';
+import type { PendingAuthorization } from '../grants.js';
+import { formActionSource } from '../redirect-uris.js';
+import type { OAuthService } from '../service.js';
+import { ENDPOINTS } from '../urls.js';
+
+const field = (req: Request, name: string): string => {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+};
+
+const fieldList = (req: Request, name: string): string[] => {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+
+/**
+ * The CSP's form-action also governs where a submitted form may be redirected (Chromium enforces
+ * it), so the consent page allows exactly this request's redirect target besides 'self'.
+ */
+function allowRedirectTarget(res: Response, redirectUri: string): void {
+  const source = formActionSource(redirectUri);
+  const csp = res.getHeader('Content-Security-Policy');
+  if (!source || typeof csp !== 'string') return;
+  res.setHeader('Content-Security-Policy', csp.replace(/form-action ([^;]*)/, (_m, v: string) => `form-action ${v} ${source}`));
+}
+
+const expired = (res: Response) =>
+  sendPage(
+    res,
+    h(MessagePage, { title: 'Request expired', message: 'This authorization request is unknown, already answered or expired. Start the connection again from your assistant.', status: 'error' }),
+    400,
+  );
+
+/** GET/POST /consent: after login (password + TOTP), the person allows or denies the app. */
+export function consentRoutes(ctx: AppContext, oauth: OAuthService): Router {
+  const router = Router();
+
+  const render = async (req: Request, res: Response, id: string, pending: PendingAuthorization, opts: { error?: string; chosen?: string[] } = {}) => {
+    const s = req.session!;
+    const client = await oauth.clients.find(pending.clientId);
+    if (!client) return expired(res);
+    const account = await ctx.services.accounts.get(s.accountId);
+    allowRedirectTarget(res, pending.redirectUri);
+    sendPage(
+      res,
+      h(ConsentPage, {
+        user: { email: s.user.email, csrfToken: s.csrfToken },
+        accountName: account.name,
+        requestId: id,
+        client: { clientId: client.clientId, name: client.clientName, kind: client.kind, redirectUri: pending.redirectUri },
+        scopes: pending.scopes.map((scope) => ({ scope, description: scopeDescription(scope), checked: opts.chosen ? opts.chosen.includes(scope) : true })),
+        error: opts.error,
+      }),
+      opts.error ? 400 : 200,
+    );
+  };
+
+  router.get(ENDPOINTS.consent, requireLogin, async (req, res) => {
+    const id = typeof req.query.request === 'string' ? req.query.request : '';
+    const pending = await oauth.grants.findRequest(id);
+    if (!pending) return expired(res);
+    await render(req, res, id, pending);
+  });
+
+  router.post(ENDPOINTS.consent, requireLogin, async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const id = field(req, 'request');
+    const pending = await oauth.grants.findRequest(id);
+    if (!pending) return expired(res);
+    const approve = field(req, 'decision') === 'approve';
+    const chosen = fieldList(req, 'scope');
+    try {
+      const answer = await oauth.grants.decide(id, { userId: s.user.id, accountId: s.accountId }, { approve, scopes: chosen });
+      if (!answer) return expired(res);
+      ctx.logger.info({ clientId: pending.clientId, accountId: s.accountId, userId: s.user.id, approved: approve }, 'oauth consent');
+      res.redirect(303, answer.redirectTo);
+    } catch (err) {
+      if (err instanceof InvalidRequestError) return render(req, res, id, pending, { error: err.message, chosen });
+      throw err;
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
+import { OAuthTokenRevocationRequestSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Logger } from '../../src/platform/logger.js';
+import { toClientInformation, type StoredClient } from '../clients.js';
+import { AUTHENTICATED_CLIENT, authenticateClient } from '../middleware/client-auth.js';
+import { openCors } from '../middleware/cors.js';
+import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
+import type { OAuthService } from '../service.js';
+
+/**
+ * POST /revoke (RFC 7009). The client authenticates as at the token endpoint; a token it holds is
+ * revoked at once. Unknown, expired, malformed or other clients' tokens get the same 200, so the
+ * endpoint tells nobody whether a token exists.
+ */
+export function revokeRouter(oauth: OAuthService, logger: Logger): Router {
+  const router = Router();
+  router.use(openCors(['POST']));
+  router.use(allowedMethods(['POST']));
+  router.use(oauthRateLimit(15 * 60_000, 100, 'revocation'));
+  router.use(authenticateClient(oauth.clients, logger));
+  router.post('/', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    try {
+      const parsed = OAuthTokenRevocationRequestSchema.safeParse(req.body ?? {});
+      if (!parsed.success) throw new InvalidRequestError('token is required');
+      await oauth.provider.revokeToken(toClientInformation(res.locals[AUTHENTICATED_CLIENT] as StoredClient), parsed.data);
+      res.status(200).json({});
+    } catch (err) {
+      sendOAuthError(res, err, logger);
+    }
+  });
+  return router;
+}

@@ -1,0 +1,55 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
+import type { Logger } from '../../src/platform/logger.js';
+import { toClientInformation, type StoredClient } from '../clients.js';
+import { AUTHENTICATED_CLIENT, authenticateClient } from '../middleware/client-auth.js';
+import { openCors } from '../middleware/cors.js';
+import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
+import type { OAuthService } from '../service.js';
+
+const CodeGrant = z.object({
+  code: z.string().min(1, 'code is required').max(200),
+  code_verifier: z.string().min(1, 'code_verifier is required (PKCE)').max(200),
+  redirect_uri: z.string().max(2000).optional(),
+  resource: z.string().max(2000).optional(),
+});
+
+/**
+ * POST /token. Only the authorization_code grant: the code must be unused and unexpired, issued to
+ * this client, and match the PKCE verifier (S256), redirect URI and resource of its request. The
+ * answer is a 30-day JWT access token and no refresh token.
+ */
+export function tokenRouter(oauth: OAuthService, logger: Logger): Router {
+  const router = Router();
+  router.use(openCors(['POST']));
+  router.use(allowedMethods(['POST']));
+  router.use(oauthRateLimit(15 * 60_000, 100, 'token'));
+  router.use(authenticateClient(oauth.clients, logger));
+  router.post('/', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    try {
+      const client = res.locals[AUTHENTICATED_CLIENT] as StoredClient;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const grantType = body.grant_type;
+      if (typeof grantType !== 'string' || grantType === '') throw new InvalidRequestError('grant_type is required');
+      if (grantType === 'refresh_token') return void (await oauth.provider.exchangeRefreshToken());
+      if (grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code`);
+      const parsed = CodeGrant.safeParse(body);
+      if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? 'invalid token request');
+      const { code, code_verifier, redirect_uri, resource } = parsed.data;
+      let resourceUrl: URL | undefined;
+      if (resource !== undefined) {
+        if (!URL.canParse(resource)) throw new InvalidTargetError('resource must be an absolute URL');
+        resourceUrl = new URL(resource);
+      }
+      const tokens = await oauth.provider.exchangeAuthorizationCode(toClientInformation(client), code, code_verifier, redirect_uri, resourceUrl);
+      res.status(200).json(tokens);
+    } catch (err) {
+      sendOAuthError(res, err, logger);
+    }
+  });
+  return router;
+}

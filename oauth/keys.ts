@@ -1,0 +1,54 @@
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { Db } from '../src/platform/db/database.js';
+
+/** Access tokens are signed with ECDSA P-256 (ES256). */
+export const JWT_ALG = 'ES256';
+const SETTING_KEY = 'oauth.jwt_signing_key';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+interface StoredKey {
+  alg: string;
+  kid: string;
+  /** Private JWK (includes the public part). */
+  jwk: JWK;
+  createdAt: number;
+}
+
+/**
+ * The token signing key: generated at first start and kept in the `settings` table, so tokens
+ * survive restarts and every instance on the same database signs and verifies with the same key.
+ * When two instances start at once the first insert wins and both read it back.
+ */
+export async function loadOrCreateSigningKey(db: Db, now: number): Promise<SigningKey> {
+  const existing = await readStored(db);
+  if (existing) return importStored(existing);
+  const { privateKey } = await generateKeyPair(JWT_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint({ kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! });
+  const stored: StoredKey = { alg: JWT_ALG, kid, jwk: { ...jwk, alg: JWT_ALG, kid, use: 'sig' }, createdAt: now };
+  await db
+    .insertInto('settings')
+    .values({ key: SETTING_KEY, value: JSON.stringify(stored) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const winner = await readStored(db);
+  if (!winner) throw new Error('OAuth signing key could not be stored');
+  return importStored(winner);
+}
+
+async function readStored(db: Db): Promise<StoredKey | null> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', SETTING_KEY).executeTakeFirst();
+  return row ? (JSON.parse(row.value) as StoredKey) : null;
+}
+
+async function importStored(stored: StoredKey): Promise<SigningKey> {
+  const { d: _d, ...publicJwk } = stored.jwk;
+  const privateKey = (await importJWK(stored.jwk, stored.alg)) as CryptoKey;
+  const publicKey = (await importJWK(publicJwk, stored.alg)) as CryptoKey;
+  return { kid: stored.kid, privateKey, publicKey };
+}

@@ -1,0 +1,137 @@
+import type { ApiKeyInfo } from '../../src/accounts/api-keys.js';
+import { ErrorNote } from '../layout.js';
+import { ConsoleFrame, type ConsoleUser } from './frame.js';
+import { formatTime } from './format.js';
+
+export interface ApiKeysPageProps {
+  user: ConsoleUser;
+  accountName: string;
+  timezone: string;
+  keys: ApiKeyInfo[];
+  permissions: ReadonlyArray<{ value: string; description: string }>;
+  /** The secret of a key just created: shown on this response only. */
+  created?: { key: string; info: ApiKeyInfo } | undefined;
+  error?: string | undefined;
+  form?: { name: string; permissions: string[] } | undefined;
+  notice?: string | undefined;
+}
+
+export function ApiKeysPage({ user, accountName, timezone, keys, permissions, created, error, form, notice }: ApiKeysPageProps) {
+  const active = keys.filter((k) => k.revokedAt === null);
+  const revoked = keys.filter((k) => k.revokedAt !== null);
+  return (
+    <ConsoleFrame user={user} accountName={accountName} active="api-keys" title="API keys" notice={notice}>
+      {created ? (
+        <section class="card created-key" aria-live="polite">
+          <h2>Key “{created.info.name}” created</h2>
+          <p>Copy the key now. It is shown only once; the server keeps only a hash of it.</p>
+          <p>
+            <code class="secret" data-testid="new-api-key">
+              {created.key}
+            </code>
+          </p>
+          <p class="muted small">Send it as the X-API-Key header, or as Authorization: Bearer, to the REST API or the MCP endpoint.</p>
+        </section>
+      ) : null}
+
+      <section class="card">
+        <h1>API keys</h1>
+        {active.length === 0 ? (
+          <p class="muted">No active keys.</p>
+        ) : (
+          <table class="keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Permissions</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {active.map((k) => (
+                <tr data-key-id={k.id}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td class="perms">
+                    {k.permissions.map((p) => (
+                      <span class="badge">{p}</span>
+                    ))}
+                  </td>
+                  <td>{formatTime(k.createdAt, timezone)}</td>
+                  <td>{formatTime(k.lastUsedAt, timezone)}</td>
+                  <td>
+                    <form method="post" action={`/console/api-keys/${k.id}/revoke`}>
+                      <input type="hidden" name="csrf" value={user.csrfToken} />
+                      <button type="submit" class="danger small" aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section class="card">
+        <h2>Create a key</h2>
+        <ErrorNote message={error} />
+        <form method="post" action="/console/api-keys" class="stack">
+          <input type="hidden" name="csrf" value={user.csrfToken} />
+          <label>
+            Name
+            <input name="name" required maxlength={100} placeholder="CRM sync" value={form?.name ?? ''} />
+          </label>
+          <fieldset class="scopes">
+            <legend>Permissions</legend>
+            <div class="check-grid">
+              {permissions.map((p) => (
+                <label class="check">
+                  <input type="checkbox" name="permissions" value={p.value} checked={form?.permissions.includes(p.value) ?? false} />
+                  <span>
+                    <code>{p.value}</code> {p.description}
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <div class="actions">
+            <button type="submit">Create key</button>
+          </div>
+        </form>
+      </section>
+
+      {revoked.length > 0 ? (
+        <section class="card">
+          <h2>Revoked keys</h2>
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Revoked</th>
+              </tr>
+            </thead>
+            <tbody>
+              {revoked.map((k) => (
+                <tr data-key-id={k.id} class="revoked">
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{formatTime(k.revokedAt, timezone)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+    </ConsoleFrame>
+  );
+}

@@ -1,0 +1,92 @@
+import type { CompanyField } from '../../src/accounts/schemas.js';
+import { ConsoleFrame, type ConsoleUser } from './frame.js';
+
+export interface SettingsForm {
+  name: string;
+  timezone: string;
+  approvalRequired: boolean;
+  unsubscribeUrl: string;
+  companyProfile: Partial<Record<CompanyField, string>>;
+}
+
+export interface SettingsPageProps {
+  user: ConsoleUser;
+  accountName: string;
+  form: SettingsForm;
+  timezones: string[];
+  companyFields: ReadonlyArray<{ field: CompanyField; label: string }>;
+  errors?: Array<{ field: string; message: string }> | undefined;
+  notice?: string | undefined;
+}
+
+export function SettingsPage({ user, accountName, form, timezones, companyFields, errors = [], notice }: SettingsPageProps) {
+  const zoneList = timezones.includes(form.timezone) ? timezones : [form.timezone, ...timezones];
+  return (
+    <ConsoleFrame user={user} accountName={accountName} active="settings" title="Settings" notice={notice}>
+      <form method="post" action="/console/settings" class="settings">
+        <input type="hidden" name="csrf" value={user.csrfToken} />
+        {errors.length > 0 ? (
+          <div class="card error-list" role="alert">
+            <p class="error">The settings were not saved:</p>
+            <ul>
+              {errors.map((e) => (
+                <li>
+                  {e.field ? <strong>{e.field}: </strong> : null}
+                  {e.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+
+        <section class="card stack">
+          <h1>Settings</h1>
+          <label>
+            Account name
+            <input name="name" required maxlength={200} value={form.name} />
+          </label>
+          <label>
+            Time zone
+            <select name="timezone">
+              {zoneList.map((z) => (
+                <option value={z} selected={z === form.timezone}>
+                  {z}
+                </option>
+              ))}
+            </select>
+            <span class="hint">Default for scheduled sends and how times are shown here.</span>
+          </label>
+          <label class="check">
+            <input type="checkbox" name="approvalRequired" value="on" checked={form.approvalRequired} />
+            <span>
+              <strong>Approval required</strong> — a person approves every preview an assistant creates before it can be
+              sent. Turning this off lets assistants send after previewing, without asking.
+            </span>
+          </label>
+          <label>
+            Custom unsubscribe URL
+            <input name="unsubscribeUrl" type="url" maxlength={2000} placeholder="https://example.com/unsubscribe" value={form.unsubscribeUrl} />
+            <span class="hint">Leave empty to use this server's own unsubscribe page.</span>
+          </label>
+        </section>
+
+        <section class="card">
+          <h2>Company profile</h2>
+          <p class="muted small">Used by the company merge fields in messages, e.g. {'{{company_name}}'}.</p>
+          <div class="field-grid">
+            {companyFields.map(({ field, label }) => (
+              <label>
+                {label}
+                <input name={`profile_${field}`} maxlength={500} value={form.companyProfile[field] ?? ''} />
+              </label>
+            ))}
+          </div>
+        </section>
+
+        <div class="actions">
+          <button type="submit">Save settings</button>
+        </div>
+      </form>
+    </ConsoleFrame>
+  );
+}

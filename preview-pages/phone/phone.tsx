@@ -1,0 +1,465 @@
+/**
+ * The phone mockup: renders normalized RCS content (and an SMS fallback) the way a recipient's
+ * messaging app shows it. Server-rendered with Preact, so every string is escaped by
+ * construction; no script and no inline style (the CSP forbids both): layout is the classes of
+ * the "Phone mockup" section of assets/app.css, and the carousel and chip rows scroll with CSS
+ * scroll-snap, so they swipe without JavaScript.
+ *
+ * Reused by the sandbox share page, the approval page and the virtual phone. Buttons and chips
+ * are deliberately not links: a preview must not turn sender-supplied URLs into clickable links
+ * on this server's pages. Each names its target in a tooltip instead.
+ */
+import type { ComponentChildren } from 'preact';
+import type { Action, CardContent, Content, Media, MessageType, Suggestion } from '../../src/content/index.js';
+import { Icon, type IconName } from './icons.js';
+
+/** Media the page must not load (foreign URLs in the sandbox): JSON path of the URL → its host. */
+export interface ReplacedMedia {
+  path: string;
+  host: string;
+}
+
+/** How media URLs become page sources; built once per message by mediaResolver(). */
+export interface MediaResolver {
+  /** The src the page loads for a URL (e.g. this server's samples as relative paths). */
+  src(url: string): string;
+  /** The host when the URL at this JSON path was replaced by a placeholder, else null. */
+  replacedHost(path: string): string | null;
+}
+
+export function mediaResolver(opts: { replacedMedia?: readonly ReplacedMedia[] | undefined; mediaSrc?: ((url: string) => string) | undefined } = {}): MediaResolver {
+  const replaced = new Map((opts.replacedMedia ?? []).map((r) => [r.path, r.host]));
+  const map = opts.mediaSrc ?? ((u: string) => u);
+  return { src: (url) => safeSrc(map(url)), replacedHost: (path) => replaced.get(path) ?? null };
+}
+
+/**
+ * Only https:, http: and same-origin paths reach a src attribute; anything else (javascript:,
+ * data:, protocol-relative) becomes an empty src. Validation already demands HTTPS media; this
+ * keeps the renderer safe for callers that render unvalidated content.
+ */
+export function safeSrc(url: string): string {
+  if (url.startsWith('/') && !url.startsWith('//')) return url;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : '';
+  } catch {
+    return '';
+  }
+}
+
+export type MediaKind = 'image' | 'video' | 'audio' | 'file';
+
+/** Kind of a media URL: contentType first, then the file extension, then the fallback. */
+export function mediaKind(url: string | undefined, contentType: string | undefined, fallback: MediaKind): MediaKind {
+  if (contentType?.startsWith('image/')) return 'image';
+  if (contentType?.startsWith('video/')) return 'video';
+  if (contentType?.startsWith('audio/')) return 'audio';
+  let ext = '';
+  try {
+    ext = (new URL(url ?? '', 'https://x.invalid').pathname.match(/\.([A-Za-z0-9]+)$/)?.[1] ?? '').toLowerCase();
+  } catch {
+    ext = '';
+  }
+  if (/^(png|jpe?g|gif|webp|bmp|svg)$/.test(ext)) return 'image';
+  if (/^(mp4|m4v|webm|mpe?g|3gp|h263|mov)$/.test(ext)) return 'video';
+  if (/^(mp3|m4a|aac|ogg|oga|opus|wav|amr|flac)$/.test(ext)) return 'audio';
+  if (ext !== '') return fallback === 'image' || fallback === 'video' ? 'file' : fallback;
+  return fallback;
+}
+
+function fileName(url: string): string {
+  try {
+    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
+    return last ? decodeURIComponent(last) : new URL(url).host;
+  } catch {
+    return 'file';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frame
+
+export function SenderHeader({ name, channel = 'rcs' }: { name: string; channel?: 'rcs' | 'sms' }) {
+  const initial = (name.trim()[0] ?? '?').toUpperCase();
+  return (
+    <header class="phone-header">
+      <Icon name="back" class="phone-back" />
+      <span class={`phone-avatar${channel === 'sms' ? ' sms' : ''}`} aria-hidden="true">
+        {initial}
+      </span>
+      <span class="phone-who">
+        <span class="phone-sender">
+          {name}
+          {channel === 'rcs' ? <Icon name="verified" class="phone-verified" /> : null}
+        </span>
+        <span class="phone-channel">{channel === 'rcs' ? 'RCS business message' : 'Text message (SMS)'}</span>
+      </span>
+    </header>
+  );
+}
+
+export function PhoneFrame({ senderName, channel = 'rcs', label, children }: { senderName: string; channel?: 'rcs' | 'sms'; label?: string; children: ComponentChildren }) {
+  return (
+    <figure class={`phone phone-${channel}`}>
+      {label ? <figcaption class="phone-label">{label}</figcaption> : null}
+      <div class="phone-screen">
+        <SenderHeader name={senderName} channel={channel} />
+        <div class="phone-thread">{children}</div>
+        <div class="phone-compose" aria-hidden="true">
+          {channel === 'rcs' ? 'RCS message' : 'Text message'}
+        </div>
+      </div>
+    </figure>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buttons and chips
+
+/** What tapping the action does, in words (shown as the tooltip). */
+export function describeAction(action: Action): string {
+  switch (action.type) {
+    case 'openUrl':
+      return `Opens ${action.openUrlAction?.url ?? 'a link'}`;
+    case 'openUrlInWebview':
+      return `Opens ${action.openUrlInWebviewAction?.url ?? 'a page'} inside the app (${action.openUrlInWebviewAction?.viewMode ?? 'FULL'})`;
+    case 'dial':
+      return `Calls ${action.dialAction?.phoneNumber ?? 'a number'}`;
+    case 'addToCalendar':
+      return `Adds “${action.calendarAction?.title ?? 'an event'}” to the calendar`;
+    case 'createCalendarEvent':
+      return `Creates the event “${action.createCalendarEventAction?.title ?? 'an event'}”`;
+    case 'viewLocation': {
+      const l = action.viewLocationAction;
+      return `Shows ${l?.label ? `“${l.label}”` : l?.latLong ? `${l.latLong.latitude}, ${l.latLong.longitude}` : 'a place'} on a map`;
+    }
+    case 'shareLocation':
+      return 'Asks the recipient to share their location';
+    case 'unsubscribeLink':
+      return 'Opens the unsubscribe page';
+    case 'unsubscribe':
+      return `Sends ${action.unsubscribeAction?.stopKeyword ?? 'STOP'} to unsubscribe`;
+    case 'postback':
+      return action.postbackData ? `Sends “${action.postbackData}” to the webhook` : 'Notifies the webhook';
+    default:
+      return '';
+  }
+}
+
+export function ActionButton({ action }: { action: Action }) {
+  return (
+    <li class="card-action" title={describeAction(action)} data-action-type={action.type}>
+      <Icon name={action.type} />
+      <span class="card-action-text">{action.text}</span>
+    </li>
+  );
+}
+
+export function Chip({ suggestion }: { suggestion: Suggestion }) {
+  const action = suggestion.action;
+  const reply = suggestion.reply;
+  const icon: IconName = action ? action.type : 'reply';
+  const text = action?.text ?? reply?.text ?? '';
+  const title = action ? describeAction(action) : `Replies “${text}”`;
+  return (
+    <li class={`chip${action ? ' chip-action' : ' chip-reply'}`} title={title} data-action-type={action ? action.type : 'reply'}>
+      {action ? <Icon name={icon} /> : null}
+      <span class="chip-text">{text}</span>
+    </li>
+  );
+}
+
+export function ChipList({ suggestions }: { suggestions: readonly Suggestion[] | undefined }) {
+  if (!suggestions || suggestions.length === 0) return null;
+  return (
+    <ul class="chips" aria-label="Suggested replies and actions">
+      {suggestions.map((s) => (
+        <Chip suggestion={s} />
+      ))}
+    </ul>
+  );
+}
+
+function ActionList({ actions }: { actions: readonly Action[] | undefined }) {
+  if (!actions || actions.length === 0) return null;
+  return (
+    <ul class="card-actions">
+      {actions.map((a) => (
+        <ActionButton action={a} />
+      ))}
+    </ul>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Media
+
+export function PlaceholderNote({ host }: { host: string }) {
+  return <span class="media-note">{`Media from ${host} is not shown here`}</span>;
+}
+
+/** An image or video inside a card (height class applied by the card). */
+export function CardMedia({ media, path, resolver, heightClass }: { media: Media; path: string; resolver: MediaResolver; heightClass: string }) {
+  const url = media.contentInfo?.fileUrl;
+  if (!url) return null;
+  const thumb = media.contentInfo?.thumbnailUrl ?? media.thumbnailUrl;
+  const thumbPath = media.contentInfo?.thumbnailUrl !== undefined ? `${path}.contentInfo.thumbnailUrl` : `${path}.thumbnailUrl`;
+  const kind = mediaKind(url, media.contentInfo?.contentType, 'image');
+  const host = resolver.replacedHost(`${path}.contentInfo.fileUrl`);
+  if (host !== null) {
+    return (
+      <div class={`card-media ${heightClass} replaced`}>
+        <img src={resolver.src(url)} alt="" loading="lazy" />
+        {kind === 'video' ? <Icon name="play" class="media-play" /> : null}
+        <PlaceholderNote host={host} />
+      </div>
+    );
+  }
+  if (kind === 'video') {
+    const poster = thumb && resolver.replacedHost(thumbPath) === null ? resolver.src(thumb) : undefined;
+    return (
+      <div class={`card-media ${heightClass}`}>
+        <video src={resolver.src(url)} poster={poster} controls preload="metadata" playsInline />
+      </div>
+    );
+  }
+  return (
+    <div class={`card-media ${heightClass}`}>
+      <img src={resolver.src(url)} alt="" loading="lazy" />
+    </div>
+  );
+}
+
+const HEIGHT_CLASS = { SHORT: 'h-short', MEDIUM: 'h-medium', TALL: 'h-tall' } as const;
+const heightClass = (m: Media | undefined): string => HEIGHT_CLASS[m?.height ?? 'TALL'] ?? 'h-tall';
+
+export function FileTile({ url, path, resolver }: { url: string; path: string; resolver: MediaResolver }) {
+  const host = resolver.replacedHost(path);
+  const name = host !== null ? `File on ${host}` : fileName(url);
+  const src = resolver.src(url);
+  const local = host === null && src.startsWith('/');
+  const ext = host === null ? (name.match(/\.([A-Za-z0-9]{1,5})$/)?.[1] ?? '').toUpperCase() : '';
+  return (
+    <div class="tile tile-file">
+      <Icon name="file" class="tile-icon" />
+      <span class="tile-text">
+        {local ? (
+          <a class="tile-name" href={src} target="_blank" rel="noopener noreferrer">
+            {name}
+          </a>
+        ) : (
+          <span class="tile-name">{name}</span>
+        )}
+        <span class="tile-sub">{host !== null ? 'Not loaded in the preview' : ext ? `${ext} document` : 'Document'}</span>
+      </span>
+    </div>
+  );
+}
+
+export function AudioTile({ url, path, resolver }: { url: string; path: string; resolver: MediaResolver }) {
+  const host = resolver.replacedHost(path);
+  return (
+    <div class="tile tile-audio">
+      <Icon name="audio" class="tile-icon" />
+      <span class="tile-text">
+        <span class="tile-name">{host !== null ? `Audio on ${host}` : fileName(url)}</span>
+        {host !== null ? <span class="tile-sub">Not loaded in the preview</span> : <audio src={resolver.src(url)} controls preload="none" />}
+      </span>
+    </div>
+  );
+}
+
+/** A standalone image or video (image, video and media messages). */
+export function MediaTile({ url, contentType, thumbnailUrl, path, kind, resolver }: { url: string; contentType?: string | undefined; thumbnailUrl?: string | undefined; path: string; kind: MediaKind; resolver: MediaResolver }) {
+  const host = resolver.replacedHost(path);
+  if (host !== null) {
+    return (
+      <div class="media-tile replaced">
+        <img src={resolver.src(url)} alt="" loading="lazy" />
+        {kind === 'video' ? <Icon name="play" class="media-play" /> : null}
+        <PlaceholderNote host={host} />
+      </div>
+    );
+  }
+  if (kind === 'video') {
+    return (
+      <div class="media-tile">
+        <video src={resolver.src(url)} poster={thumbnailUrl ? resolver.src(thumbnailUrl) : undefined} controls preload="metadata" playsInline data-content-type={contentType} />
+      </div>
+    );
+  }
+  return (
+    <div class="media-tile">
+      <img src={resolver.src(url)} alt="" loading="lazy" />
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+export function TextBubble({ text }: { text: string }) {
+  return <div class="bubble bubble-rcs">{text}</div>;
+}
+
+export interface RichCardProps {
+  card: CardContent;
+  /** JSON path of the card: `content` for a rich card, `content.cardContents[1]` in a carousel. */
+  path: string;
+  orientation?: 'VERTICAL' | 'HORIZONTAL' | undefined;
+  imageAlignment?: 'LEFT' | 'RIGHT' | undefined;
+  resolver: MediaResolver;
+  inCarousel?: boolean;
+}
+
+export function RichCard({ card, path, orientation = 'VERTICAL', imageAlignment = 'RIGHT', resolver, inCarousel = false }: RichCardProps) {
+  const horizontal = orientation === 'HORIZONTAL' && !inCarousel;
+  const media = card.media ? <CardMedia media={card.media} path={`${path}.media`} resolver={resolver} heightClass={horizontal ? 'h-side' : heightClass(card.media)} /> : null;
+  const classes = ['rich-card', horizontal ? 'horizontal' : 'vertical', horizontal && imageAlignment === 'LEFT' ? 'media-left' : '', horizontal && imageAlignment !== 'LEFT' ? 'media-right' : '', inCarousel ? 'carousel-card' : '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <article class={classes}>
+      {horizontal ? (
+        <div class="card-row">
+          {imageAlignment === 'LEFT' ? media : null}
+          <CardBody card={card} />
+          {imageAlignment !== 'LEFT' ? media : null}
+        </div>
+      ) : (
+        <>
+          {media}
+          <CardBody card={card} />
+        </>
+      )}
+      <ActionList actions={card.cardActions} />
+    </article>
+  );
+}
+
+function CardBody({ card }: { card: CardContent }) {
+  return (
+    <div class="card-body">
+      {card.title ? <h3 class="card-title">{card.title}</h3> : null}
+      {card.description ? <p class="card-description">{card.description}</p> : null}
+    </div>
+  );
+}
+
+export function Carousel({ cards, resolver }: { cards: readonly CardContent[]; resolver: MediaResolver }) {
+  return (
+    <div class="carousel" tabIndex={0} role="region" aria-label={`Carousel of ${cards.length} cards; scroll sideways for more`}>
+      {cards.map((card, i) => (
+        <RichCard card={card} path={`content.cardContents[${i}]`} resolver={resolver} inCarousel />
+      ))}
+    </div>
+  );
+}
+
+export function SmsBubble({ text }: { text: string }) {
+  return <div class="bubble bubble-sms">{text}</div>;
+}
+
+export interface RcsMessageProps {
+  messageType: MessageType;
+  /** Normalized content (normalizeContent), with merge values applied when the page wants them. */
+  content: Content;
+  resolver?: MediaResolver;
+}
+
+/** The body of one RCS message by type, followed by its chips. */
+export function RcsMessage({ messageType, content, resolver = mediaResolver() }: RcsMessageProps) {
+  return (
+    <div class={`msg msg-${messageType}`} data-message-type={messageType}>
+      <MessageBody messageType={messageType} content={content} resolver={resolver} />
+      {messageType !== 'textBasic' ? <ChipList suggestions={content.suggestions} /> : null}
+    </div>
+  );
+}
+
+function MessageBody({ messageType, content, resolver }: { messageType: MessageType; content: Content; resolver: MediaResolver }) {
+  switch (messageType) {
+    case 'text':
+    case 'textBasic':
+      return <TextBubble text={content.text ?? ''} />;
+    case 'richCard':
+      return (
+        <RichCard
+          card={{ title: content.title, description: content.description, media: content.media, cardActions: content.cardActions }}
+          path="content"
+          orientation={content.cardOrientation}
+          imageAlignment={content.imageAlignment}
+          resolver={resolver}
+        />
+      );
+    case 'carousel':
+      return <Carousel cards={content.cardContents ?? []} resolver={resolver} />;
+    default:
+      return <MediaMessage messageType={messageType} content={content} resolver={resolver} />;
+  }
+}
+
+/** media, image, video, audio and file messages: `url` or `media.contentInfo.fileUrl`, plus caption. */
+function MediaMessage({ messageType, content, resolver }: { messageType: MessageType; content: Content; resolver: MediaResolver }) {
+  const fromUrl = content.url !== undefined;
+  const url = content.url ?? content.media?.contentInfo?.fileUrl;
+  const path = fromUrl ? 'content.url' : 'content.media.contentInfo.fileUrl';
+  if (!url) return <TextBubble text="(no media)" />;
+  const fallback: MediaKind = messageType === 'video' ? 'video' : messageType === 'audio' ? 'audio' : messageType === 'file' ? 'file' : 'image';
+  const contentType = fromUrl ? undefined : content.media?.contentInfo?.contentType;
+  const kind = messageType === 'file' ? 'file' : messageType === 'audio' ? 'audio' : mediaKind(url, contentType, fallback);
+  const caption = content.caption;
+  if (kind === 'file') return <FileTile url={url} path={path} resolver={resolver} />;
+  if (kind === 'audio') return <AudioTile url={url} path={path} resolver={resolver} />;
+  const thumb = fromUrl ? undefined : (content.media?.contentInfo?.thumbnailUrl ?? content.media?.thumbnailUrl);
+  const thumbPath = content.media?.contentInfo?.thumbnailUrl !== undefined ? 'content.media.contentInfo.thumbnailUrl' : 'content.media.thumbnailUrl';
+  const usableThumb = thumb && resolver.replacedHost(thumbPath) === null ? thumb : undefined;
+  const tile = <MediaTile url={url} contentType={contentType} thumbnailUrl={usableThumb} path={path} kind={kind} resolver={resolver} />;
+  if (!caption) return tile;
+  // With a caption, media goes out as a rich card (§2.1).
+  return (
+    <article class="rich-card vertical media-card">
+      {tile}
+      <div class="card-body">
+        <p class="card-description">{caption}</p>
+      </div>
+    </article>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole preview
+
+export interface PhonePreviewProps {
+  messageType: MessageType;
+  /** Normalized content (see normalizeContent). */
+  content: Content;
+  /** Shown in the phone header. */
+  senderName: string;
+  /** SMS fallback text; when given, a second phone shows it as an SMS. */
+  smsFallback?: string | null | undefined;
+  /** Name in the SMS phone's header (default: senderName). */
+  smsSenderName?: string | undefined;
+  /** Foreign media not to load, by JSON path of the URL (sandbox). */
+  replacedMedia?: readonly ReplacedMedia[] | undefined;
+  /** Maps media URLs to page sources (e.g. this server's samples to relative paths). */
+  mediaSrc?: ((url: string) => string) | undefined;
+}
+
+/** RCS phone, plus an SMS phone when there is a fallback. */
+export function PhonePreview({ messageType, content, senderName, smsFallback, smsSenderName, replacedMedia, mediaSrc }: PhonePreviewProps) {
+  const resolver = mediaResolver({ replacedMedia, mediaSrc });
+  return (
+    <div class="phones">
+      <PhoneFrame senderName={senderName} channel="rcs" label="RCS">
+        <RcsMessage messageType={messageType} content={content} resolver={resolver} />
+      </PhoneFrame>
+      {smsFallback !== undefined && smsFallback !== null ? (
+        <PhoneFrame senderName={smsSenderName ?? senderName} channel="sms" label="SMS fallback (devices without RCS)">
+          <SmsBubble text={smsFallback} />
+        </PhoneFrame>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+import { Router, type Request, type Response } from 'express';
+import { h } from 'preact';
+import type { AppContext } from '../context.js';
+import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
+import { AccountSettingsSchema, COMPANY_FIELDS, type CompanyField, type CompanyProfile } from '../accounts/schemas.js';
+import { AppError, isAppError } from '../platform/errors.js';
+import { sendPage } from '../platform/http/pages.js';
+import { isId } from '../platform/ids.js';
+import { PERMISSIONS, PermissionSchema, type Permission } from '../platform/permissions.js';
+import { listTimezones } from '../schedule/timezones.js';
+import { scopeDescription } from '../../oauth/constants.js';
+import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
+import { AppsPage } from '../../preview-pages/console/apps.js';
+import { OverviewPage } from '../../preview-pages/console/overview.js';
+import { SendersPage } from '../../preview-pages/console/senders.js';
+import { SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
+import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
+import type { ConsoleSources } from './sources.js';
+
+const field = (req: Request, name: string): string => {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+};
+const fieldList = (req: Request, name: string): string[] => {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+
+/** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
+const NOTICES: Record<string, string> = {
+  'key-revoked': 'The API key was revoked. Requests with it now get 401.',
+  'app-revoked': 'The app’s access was revoked. It has to be authorized again to connect.',
+  'settings-saved': 'Settings saved.',
+};
+const noticeOf = (req: Request): string | undefined => (typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined);
+
+const COMPANY_LABELS: Record<CompanyField, string> = {
+  company_name: 'Company name',
+  company_email: 'Company email',
+  company_phone: 'Company phone',
+  company_website: 'Website',
+  company_address: 'Address',
+  company_city: 'City',
+  company_country: 'Country',
+  contact_person: 'Contact person',
+  business_first_name: 'Business contact first name',
+  business_last_name: 'Business contact last name',
+  gdpr_email: 'Privacy (GDPR) email',
+  gdpr_phone: 'Privacy (GDPR) phone',
+};
+const COMPANY_FORM_FIELDS = COMPANY_FIELDS.map((f) => ({ field: f, label: COMPANY_LABELS[f] }));
+const PERMISSION_CHOICES = PERMISSIONS.map((p) => ({ value: p, description: scopeDescription(p) }));
+
+/**
+ * The account console (/console/*) for logged-in people: overview (pending previews, batch
+ * progress, recent messages — data from ConsoleSources), API keys, connected OAuth apps, senders
+ * (read-only), webhooks (ConsoleSources.webhooks) and settings. Every POST carries the session's
+ * CSRF token; every query is scoped to the session's account.
+ */
+export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Router {
+  const { accounts, apiKeys, senders, oauth } = ctx.services;
+  const router = Router();
+  router.use('/console', requireLogin);
+
+  const who = (req: Request) => {
+    const s = req.session!;
+    return { user: { email: s.user.email, csrfToken: s.csrfToken }, accountId: s.accountId, userId: s.user.id };
+  };
+
+  router.get('/console', async (req, res) => {
+    const { user, accountId } = who(req);
+    const [account, keys, apps, senderList, pendingPreviews, recentMessages, batchJobs] = await Promise.all([
+      accounts.get(accountId),
+      apiKeys.list(accountId),
+      oauth.connectedApps.list(accountId),
+      senders.list(accountId),
+      sources.pendingPreviews ? sources.pendingPreviews(accountId) : Promise.resolve(null),
+      sources.recentMessages ? sources.recentMessages(accountId) : Promise.resolve(null),
+      sources.batchJobs ? sources.batchJobs(accountId) : Promise.resolve(null),
+    ]);
+    sendPage(
+      res,
+      h(OverviewPage, {
+        user,
+        account: { name: account.name, credits: account.credits, timezone: account.timezone, approvalRequired: account.approvalRequired },
+        counts: { activeKeys: keys.filter((k) => k.revokedAt === null).length, connectedApps: apps.length, senders: senderList.length },
+        pendingPreviews,
+        recentMessages,
+        batchJobs,
+      }),
+    );
+  });
+
+  // ---- API keys ----------------------------------------------------------------------------
+  const keysPage = async (req: Request, res: Response, extra: { created?: Awaited<ReturnType<typeof apiKeys.create>>; error?: string; form?: { name: string; permissions: string[] } } = {}, status = 200) => {
+    const { user, accountId } = who(req);
+    const [account, keys] = await Promise.all([accounts.get(accountId), apiKeys.list(accountId)]);
+    sendPage(
+      res,
+      h(ApiKeysPage, {
+        user,
+        accountName: account.name,
+        timezone: account.timezone,
+        keys,
+        permissions: PERMISSION_CHOICES,
+        created: extra.created,
+        error: extra.error,
+        form: extra.form,
+        notice: noticeOf(req),
+      }),
+      status,
+    );
+  };
+
+  router.get('/console/api-keys', (req, res) => keysPage(req, res));
+
+  router.post('/console/api-keys', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const name = field(req, 'name');
+    const chosen = fieldList(req, 'permissions');
+    const permissions = chosen.filter((p): p is Permission => PermissionSchema.safeParse(p).success);
+    try {
+      if (permissions.length !== chosen.length) throw new AppError('VALIDATION_ERROR', 'Unknown permission');
+      const created = await apiKeys.create(s.accountId, name, permissions);
+      ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id }, 'api key created in console');
+      // The secret is rendered into this response only (no redirect: nothing keeps it for a later page).
+      await keysPage(req, res, { created }, 201);
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
+      await keysPage(req, res, { error: err.message, form: { name, permissions: chosen } }, 400);
+    }
+  });
+
+  router.post('/console/api-keys/:id/revoke', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const id = String(req.params.id);
+    if (!isId('key', id)) throw new AppError('NOT_FOUND', 'API key not found');
+    await apiKeys.revoke(s.accountId, id);
+    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: id }, 'api key revoked in console');
+    res.redirect(303, '/console/api-keys?done=key-revoked');
+  });
+
+  // ---- Connected OAuth apps ----------------------------------------------------------------
+  router.get('/console/apps', async (req, res) => {
+    const { user, accountId } = who(req);
+    const [account, apps] = await Promise.all([accounts.get(accountId), oauth.connectedApps.list(accountId)]);
+    sendPage(res, h(AppsPage, { user, accountName: account.name, timezone: account.timezone, apps, notice: noticeOf(req) }));
+  });
+
+  router.post('/console/apps/revoke', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const clientId = field(req, 'client_id');
+    const userId = field(req, 'user_id');
+    if (!clientId || !isId('usr', userId)) throw new AppError('NOT_FOUND', 'Connected app not found');
+    const n = await oauth.connectedApps.revoke(s.accountId, clientId, userId);
+    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, clientId, tokens: n }, 'oauth app revoked in console');
+    res.redirect(303, '/console/apps?done=app-revoked');
+  });
+
+  // ---- Senders (read-only) -----------------------------------------------------------------
+  router.get('/console/senders', async (req, res) => {
+    const { user, accountId } = who(req);
+    const [account, list] = await Promise.all([accounts.get(accountId), senders.list(accountId)]);
+    sendPage(res, h(SendersPage, { user, accountName: account.name, timezone: account.timezone, senders: list }));
+  });
+
+  // ---- Webhooks (filled by the webhooks area) ----------------------------------------------
+  if (sources.webhooks) {
+    router.use('/console/webhooks', sources.webhooks);
+  } else {
+    router.get('/console/webhooks', async (req, res) => {
+      const { user, accountId } = who(req);
+      const account = await accounts.get(accountId);
+      sendPage(res, h(WebhooksPlaceholderPage, { user, accountName: account.name }));
+    });
+  }
+
+  // ---- Settings ----------------------------------------------------------------------------
+  const timezoneNames = (now: number) => listTimezones(now).map((z) => z.timeZone);
+
+  router.get('/console/settings', async (req, res) => {
+    const { user, accountId } = who(req);
+    const account = await accounts.get(accountId);
+    const form: SettingsForm = {
+      name: account.name,
+      timezone: account.timezone,
+      approvalRequired: account.approvalRequired,
+      unsubscribeUrl: account.unsubscribeUrl ?? '',
+      companyProfile: account.companyProfile,
+    };
+    sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(ctx.clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
+  });
+
+  router.post('/console/settings', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const companyProfile: CompanyProfile = {};
+    for (const f of COMPANY_FIELDS) {
+      const v = field(req, `profile_${f}`).trim();
+      if (v !== '') companyProfile[f] = v;
+    }
+    const form: SettingsForm = {
+      name: field(req, 'name').trim(),
+      timezone: field(req, 'timezone').trim(),
+      approvalRequired: field(req, 'approvalRequired') === 'on',
+      unsubscribeUrl: field(req, 'unsubscribeUrl').trim(),
+      companyProfile,
+    };
+    const parsed = AccountSettingsSchema.safeParse({
+      name: form.name,
+      timezone: form.timezone,
+      approvalRequired: form.approvalRequired,
+      unsubscribeUrl: form.unsubscribeUrl === '' ? null : form.unsubscribeUrl,
+      companyProfile,
+    });
+    if (!parsed.success) {
+      const account = await accounts.get(s.accountId);
+      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message }));
+      return sendPage(
+        res,
+        h(SettingsPage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name, form, timezones: timezoneNames(ctx.clock.now()), companyFields: COMPANY_FORM_FIELDS, errors }),
+        400,
+      );
+    }
+    await accounts.updateSettings(s.accountId, parsed.data);
+    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired }, 'account settings changed in console');
+    res.redirect(303, '/console/settings?done=settings-saved');
+  });
+
+  return router;
+}

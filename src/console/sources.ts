@@ -1,0 +1,51 @@
+import type { Router } from 'express';
+
+/**
+ * Extension points of the console. Other areas plug their data in where src/app.ts calls
+ * consoleRoutes(ctx, sources); a missing source shows a placeholder, an empty list says so.
+ * Items are plain display data: ids, short texts, ISO times.
+ */
+export interface PendingPreviewItem {
+  id: string;
+  channel: 'RCS' | 'SMS';
+  /** A short description (campaign name, first words of the text). Rendered escaped. */
+  summary: string;
+  recipients: number;
+  /** The share page where a logged-in person approves or rejects. */
+  shareUrl: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface RecentMessageItem {
+  id: string;
+  channel: 'RCS' | 'SMS';
+  to: string;
+  status: string;
+  senderName?: string | undefined;
+  createdAt: string;
+}
+
+export interface BatchJobItem {
+  id: string;
+  campaignName?: string | undefined;
+  status: string;
+  total: number;
+  processed: number;
+  failed: number;
+  createdAt: string;
+}
+
+export interface ConsoleSources {
+  /** Previews awaiting approval (the MCP / previews area). */
+  pendingPreviews?: (accountId: string) => Promise<PendingPreviewItem[]>;
+  /** The latest messages, newest first (the messaging area). */
+  recentMessages?: (accountId: string) => Promise<RecentMessageItem[]>;
+  /** Batch and scheduled jobs with progress, newest first (the messaging area). */
+  batchJobs?: (accountId: string) => Promise<BatchJobItem[]>;
+  /**
+   * The webhooks page: a router mounted at /console/webhooks behind requireLogin (use
+   * ConsoleFrame with active="webhooks"). Without it the page says webhooks are not set up yet.
+   */
+  webhooks?: Router;
+}

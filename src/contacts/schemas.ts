@@ -1,0 +1,248 @@
+import { z } from 'zod';
+import {
+  BULK_CONTACTS_MAX,
+  BULK_DISABLE_REASON_MAX_LENGTH,
+  CONTACT_LIST_LIMIT_MAX,
+  CONTACT_NAME_MAX_LENGTH,
+  GROUP_MEMBERSHIP_MAX_IDS,
+} from '../content/limits.js';
+import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_MAX } from '../fields/schemas.js';
+import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
+import { PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../phone/limits.js';
+import { cursorQueryFields } from '../platform/pagination.js';
+import { idSchema } from './ids.js';
+
+export { BULK_CONTACTS_MAX, CONTACT_NAME_MAX_LENGTH };
+export const DISABLE_REASON_MAX_LENGTH = BULK_DISABLE_REASON_MAX_LENGTH;
+export const CONTACT_EMAIL_MAX_LENGTH = 254;
+/** Ids per bulk disable/enable call (the spec gives none; the group-membership limit is used). */
+export const BULK_STATUS_MAX_IDS = GROUP_MEMBERSHIP_MAX_IDS;
+/** Groups named in one create/update/bulk call. */
+export const CONTACT_GROUPS_PER_CALL_MAX = 1000;
+export const CONTACT_SEARCH_MAX_LENGTH = 100;
+export const CONTACT_LIST_MAX_LIMIT = CONTACT_LIST_LIMIT_MAX;
+export const CONTACT_LIST_DEFAULT_LIMIT = 50;
+
+export const ContactIdSchema = idSchema('ct', 'a contact');
+
+/** Trims strings and turns an empty string into null ("not set"); other values pass to `inner`. */
+const blankToNull = <T extends z.ZodType>(inner: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.trim()) : v), inner);
+
+const NameSchema = (what: string) =>
+  blankToNull(z.string().max(CONTACT_NAME_MAX_LENGTH).nullable()).describe(
+    `${what}, at most ${CONTACT_NAME_MAX_LENGTH} characters; empty or null means not set.`,
+  );
+const EmailSchema = blankToNull(z.email().max(CONTACT_EMAIL_MAX_LENGTH).nullable()).describe(
+  `Email address, at most ${CONTACT_EMAIL_MAX_LENGTH} characters; empty or null means not set.`,
+);
+export const PhoneInputSchema = z
+  .string()
+  .min(1)
+  .max(40)
+  .describe(
+    `Phone number with country code: +4915112345678, 004915112345678 or 4915112345678 (spaces and dashes allowed). Stored as ${PHONE_MIN_DIGITS}–${PHONE_MAX_DIGITS} digits without + or 00; the country must be in the account's price list.`,
+  );
+
+const GroupIdList = z
+  .array(GroupIdSchema)
+  .max(CONTACT_GROUPS_PER_CALL_MAX)
+  .describe(`Group ids (grp_…), at most ${CONTACT_GROUPS_PER_CALL_MAX}; each must be a group of the account.`);
+const CustomFieldValueList = z
+  .array(FieldValueInputSchema)
+  .max(FIELD_VALUES_PER_CALL_MAX)
+  .describe(`Custom field values [{fieldId or tag, value}], at most ${FIELD_VALUES_PER_CALL_MAX}; a null value deletes.`);
+
+export const CreateContactSchema = z.strictObject({
+  phone: PhoneInputSchema,
+  firstName: NameSchema('First name').optional(),
+  lastName: NameSchema('Last name').optional(),
+  email: EmailSchema.optional(),
+  groups: GroupIdList.optional(),
+  customFields: CustomFieldValueList.optional(),
+});
+export type CreateContactInput = z.input<typeof CreateContactSchema>;
+
+export const UpdateContactSchema = z
+  .strictObject({
+    phone: PhoneInputSchema.optional(),
+    firstName: NameSchema('First name').optional(),
+    lastName: NameSchema('Last name').optional(),
+    email: EmailSchema.optional(),
+    disabled: z.boolean().optional().describe('true disables the contact (and cancels its scheduled messages); false enables it.'),
+    groups: GroupIdList.optional().describe('Replaces the set of groups the contact belongs to; [] removes it from every group.'),
+    customFields: CustomFieldValueList.optional().describe('Sets the listed values (null deletes); fields not listed keep their value.'),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one field to change' });
+export type UpdateContactInput = z.input<typeof UpdateContactSchema>;
+
+// ---- bulk ------------------------------------------------------------------------------------
+
+/** Row as typed in the request body; value limits are checked per row (failures are reported, not fatal). */
+export const BulkContactRowSchema = z.strictObject({
+  phone: z.string().describe('Required. Same rules as a single contact; a bad or unsupported number fails only this row.'),
+  firstName: z.string().nullable().optional().describe(`At most ${CONTACT_NAME_MAX_LENGTH} characters (checked per row).`),
+  lastName: z.string().nullable().optional().describe(`At most ${CONTACT_NAME_MAX_LENGTH} characters (checked per row).`),
+  email: z.string().nullable().optional().describe('Email format (checked per row).'),
+  customFields: z
+    .array(
+      z.strictObject({
+        fieldId: z.string().optional(),
+        tag: z.string().optional(),
+        value: z.string().nullable(),
+      }),
+    )
+    .optional()
+    .describe('[{fieldId or tag, value}]; an unknown field fails the row.'),
+});
+
+/** The same row with every value rule, applied by the service to each row. */
+export const BulkContactRowStrictSchema = z.strictObject({
+  phone: PhoneInputSchema,
+  firstName: NameSchema('First name').optional(),
+  lastName: NameSchema('Last name').optional(),
+  email: EmailSchema.optional(),
+  customFields: CustomFieldValueList.optional(),
+});
+
+export const BulkContactsSchema = z.strictObject({
+  contacts: z
+    .array(BulkContactRowSchema)
+    .min(1)
+    .max(BULK_CONTACTS_MAX)
+    .describe(`1 to ${BULK_CONTACTS_MAX} contacts. Rows are handled independently: a row that fails is reported in errors and the others are still saved.`),
+  upsert: z
+    .boolean()
+    .default(false)
+    .describe('false: existing phones are skipped and reported as DUPLICATE. true: existing phones are updated (firstName, lastName, email and custom fields given in the row; empty values never clear).'),
+  groups: GroupIdList.optional().describe('Groups every created or updated contact is added to; an unknown id fails the whole request (404).'),
+});
+export type BulkContactsInput = z.input<typeof BulkContactsSchema>;
+
+export const BulkErrorSchema = z.object({
+  index: z.number().int().describe('Position of the row in contacts.'),
+  phone: z.string().describe('The phone as given in the row.'),
+  code: z.enum(['VALIDATION_ERROR', 'COUNTRY_NOT_SUPPORTED', 'DUPLICATE', 'NOT_FOUND']),
+  error: z.string(),
+});
+export type BulkError = z.infer<typeof BulkErrorSchema>;
+
+export const BulkResultSchema = z.object({
+  success: z.literal(true),
+  created: z.number().int(),
+  updated: z.number().int(),
+  failed: z.number().int().describe('Rows refused: invalid values, unsupported country, unknown custom field.'),
+  skipped: z.number().int().describe('Duplicates: phones that already exist (create mode) or repeat an earlier row.'),
+  errors: z.array(BulkErrorSchema).describe('One entry per failed or skipped row.'),
+});
+export type BulkResult = z.infer<typeof BulkResultSchema>;
+
+export const BulkDisableSchema = z.strictObject({
+  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe(`Contact ids, 1 to ${BULK_STATUS_MAX_IDS}.`),
+  reason: z.string().trim().max(DISABLE_REASON_MAX_LENGTH).optional().describe(`Why, at most ${DISABLE_REASON_MAX_LENGTH} characters; kept on the contact.`),
+});
+export type BulkDisableInput = z.input<typeof BulkDisableSchema>;
+
+export const BulkEnableSchema = z.strictObject({
+  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe(`Contact ids, 1 to ${BULK_STATUS_MAX_IDS}.`),
+});
+export type BulkEnableInput = z.input<typeof BulkEnableSchema>;
+
+export const BulkDisableResultSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  disabledCount: z.number().int().describe('Contacts disabled by this call.'),
+  requestedCount: z.number().int().describe('Distinct ids in the request.'),
+  cancelledMessages: z.number().int().describe('Scheduled messages to these contacts that were cancelled.'),
+  alreadyDisabledCount: z.number().int(),
+  notFoundIds: z.array(z.string()).describe('Ids that are not contacts of this account.'),
+});
+export type BulkDisableResult = z.infer<typeof BulkDisableResultSchema>;
+
+export const BulkEnableResultSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  enabledCount: z.number().int(),
+  requestedCount: z.number().int(),
+  notDisabledCount: z.number().int().describe('Contacts that were not disabled (left unchanged).'),
+  notFoundIds: z.array(z.string()),
+});
+export type BulkEnableResult = z.infer<typeof BulkEnableResultSchema>;
+
+// ---- list ------------------------------------------------------------------------------------
+
+export const CONTACT_SORTS = ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'phone'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+
+const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const filterFields = {
+  search: z
+    .string()
+    .trim()
+    .max(CONTACT_SEARCH_MAX_LENGTH)
+    .optional()
+    .describe('Case-insensitive substring of first name, last name ("Ada Lovelace" matches both), phone or email. Phone-like text matches digits ignoring +, 00 and spaces.'),
+  disabled: boolQuery.optional().describe('true: only disabled contacts; false: only enabled; omit for all.'),
+  group: z.string().optional().describe('Only members of this group (grp_…).'),
+};
+
+export const ListContactsQuerySchema = z.object({
+  ...cursorQueryFields({ defaultLimit: CONTACT_LIST_DEFAULT_LIMIT, maxLimit: CONTACT_LIST_MAX_LIMIT }),
+  ...filterFields,
+  phone: z
+    .string()
+    .max(40)
+    .optional()
+    .describe('Exact lookup by number (country code required; + or 00 accepted). Returns 0 or 1 contact and ignores the other filters and pagination.'),
+  sort: z.enum(CONTACT_SORTS).default('createdAt').describe('Sort key (default createdAt). Names and email sort case-insensitively, missing values first in ascending order.'),
+  order: z.enum(SORT_ORDERS).optional().describe('asc or desc; default desc for createdAt/updatedAt, asc otherwise.'),
+  include: z.enum(['customFields']).optional().describe('customFields embeds each contact\'s custom field values.'),
+});
+export type ListContactsQuery = z.output<typeof ListContactsQuerySchema>;
+
+export const CountContactsQuerySchema = z.object(filterFields);
+export type CountContactsQuery = z.output<typeof CountContactsQuerySchema>;
+
+export const GetContactQuerySchema = z.object({
+  include: z.enum(['customFields']).optional().describe('customFields embeds the custom field values.'),
+});
+
+/** Typed list options for ContactsService.list (from the REST query or MCP arguments). */
+export interface ListContactsOptions {
+  limit: number;
+  cursor?: string | undefined;
+  search?: string | undefined;
+  phone?: string | undefined;
+  disabled?: boolean | undefined;
+  group?: string | undefined;
+  sort?: ContactSort | undefined;
+  order?: 'asc' | 'desc' | undefined;
+  includeCustomFields?: boolean | undefined;
+}
+
+export interface ContactFilter {
+  search?: string | undefined;
+  disabled?: boolean | undefined;
+  group?: string | undefined;
+}
+
+// ---- responses -------------------------------------------------------------------------------
+
+export const ContactSchema = z.object({
+  id: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  phone: z.string().describe('Digits with country code, no + or 00 (e.g. 4915112345678).'),
+  country: z.string().describe('ISO 3166-1 alpha-2 country of the number.'),
+  email: z.string().nullable(),
+  disabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  disabledAt: z.string().nullable(),
+  groups: z.array(GroupRefSchema),
+  customFields: z.array(ContactFieldValueSchema).optional().describe('Present with include=customFields and on create/update responses.'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Contact = z.infer<typeof ContactSchema>;

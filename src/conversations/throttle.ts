@@ -1,0 +1,110 @@
+import type { Clock } from '../platform/clock.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
+import type { RecipientThrottle } from '../messaging/recipients.js';
+
+export interface ThrottleOptions {
+  /** Messages one account may queue to one number within `windowMs`; 0 switches the throttle off. */
+  max: number;
+  windowMs: number;
+}
+
+export interface RateLimitState {
+  enabled: boolean;
+  limit: number;
+  windowMs: number;
+  /** Outbound messages of the account to the number accepted inside the current window. */
+  used: number;
+  remaining: number;
+  limited: boolean;
+  /** When the oldest counted message leaves the window (a slot frees); null when none is counted. */
+  resetAt: number | null;
+  /** Milliseconds until the next message would be accepted; 0 when one would be now. */
+  retryAfterMs: number;
+}
+
+const CHUNK = 900;
+
+/**
+ * The per-recipient throttle (docs/decisions.md "Engagement"): at most `max` outbound messages of
+ * one account to one number per rolling `windowMs`, counted at accept time (immediate and
+ * scheduled alike; cancelled messages free their slot, failed ones do not). It guards people
+ * against runaway loops — an assistant repeating a send, a misconfigured integration. Counted in
+ * the database, so it holds across restarts and instances.
+ */
+export class RecipientRateLimiter implements RecipientThrottle {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    readonly options: ThrottleOptions,
+  ) {}
+
+  get enabled(): boolean {
+    return this.options.max > 0;
+  }
+
+  /** Numbers of `phones` that may not get another message now (for the send path). */
+  async limited(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<ReadonlyMap<string, { reason: string; retryAfterSeconds: number }>> {
+    const out = new Map<string, { reason: string; retryAfterSeconds: number }>();
+    if (!this.enabled || phones.length === 0) return out;
+    const now = this.clock.now();
+    const since = now - this.options.windowMs;
+    const full: string[] = [];
+    for (let i = 0; i < phones.length; i += CHUNK) {
+      const rows = await tx
+        .selectFrom('messages')
+        .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
+        .where('account_id', '=', accountId)
+        .where('phone', 'in', phones.slice(i, i + CHUNK))
+        .where('direction', '=', 'OUTBOUND')
+        .where('created_at', '>', since)
+        .groupBy('phone')
+        .execute();
+      for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
+    }
+    for (const phone of full) {
+      const state = await this.state(accountId, phone, tx, now);
+      const retryAfterSeconds = Math.max(1, Math.ceil(state.retryAfterMs / 1000));
+      out.set(phone, {
+        reason: `+${phone} already got ${state.used} message(s) from this account in the last ${minutes(this.options.windowMs)} (limit ${this.options.max} per recipient); try again in ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      });
+    }
+    return out;
+  }
+
+  /** The throttle's state for one number (GET /conversations/{phoneNumber}/rate-limit). */
+  async state(accountId: string, phone: string, tx: DbOrTx = this.db, now = this.clock.now()): Promise<RateLimitState> {
+    const { max, windowMs } = this.options;
+    const times = (
+      await tx
+        .selectFrom('messages')
+        .select('created_at')
+        .where('account_id', '=', accountId)
+        .where('phone', '=', phone)
+        .where('direction', '=', 'OUTBOUND')
+        .where('created_at', '>', now - windowMs)
+        .orderBy('created_at')
+        .execute()
+    ).map((r) => r.created_at);
+    const used = times.length;
+    if (max === 0) return { enabled: false, limit: 0, windowMs, used, remaining: 0, limited: false, resetAt: null, retryAfterMs: 0 };
+    const limited = used >= max;
+    // A slot frees when enough of the oldest messages have left the window to get below max.
+    const freeingAt = limited ? times[used - max]! + windowMs : null;
+    return {
+      enabled: true,
+      limit: max,
+      windowMs,
+      used,
+      remaining: Math.max(0, max - used),
+      limited,
+      resetAt: used > 0 ? times[0]! + windowMs : null,
+      retryAfterMs: freeingAt === null ? 0 : Math.max(0, freeingAt - now),
+    };
+  }
+}
+
+function minutes(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  return m === 60 ? 'hour' : `${m} minutes`;
+}

@@ -1,0 +1,129 @@
+import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
+import { cancelScheduledMessages } from '../messaging/log-service.js';
+import type { EngagementEvents } from './events.js';
+
+// SQLite allows 32,766 bound parameters per statement; stay well below it.
+const CHUNK = 900;
+
+/** Marks disabled_reason of contacts disabled by an opt-out, so START can undo exactly those. */
+export const OPTED_OUT_REASON_PREFIX = 'Opted out';
+
+/**
+ * Which of these numbers (digits) opted out of the account. Used by every send (src/messaging/
+ * recipients.ts) before contacts are looked up or created: an opt-out is per number, so it also
+ * covers sends with skipContactCreation and survives the deletion of the contact.
+ */
+export async function optedOutPhones(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < phones.length; i += CHUNK) {
+    const part = phones.slice(i, i + CHUNK);
+    if (part.length === 0) continue;
+    const rows = await tx.selectFrom('opt_outs').select('phone').where('account_id', '=', accountId).where('phone', 'in', part).execute();
+    for (const r of rows) out.add(r.phone);
+  }
+  return out;
+}
+
+export interface OptOutInput {
+  accountId: string;
+  /** Digits with country code. */
+  phone: string;
+  source: 'keyword' | 'link';
+  keyword?: string | null;
+  senderId?: string | null;
+  /** The inbound message with the keyword, or the message whose unsubscribe link was used. */
+  messageId?: string | null;
+  at: number;
+}
+
+export interface OptOutResult {
+  /** The number was already out before this request (nothing changed). */
+  alreadyOptedOut: boolean;
+  contactId: string | null;
+  cancelledMessages: number;
+}
+
+/**
+ * Opt-out and opt-in of a number (STOP, the sender's keyword, the unsubscribe link; START). One
+ * place, so every path does the same: record the number, disable its contact with a reason that
+ * says why, cancel everything still queued or scheduled for it, tell the listeners. Always inside
+ * the caller's transaction.
+ */
+export class OptOutService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EngagementEvents,
+  ) {}
+
+  async isOptedOut(accountId: string, phone: string, tx: DbOrTx = this.db): Promise<boolean> {
+    return (await optedOutPhones(tx, accountId, [phone])).size > 0;
+  }
+
+  async optOut(tx: Tx, input: OptOutInput): Promise<OptOutResult> {
+    const contact = await tx.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
+    const inserted = await tx
+      .insertInto('opt_outs')
+      .values({
+        account_id: input.accountId,
+        phone: input.phone,
+        contact_id: contact?.id ?? null,
+        source: input.source,
+        keyword: input.keyword ?? null,
+        sender_id: input.senderId ?? null,
+        message_id: input.messageId ?? null,
+        created_at: input.at,
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'phone']).doNothing())
+      .executeTakeFirst();
+    const already = Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0;
+    if (contact && contact.disabled !== 1) {
+      const why = input.source === 'link' ? 'used the unsubscribe link' : `replied ${input.keyword ?? 'STOP'}`;
+      await tx
+        .updateTable('contacts')
+        .set({ disabled: 1, disabled_reason: `${OPTED_OUT_REASON_PREFIX}: ${why}`, disabled_at: input.at, updated_at: input.at })
+        .where('id', '=', contact.id)
+        .execute();
+    }
+    // Everything not yet handed to a carrier: scheduled messages and queued batch slices.
+    const pending = await tx
+      .selectFrom('messages')
+      .select('id')
+      .where('account_id', '=', input.accountId)
+      .where('phone', '=', input.phone)
+      .where('direction', '=', 'OUTBOUND')
+      .where('pending', '=', 1)
+      .execute();
+    const cancelled = pending.length
+      ? (await cancelScheduledMessages(tx, input.accountId, { messageIds: pending.map((p) => p.id) }, input.at, ['SCHEDULED', 'SENDING'])).count
+      : 0;
+    if (!already) {
+      await this.events.optedOut(tx, {
+        accountId: input.accountId,
+        phone: `+${input.phone}`,
+        contactId: contact?.id ?? null,
+        source: input.source,
+        keyword: input.keyword ?? null,
+        senderId: input.senderId ?? null,
+        cancelledMessages: cancelled,
+        at: input.at,
+      });
+    }
+    return { alreadyOptedOut: already, contactId: contact?.id ?? null, cancelledMessages: cancelled };
+  }
+
+  /**
+   * The person asked to receive messages again (START). Removes the opt-out and re-enables the
+   * contact only when the opt-out had disabled it; a contact the business disabled stays disabled.
+   * Returns whether the number had been opted out.
+   */
+  async optIn(tx: Tx, input: { accountId: string; phone: string; at: number }): Promise<boolean> {
+    const removed = await tx.deleteFrom('opt_outs').where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return false;
+    const contact = await tx.selectFrom('contacts').select(['id', 'disabled', 'disabled_reason']).where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
+    if (contact && contact.disabled === 1 && (contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX)) {
+      await tx.updateTable('contacts').set({ disabled: 0, disabled_reason: null, disabled_at: null, updated_at: input.at }).where('id', '=', contact.id).execute();
+    }
+    await this.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });
+    return true;
+  }
+}

@@ -1,0 +1,133 @@
+import { Router, type Request, type Response } from 'express';
+import { h } from 'preact';
+import { ApprovalPage, type ApprovalPageProps } from '../../preview-pages/approval.js';
+import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
+import type { Content, MessageType } from '../content/index.js';
+import type { AppContext } from '../context.js';
+import type { SendEstimate } from '../messaging/send-service.js';
+import { toIso } from '../platform/clock.js';
+import { parseJson } from '../platform/db/sql.js';
+import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import { isAppError } from '../platform/errors.js';
+import { sendPage } from '../platform/http/pages.js';
+
+const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
+
+/**
+ * The share pages of MCP previews: /preview/<slug>. Only a logged-in person of the owning
+ * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
+ * token. Another account's slug is a plain 404, like an unknown one.
+ */
+export function previewPages(ctx: AppContext): Router {
+  const router = Router();
+  const { previews, senders, templates, accounts } = ctx.services;
+
+  async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
+    const s = req.session!;
+    const row = await previews.bySlug(s.accountId, slug);
+    sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, extra)), extra.status ?? 200);
+  }
+
+  async function props(row: PreviewsTable, accountId: string, user: ApprovalPageProps['user'], extra: { notice?: string; error?: string }): Promise<ApprovalPageProps> {
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    const estimate = parseJson<SendEstimate | null>(row.estimate, null);
+    const senderName = await senders.get(accountId, String(payload.sendernameId)).then((x) => x.name, () => String(payload.sendernameId));
+    const fallback = payload.smsFallback as { message: string; sendernameId: string } | undefined;
+    const fallbackSenderName = fallback ? await senders.list(accountId, 'SMS').then((l) => l.find((x) => x.id === fallback.sendernameId || x.name === fallback.sendernameId)?.name ?? fallback.sendernameId) : null;
+    const numbers = (payload.phoneNumbers as string[] | undefined) ?? (payload.phoneNumber ? [String(payload.phoneNumber)] : []);
+    const account = await accounts.get(accountId);
+    const groups = await templates.listGroups(accountId, { limit: 100 }).then((g) => g.data.map((x) => ({ id: x.templateGroupId ?? (x as unknown as { id: string }).id, name: x.name })), () => []);
+    return {
+      user,
+      preview: {
+        id: row.id,
+        slug: row.slug,
+        kind: row.kind,
+        status: row.status,
+        approvalRequired: row.approval_required === 1,
+        expiresAt: toIso(row.expires_at)!,
+        expired: row.expires_at <= ctx.clock.now(),
+        decidedBy: row.decided_by,
+      },
+      senderName,
+      fallbackSenderName,
+      rcs: row.kind === 'sms' ? null : { messageType: payload.messageType as MessageType, content: payload.content as Content, fallback: fallback?.message ?? null },
+      sms: row.kind === 'sms' ? { text: estimate?.samples[0]?.text ?? String(payload.message ?? ''), segments: estimate?.sms?.segments ?? 0, encoding: estimate?.sms?.encoding ?? 'GSM-7' } : null,
+      recipients: { total: estimate?.accepted ?? numbers.length, shown: numbers.slice(0, 10), rejected: estimate?.rejected ?? [], duplicates: estimate?.duplicates ?? 0 },
+      samples: (estimate?.samples ?? []).map((x) => ({ phoneNumber: x.phoneNumber, text: x.text, fallbackText: x.fallbackText })),
+      schedule: estimate?.schedule ? { local: estimate.schedule.localScheduleTime.replace('T', ' ').slice(0, 16), zone: estimate.schedule.effectiveTimezone } : null,
+      campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
+      credits: estimate?.creditsEstimated ?? 0,
+      warnings: parseJson(row.warnings, []),
+      templateGroups: groups,
+      ...extra,
+      ...(account.approvalRequired ? {} : {}),
+    };
+  }
+
+  const slugOf = (req: Request): string | null => {
+    const slug = req.params.slug;
+    return typeof slug === 'string' && SLUG_RE.test(slug) ? slug : null;
+  };
+
+  router.get('/preview/:slug', requireLogin, async (req, res) => {
+    const slug = slugOf(req);
+    if (!slug) return notFound(res);
+    try {
+      await render(req, res, slug);
+    } catch (err) {
+      if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(res);
+      throw err;
+    }
+  });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    router.post(`/preview/:slug/${decision}`, requireLogin, async (req, res) => {
+      const slug = slugOf(req);
+      if (!slug) return notFound(res);
+      const s = assertSessionCsrf(req);
+      try {
+        await previews.decide(s.accountId, slug, s.user.id, decision === 'approve' ? 'approved' : 'rejected');
+      } catch (err) {
+        if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(res);
+        if (isAppError(err)) return render(req, res, slug, { error: err.message, status: err.status });
+        throw err;
+      }
+      res.redirect(303, `/preview/${slug}`);
+    });
+  }
+
+  router.post('/preview/:slug/template', requireLogin, async (req, res) => {
+    const slug = slugOf(req);
+    if (!slug) return notFound(res);
+    const s = assertSessionCsrf(req);
+    let row: PreviewsTable;
+    try {
+      row = await previews.bySlug(s.accountId, slug);
+    } catch {
+      return notFound(res);
+    }
+    const form = req.body as Record<string, string | undefined>;
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    try {
+      const created = await templates.create(s.accountId, {
+        name: String(form.name ?? ''),
+        ...(row.kind === 'sms'
+          ? { type: 'SMS' as const, content: String(payload.message ?? '') }
+          : { type: 'RCS' as const, content: payload.content as Record<string, unknown>, rcsMessageType: payload.messageType as MessageType }),
+        ...(form.templateGroupId ? { templateGroupId: form.templateGroupId } : {}),
+      });
+      const name = (created as { data?: { name?: string } }).data?.name ?? String(form.name);
+      return render(req, res, slug, { notice: `Saved as template "${name}".` });
+    } catch (err) {
+      if (isAppError(err) && err.status < 500) return render(req, res, slug, { error: err.message, status: err.status });
+      throw err;
+    }
+  });
+
+  return router;
+}
+
+function notFound(res: Response): void {
+  res.status(404).type('text').send('Preview not found');
+}

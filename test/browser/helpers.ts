@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../../src/platform/paths.js';
+
+/** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Screenshots land here (git-ignored); look at them after a run. */
+export const SCREENSHOT_DIR = path.join(PROJECT_ROOT, '.screenshots');
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves a full-page screenshot as .screenshots/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/**
+ * Collects console errors (CSP violations among them), page errors and failed sub-resources, so
+ * a test can assert there were none. The browser's own /favicon.ico probe is not a problem.
+ */
+export function watchConsole(page: Page): { problems: string[] } {
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('response', (res) => {
+    if (res.status() >= 400 && new URL(res.url()).pathname !== '/favicon.ico' && res.request().resourceType() !== 'document') {
+      problems.push(`${res.status()} ${res.url()}`);
+    }
+  });
+  page.on('requestfailed', (req) => {
+    // Media elements abort their own download once they have the metadata they asked for.
+    if (req.resourceType() === 'media' && req.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`failed ${req.url()}: ${req.failure()?.errorText ?? ''}`);
+  });
+  return { problems };
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../src/content/limits.js';
+import { CursorPaginationSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
+import {
+  AssignResultSchema,
+  AssignTemplatesSchema,
+  CreateTemplateGroupSchema,
+  ListTemplateGroupsQuerySchema,
+  RenameTemplateGroupSchema,
+  TEMPLATE_ASSIGN_MAX_IDS,
+  TemplateGroupSchema,
+} from '../src/templates/schemas.js';
+import { idArg } from './contacts.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+
+/*
+ * Template groups (spec §2.11, §4.6): folders for templates, under templates:read/write like their
+ * REST routes (src/templates/routes.ts), with the same schemas and response bodies.
+ */
+
+const TemplateGroupResponse = dataResponseSchema(TemplateGroupSchema);
+const TemplateGroupIdArg = idArg('template group', 'tg');
+
+export const listTemplateGroups = defineTool({
+  name: 'list_template_groups',
+  title: 'List template groups',
+  description: 'Template groups (folders for templates, not contact groups) by name, each with templateCount, plus ungroupedTemplateCount. Use a templateGroupId with list_templates, create_template or assign_templates_to_template_group. Pass pagination.nextCursor as cursor for more.',
+  toolset: 'template_groups',
+  permissions: ['templates:read'],
+  input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
+  output: z.object({ data: z.array(TemplateGroupSchema), ungroupedTemplateCount: z.number().int(), pagination: CursorPaginationSchema }),
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.templates.listGroups(principal.accountId, input),
+});
+
+export const createTemplateGroup = defineTool({
+  name: 'create_template_group',
+  title: 'Create a template group',
+  description: `Creates a folder for templates. name: 1 to ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique per account ignoring case (a used name is CONFLICT naming existingTemplateGroupId). Then move templates in with assign_templates_to_template_group or pass templateGroupId to create_template.`,
+  toolset: 'template_groups',
+  permissions: ['templates:write'],
+  input: CreateTemplateGroupSchema,
+  output: TemplateGroupResponse,
+  annotations: WRITE,
+  run: async ({ app, principal }, input) => ok(await app.services.templates.createGroup(principal.accountId, input)),
+});
+
+export const updateTemplateGroup = defineTool({
+  name: 'update_template_group',
+  title: 'Rename a template group',
+  description: `Renames a template group (1 to ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique per account ignoring case). Its templates are unchanged.`,
+  toolset: 'template_groups',
+  permissions: ['templates:write'],
+  input: z.strictObject({ id: TemplateGroupIdArg, ...RenameTemplateGroupSchema.shape }),
+  output: TemplateGroupResponse,
+  annotations: WRITE_IDEMPOTENT,
+  run: async ({ app, principal }, { id, ...body }) => ok(await app.services.templates.renameGroup(principal.accountId, id, body)),
+});
+
+export const deleteTemplateGroup = defineTool({
+  name: 'delete_template_group',
+  title: 'Delete a template group',
+  description: 'Deletes a template group; its templates are kept and become ungrouped (ungroupedTemplates tells how many). To delete templates use delete_template.',
+  toolset: 'template_groups',
+  permissions: ['templates:write'],
+  input: z.strictObject({ id: TemplateGroupIdArg }),
+  output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), ungroupedTemplates: z.number().int() })),
+  annotations: DELETE,
+  run: async ({ app, principal }, input) => ok(await app.services.templates.deleteGroup(principal.accountId, input.id)),
+});
+
+export const assignTemplatesToTemplateGroup = defineTool({
+  name: 'assign_templates_to_template_group',
+  title: 'Move templates into a template group',
+  description: `Moves up to ${TEMPLATE_ASSIGN_MAX_IDS} templates (tpl_… ids) into the template group templateGroupId, or out of any group with templateGroupId null. A template is in at most one group, so this replaces its previous group. Ids that are not templates of the account are returned in notFoundIds; an unknown group is NOT_FOUND.`,
+  toolset: 'template_groups',
+  permissions: ['templates:write'],
+  input: AssignTemplatesSchema,
+  output: dataResponseSchema(AssignResultSchema),
+  annotations: WRITE_IDEMPOTENT,
+  run: async ({ app, principal }, input) => ok(await app.services.templates.assign(principal.accountId, input)),
+});
+
+export const templateGroupsTools = [listTemplateGroups, createTemplateGroup, updateTemplateGroup, deleteTemplateGroup, assignTemplatesToTemplateGroup];

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { SMS_MAX_LENGTH } from '../src/content/limits.js';
+import { dataResponseSchema, ok, pageListSchema } from '../src/platform/pagination.js';
+import type { TemplateWriteResult } from '../src/templates/service.js';
+import {
+  CreateTemplateSchema,
+  ListTemplatesQuerySchema,
+  TEMPLATE_LIST_MAX_LIMIT,
+  TEMPLATE_NAME_MAX_LENGTH,
+  TemplateSchema,
+  TemplateWriteResponseSchema,
+  UpdateTemplateSchema,
+} from '../src/templates/schemas.js';
+import { idArg } from './contacts.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+
+/* Templates (spec §2.11, §4.6): the REST routes of src/templates/routes.ts as tools, same schemas and bodies. */
+
+const TemplateIdArg = idArg('template', 'tpl');
+
+/** The body REST answers on create and update: the template plus the content warnings. */
+const written = ({ template, warnings }: TemplateWriteResult) => ({ success: true as const, data: template, warnings });
+
+export const listTemplates = defineTool({
+  name: 'list_templates',
+  title: 'List templates',
+  description: `Saved message templates, page-based (page from 1, limit ≤ ${TEMPLATE_LIST_MAX_LIMIT}; pagination.total and totalPages). Filter by type (SMS or RCS), rcsMessageType, context (event, flow, general), templateGroupId (a tg_… id from list_template_groups, or none for ungrouped) and search (name). RCS templates carry parsedContent. Send one with rcs_preview { templateId, sendernameId, phoneNumber }.`,
+  toolset: 'templates',
+  permissions: ['templates:read'],
+  input: z.strictObject(ListTemplatesQuerySchema.shape),
+  output: pageListSchema(TemplateSchema),
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.templates.list(principal.accountId, input),
+});
+
+export const getTemplate = defineTool({
+  name: 'get_template',
+  title: 'Get a template',
+  description: 'One template by id (tpl_…): name, type, content (SMS text, or the RCS content as JSON text), parsedContent (the RCS content object), rcsMessageType, context, isDefault and templateGroupId.',
+  toolset: 'templates',
+  permissions: ['templates:read'],
+  input: z.strictObject({ id: TemplateIdArg }),
+  output: dataResponseSchema(TemplateSchema),
+  annotations: READ,
+  run: async ({ app, principal }, input) => ok(await app.services.templates.get(principal.accountId, input.id)),
+});
+
+export const createTemplate = defineTool({
+  name: 'create_template',
+  title: 'Create a template',
+  description: `Saves a reusable message. name (≤ ${TEMPLATE_NAME_MAX_LENGTH} characters) and type are required. SMS: content is the text (≤ ${SMS_MAX_LENGTH} characters). RCS: content is the content object of a send plus rcsMessageType, checked by the same rules as rcs_validate (errors name their path; run rcs_validate first while drafting). Merge placeholders such as {{contact_first_name}} are allowed; unknown ones come back in warnings. Optional: context (default general), isDefault, templateGroupId (tg_… from list_template_groups).`,
+  toolset: 'templates',
+  permissions: ['templates:write'],
+  input: CreateTemplateSchema,
+  output: TemplateWriteResponseSchema,
+  annotations: WRITE,
+  run: async ({ app, principal }, input) => written(await app.services.templates.create(principal.accountId, input)),
+});
+
+export const updateTemplate = defineTool({
+  name: 'update_template',
+  title: 'Update a template',
+  description: 'Changes only the fields given. New content, type or rcsMessageType is validated again as in create_template (a new rcsMessageType alone re-checks the stored content for that type; switching type needs new content). templateGroupId null removes it from its group. Returns the template and content warnings.',
+  toolset: 'templates',
+  permissions: ['templates:write'],
+  // The service checks the patch with UpdateTemplateSchema again, including "at least one field".
+  input: z.strictObject({ id: TemplateIdArg, ...UpdateTemplateSchema.shape }),
+  output: TemplateWriteResponseSchema,
+  annotations: WRITE_IDEMPOTENT,
+  run: async ({ app, principal }, { id, ...patch }) => written(await app.services.templates.update(principal.accountId, id, patch)),
+});
+
+export const deleteTemplate = defineTool({
+  name: 'delete_template',
+  title: 'Delete a template',
+  description: 'Deletes a template permanently; messages already sent from it are not affected. Cannot be undone — confirm with the user.',
+  toolset: 'templates',
+  permissions: ['templates:write'],
+  input: z.strictObject({ id: TemplateIdArg }),
+  output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true) })),
+  annotations: DELETE,
+  run: async ({ app, principal }, input) => ok(await app.services.templates.delete(principal.accountId, input.id)),
+});
+
+export const templatesTools = [listTemplates, getTemplate, createTemplate, updateTemplate, deleteTemplate];

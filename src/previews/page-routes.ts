@@ -20,7 +20,7 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  */
 export function previewPages(ctx: AppContext): Router {
   const router = Router();
-  const { previews, senders, templates, accounts } = ctx.services;
+  const { previews, senders, templates } = ctx.services;
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
     const s = req.session!;
@@ -35,8 +35,7 @@ export function previewPages(ctx: AppContext): Router {
     const fallback = payload.smsFallback as { message: string; sendernameId: string } | undefined;
     const fallbackSenderName = fallback ? await senders.list(accountId, 'SMS').then((l) => l.find((x) => x.id === fallback.sendernameId || x.name === fallback.sendernameId)?.name ?? fallback.sendernameId) : null;
     const numbers = (payload.phoneNumbers as string[] | undefined) ?? (payload.phoneNumber ? [String(payload.phoneNumber)] : []);
-    const account = await accounts.get(accountId);
-    const groups = await templates.listGroups(accountId, { limit: 100 }).then((g) => g.data.map((x) => ({ id: x.templateGroupId ?? (x as unknown as { id: string }).id, name: x.name })), () => []);
+    const groups = (await templates.listGroups(accountId, { limit: 100 })).data.map((g) => ({ id: g.id, name: g.name }));
     return {
       user,
       preview: {
@@ -61,7 +60,6 @@ export function previewPages(ctx: AppContext): Router {
       warnings: parseJson(row.warnings, []),
       templateGroups: groups,
       ...extra,
-      ...(account.approvalRequired ? {} : {}),
     };
   }
 
@@ -117,8 +115,7 @@ export function previewPages(ctx: AppContext): Router {
           : { type: 'RCS' as const, content: payload.content as Record<string, unknown>, rcsMessageType: payload.messageType as MessageType }),
         ...(form.templateGroupId ? { templateGroupId: form.templateGroupId } : {}),
       });
-      const name = (created as { data?: { name?: string } }).data?.name ?? String(form.name);
-      return render(req, res, slug, { notice: `Saved as template "${name}".` });
+      return render(req, res, slug, { notice: `Saved as template "${created.template.name}".` });
     } catch (err) {
       if (isAppError(err) && err.status < 500) return render(req, res, slug, { error: err.message, status: err.status });
       throw err;

@@ -129,7 +129,7 @@ export const deleteContact = defineTool({
 export const bulkCreateContacts = defineTool({
   name: 'bulk_create_contacts',
   title: 'Create or update many contacts',
-  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call (split larger lists). Rows are independent: invalid values, unsupported countries and unknown custom fields fail only their row and are listed in errors with their index. upsert:false (default) skips phones that already exist (DUPLICATE); upsert:true updates them by phone (firstName, lastName, email, custom fields; empty values never clear). groups (grp_… ids) are applied to every created or updated contact. Returns created, updated, failed, skipped and errors.`,
+  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call (split larger lists). Rows are independent: invalid values, unsupported countries and unknown custom fields fail only their row and are listed in errors with their index. upsert:false (default) skips phones that already exist (DUPLICATE); upsert:true updates them by phone (firstName, lastName, email, custom fields; empty values never clear). groups (grp_… ids) are applied to every created or updated contact; an unknown group fails the whole call before anything is written. Returns created, updated, failed, skipped and errors.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkContactsSchema,
@@ -141,7 +141,7 @@ export const bulkCreateContacts = defineTool({
 export const bulkDisableContacts = defineTool({
   name: 'bulk_disable_contacts',
   title: 'Disable contacts',
-  description: `Disables up to ${BULK_STATUS_MAX_IDS} contacts (ct_… ids) with an optional reason (≤ ${DISABLE_REASON_MAX_LENGTH} characters). Disabled contacts receive no messages; their scheduled messages are cancelled (not restored by enabling) — confirm with the user. Ids of other accounts are reported in notFoundIds; NO_VALID_CONTACTS when none is a contact. Undo with bulk_enable_contacts.`,
+  description: `Disables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids) with an optional reason (≤ ${DISABLE_REASON_MAX_LENGTH} characters). Disabled contacts receive no messages; their scheduled messages are cancelled (not restored by enabling) — confirm with the user. Ids of other accounts are reported in notFoundIds; NO_VALID_CONTACTS when none is a contact. Undo with bulk_enable_contacts.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkDisableSchema,
@@ -153,7 +153,7 @@ export const bulkDisableContacts = defineTool({
 export const bulkEnableContacts = defineTool({
   name: 'bulk_enable_contacts',
   title: 'Enable contacts',
-  description: `Enables up to ${BULK_STATUS_MAX_IDS} disabled contacts (ct_… ids) so they can receive messages again; contacts that are not disabled are left unchanged (notDisabledCount). NO_VALID_CONTACTS when none of the ids is a disabled contact. Messages cancelled by disabling are not restored.`,
+  description: `Enables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} disabled contacts (ct_… ids) so they can receive messages again; contacts that are not disabled are left unchanged (notDisabledCount). NO_VALID_CONTACTS when none of the ids is a disabled contact. Messages cancelled by disabling are not restored.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkEnableSchema,

@@ -109,15 +109,16 @@ export const addContactsToGroup = defineTool({
 export const removeContactsFromGroup = defineTool({
   name: 'remove_contacts_from_group',
   title: 'Remove contacts from a group',
-  description: `Removes up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids) from a group; the contacts themselves are kept. Non-members are counted in notMemberCount, unknown ids returned in notFoundIds. Sends and campaigns that target the group no longer reach them — confirm with the user.`,
+  description: `Removes up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids) from a group; the contacts themselves are kept. Non-members are counted in notMemberCount, unknown ids returned in notFoundIds. Anything that picks contacts by this group (list_contacts with group, an audience built from it) no longer includes them — confirm with the user. Undo with add_contacts_to_group.`,
   toolset: 'groups',
   permissions: ['groups:write'],
   input: MembershipInput,
   output: dataResponseSchema(MembershipRemoveResultSchema),
-  // Destructive although no contact is deleted: MCP defines destructiveHint:false as "only additive
-  // updates", and this takes memberships away (spec §4.5: "removes with cascade" to whatever targets
-  // the group). Re-adding restores the membership but not its original order or cascaded effects,
-  // so clients should confirm it like a delete. Idempotent: a second call removes nothing more.
+  // Destructive although no contact is deleted: MCP defines destructiveHint:false as "performs only
+  // additive updates", and this takes memberships away; spec §4.5 also lets the removal cascade to
+  // whatever is linked to the group (campaigns, flows), which re-adding would not undo. Re-adding
+  // restores the membership itself (with a new position in get_group's member order), so clients
+  // should confirm it like a delete. Idempotent: a second call removes nothing more.
   annotations: DELETE,
   run: async ({ app, principal }, { groupId, ...body }) => ok(await app.services.groups.removeContacts(principal.accountId, groupId, body)),
 });

@@ -19,6 +19,10 @@ import { sandboxPages } from './sandbox/page-routes.js';
 import { validationRoutes } from './validation-api/routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { consentRoutes, oauthRouter } from '../oauth/index.js';
+import { conversationsRoutes } from './conversations/routes.js';
+import { interactionsRoutes } from './inbound/routes.js';
+import { phoneRoutes } from './inbound/phone-routes.js';
+import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
@@ -74,6 +78,9 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
+  // First after the body parsers: the assistant's hot path should not walk every page router.
+  app.use(BASE.mcp, mcpRouter(ctx));
+
   // OAuth 2.1 for /mcp: discovery documents, /authorize, /token, /register, /revoke (oauth/).
   app.use(oauthRouter(ctx.services.oauth, ctx.logger));
 
@@ -89,6 +96,8 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, sandboxRoutes(ctx)],
     [BASE.rcs, sendersRoutes(ctx)],
     [BASE.rcs, messagingRoutes(ctx)],
+    [BASE.rcs, conversationsRoutes(ctx)],
+    [BASE.rcs, interactionsRoutes(ctx)],
     [BASE.messages, logRoutes(ctx)],
   ];
   const registry = new RouteRegistry();
@@ -99,8 +108,8 @@ export function createApp(ctx: AppContext): Express {
 
   // The sandbox share page: public, no session.
   app.use(sandboxPages(ctx));
-
-  app.use(BASE.mcp, mcpRouter(ctx));
+  // Unsubscribe links (/u/<token>): public, no session; the confirm form has its own CSRF cookie.
+  app.use(unsubscribePages(ctx, ctx.services.unsubscribe));
 
   // People's pages: sessions only here, never on the API.
   const pages = express.Router();
@@ -108,6 +117,8 @@ export function createApp(ctx: AppContext): Express {
   pages.use(loginRoutes(ctx));
   pages.use(consentRoutes(ctx, ctx.services.oauth));
   pages.use(previewPages(ctx));
+  // The simulated network's virtual phone (/phone).
+  pages.use(phoneRoutes(ctx, ctx.services.virtualPhone));
   // Other areas plug into the console here (src/console/sources.ts); webhooks comes with its issue.
   pages.use(consoleRoutes(ctx, consoleFeeds(ctx)));
   app.use(pages);

@@ -1,11 +1,11 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../context.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
+import { JsonResponseTransport } from './json-transport.js';
 import { buildMcpServer } from './server.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -42,7 +42,10 @@ function calledTools(body: unknown): string[] {
   return out;
 }
 
-/** POST /mcp: Streamable HTTP, stateless, JSON responses. GET/DELETE are 405 (no sessions, no SSE stream). */
+/**
+ * POST /mcp: Streamable HTTP, stateless, answered with JSON (no sessions, no SSE stream, so GET
+ * and DELETE are 405 as the transport specification allows).
+ */
 export function mcpRouter(ctx: AppContext): Router {
   const router = express.Router();
   router.all('/', async (req: Request, res: Response) => {
@@ -74,13 +77,13 @@ export function mcpRouter(ctx: AppContext): Router {
       }
     }
     const server = buildMcpServer(ctx, principal, filter);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    const transport = new JsonResponseTransport();
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    // Every request has been answered when exchange resolves; the server and transport are then
+    // simply dropped (closing would only build a "connection closed" error nobody reads).
+    const answer = await transport.exchange(req.body, { accept: req.headers.accept, protocolVersion: req.get('mcp-protocol-version') });
+    if (answer.body === undefined) res.status(answer.status).end();
+    else res.status(answer.status).json(answer.body);
   });
   return router;
 }

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
@@ -19,8 +20,12 @@ export const SERVER_INSTRUCTIONS = [
  * One low-level MCP server per HTTP request (stateless Streamable HTTP: any instance can answer
  * any request). The tool list is precomputed per filter; calls go through the tool registry.
  */
+// The SDK builds an Ajv instance per Server unless given one; per request that cost more than the
+// tool call itself. We never ask the client to validate anything, so one shared instance serves all.
+const sharedValidator = new AjvJsonSchemaValidator();
+
 export function buildMcpServer(app: AppContext, principal: Principal, filter: ToolFilter): Server {
-  const server = new Server({ name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server({ name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
   const tools = new Map(selectTools(filter).map((t) => [t.name, t]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools(filter) }));

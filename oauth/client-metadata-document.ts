@@ -1,8 +1,11 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+
+// undici is loaded on first use: it is large, and most servers never fetch a metadata document.
+const undici = () => import('undici');
 import { z } from 'zod';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { METADATA_DOCUMENT_MAX_BYTES, METADATA_DOCUMENT_TIMEOUT_MS } from './constants.js';
-import { assertPublicHost, BlockedAddressError, guardedLookup } from './network-guard.js';
+import { assertPublicHost, BlockedAddressError, guardedLookup } from '../src/platform/net/network-guard.js';
 import { checkRedirectUris } from './redirect-uris.js';
 
 /**
@@ -61,10 +64,11 @@ const DocumentSchema = OAuthClientMetadataSchema.extend({
 });
 
 const agents = new Map<string, Agent>();
-function agentFor(allowPrivate: boolean, timeoutMs: number, maxBytes: number): Agent {
+async function agentFor(allowPrivate: boolean, timeoutMs: number, maxBytes: number): Promise<Agent> {
   const key = `${allowPrivate}|${timeoutMs}|${maxBytes}`;
   let agent = agents.get(key);
   if (!agent) {
+    const { Agent } = await undici();
     agent = new Agent({
       connect: { lookup: guardedLookup(allowPrivate), timeout: timeoutMs },
       headersTimeout: timeoutMs,
@@ -95,9 +99,10 @@ export async function fetchClientMetadataDocument(clientId: string, opts: FetchO
   let status: number;
   let text: string;
   try {
+    const { request } = await undici();
     const res = await request(url, {
       method: 'GET',
-      dispatcher: agentFor(opts.allowPrivateNetwork, timeoutMs, maxBytes),
+      dispatcher: await agentFor(opts.allowPrivateNetwork, timeoutMs, maxBytes),
       headers: { accept: 'application/json', 'user-agent': 'rcs-mcp-server (client-id-metadata-document)' },
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -1,8 +1,9 @@
-import QRCode from 'qrcode';
 import type { DemoCredentials } from './demo.js';
 
 /** What the first start prints once: everything needed to log in and to connect an assistant. */
 export async function firstStartBanner(publicUrl: string, demo: DemoCredentials): Promise<string> {
+  // Loaded only for the one start that prints it.
+  const { default: QRCode } = await import('qrcode');
   const qr = await QRCode.toString(demo.otpauthUri, { type: 'terminal', small: true });
   const mcp = `${publicUrl}/mcp`;
   return [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LogQuerySchema } from '../src/messaging/log-service.js';
 import { MessageContentSchema, MessageLogRecordSchema } from '../src/messaging/records.js';
 import { CursorPaginationSchema } from '../src/platform/pagination.js';
+import { InteractionListResponseSchema, InteractionsQuerySchema } from '../src/inbound/schemas.js';
 import { READ, defineTool } from './types.js';
 
 /** The assistant's log is capped at 200 results per call (spec §4.7); REST allows 500. */
@@ -32,4 +33,17 @@ export const rcsMessageContent = defineTool({
   run: ({ app, principal }, input) => app.services.log.content(principal.accountId, input.messageId),
 });
 
-export const analyticsTools = [rcsMessageLog, rcsMessageContent];
+export const listRcsInteractions = defineTool({
+  name: 'list_rcs_interactions',
+  title: 'Button taps and replies',
+  description:
+    'What recipients did with your messages: chip and button taps (button_click, with buttonText and postbackData) and typed replies (reply_received), newest first. Filter by campaign, phone, type and date range; pass pagination.nextCursor as cursor for more.',
+  toolset: 'analytics',
+  permissions: ['messages:read'],
+  input: InteractionsQuerySchema,
+  output: InteractionListResponseSchema,
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.interactions.list(principal.accountId, input),
+});
+
+export const analyticsTools = [listRcsInteractions, rcsMessageLog, rcsMessageContent];

@@ -1,4 +1,5 @@
 import { analyticsTools } from './analytics.js';
+import { conversationsTools } from './conversations.js';
 import { contactsTools } from './contacts.js';
 import { customFieldsTools } from './custom-fields.js';
 import { groupsTools } from './groups.js';
@@ -16,6 +17,7 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   ...messagingTools,
   ...smsTools,
   ...statusTools,
+  ...conversationsTools,
   ...jobsTools,
   ...analyticsTools,
   ...contactsTools,

@@ -14,13 +14,7 @@ const SenderFilter = z.string().min(1).max(64).describe('Only windows of this se
 
 /** GET {base_url}/conversations (spec §4.1): status filter, newest activity first, page-based. */
 export const ConversationListQuerySchema = z.object({
-  status: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .pipe(ConversationStatusSchema)
-    .optional()
-    .describe('ACTIVE (window open now) or EXPIRED; omit for both (spec §3.3).'),
+  status: ConversationStatusSchema.optional().describe('ACTIVE (window open now) or EXPIRED; omit for both (spec §3.3).'),
   phoneNumber: PhoneParam.optional().describe('Only this number.'),
   sendernameId: SenderFilter.optional(),
   ...pageQueryFields({ defaultLimit: 20, maxLimit: 100 }),

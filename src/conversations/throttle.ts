@@ -23,6 +23,8 @@ export interface RateLimitState {
 }
 
 const CHUNK = 900;
+/** Up to this many numbers are looked up directly. */
+const SMALL = 50;
 
 /**
  * The per-recipient throttle (docs/decisions.md "Engagement"): at most `max` outbound messages of
@@ -49,17 +51,41 @@ export class RecipientRateLimiter implements RecipientThrottle {
     const now = this.clock.now();
     const since = now - this.options.windowMs;
     const full: string[] = [];
-    for (let i = 0; i < phones.length; i += CHUNK) {
+    // How many messages the account has in the window at all (an index-only count, both
+    // directions: an upper bound). Fewer than the limit: nobody can be at it. Otherwise pick the
+    // cheaper query: scan the account's recent messages (when they are fewer than the numbers
+    // asked about — a big batch from a quiet account) or look the numbers up one chunk at a time.
+    // (Single sends skip the count: their look-up is one small query anyway.)
+    const recent =
+      phones.length <= SMALL
+        ? Infinity
+        : Number((await tx.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('created_at', '>', since).executeTakeFirst())?.n ?? 0);
+    if (recent < this.options.max) return out;
+    if (recent <= phones.length) {
+      const wanted = new Set(phones);
       const rows = await tx
         .selectFrom('messages')
-        .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
+        .select('phone')
         .where('account_id', '=', accountId)
-        .where('phone', 'in', phones.slice(i, i + CHUNK))
-        .where('direction', '=', 'OUTBOUND')
         .where('created_at', '>', since)
+        .where('direction', '=', 'OUTBOUND')
         .groupBy('phone')
+        .having((eb) => eb.fn.countAll(), '>=', this.options.max)
         .execute();
-      for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
+      for (const r of rows) if (wanted.has(r.phone)) full.push(r.phone);
+    } else {
+      for (let i = 0; i < phones.length; i += CHUNK) {
+        const rows = await tx
+          .selectFrom('messages')
+          .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
+          .where('account_id', '=', accountId)
+          .where('phone', 'in', phones.slice(i, i + CHUNK))
+          .where('direction', '=', 'OUTBOUND')
+          .where('created_at', '>', since)
+          .groupBy('phone')
+          .execute();
+        for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
+      }
     }
     for (const phone of full) {
       const state = await this.state(accountId, phone, tx, now);

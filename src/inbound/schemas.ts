@@ -19,13 +19,7 @@ const DateParam = z
 export const InteractionsQuerySchema = z.object({
   campaign: z.string().max(100).optional().describe('Exact campaignName of the message the person reacted to.'),
   phone: z.string().max(40).optional().describe('The person’s number, with or without +.'),
-  type: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(InteractionTypeSchema)
-    .optional()
-    .describe('button_click (a chip or button was tapped) or reply_received (the person wrote back); omit for both.'),
+  type: InteractionTypeSchema.optional().describe('button_click (a chip or button was tapped) or reply_received (the person wrote back); omit for both.'),
   startDate: DateParam.optional().describe('Only interactions at or after this instant (ISO 8601).'),
   endDate: DateParam.optional().describe('Only interactions at or before this instant (ISO 8601).'),
   ...cursorQueryFields({ defaultLimit: 50, maxLimit: INTERACTIONS_LIMIT_MAX }),

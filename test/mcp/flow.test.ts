@@ -77,6 +77,16 @@ describe('validate → preview → approve → send', () => {
     const log = await call(c, 'rcs_message_log', { messageId: sent.body.messageRecordId });
     expect(log.body.messages).toHaveLength(1);
     expect(log.body.messages[0]).toMatchObject({ id: sent.body.messageRecordId, campaignName: 'spring', source: 'MCP' });
+
+    // The recipient taps the chip on the (simulated) phone; the assistant sees it.
+    const sim = t.ctx.carriers as unknown as { userTap(i: Record<string, unknown>): Promise<void> };
+    await sim.userTap({ messageId: sent.body.messageRecordId, from: '+4915112340001', senderId: t.account.senders.rcs, type: 'reply', buttonText: 'Yes please', postbackData: 'yes' });
+    const taps = await call(c, 'list_rcs_interactions', { campaign: 'spring' });
+    expect(taps.isError).toBe(false);
+    expect(taps.body.data).toEqual([expect.objectContaining({ type: 'button_click', buttonText: 'Yes please', postbackData: 'yes' })]);
+    const conv = await call(c, 'rcs_conversation_status', { phoneNumber: '+4915112340001' });
+    expect(conv.isError).toBe(false);
+    expect(conv.body.hasActiveConversation).toBe(false);
   });
 
   it('refuses a payload that differs from the preview, naming the fields', async () => {

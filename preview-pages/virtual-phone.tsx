@@ -1,0 +1,205 @@
+/**
+ * The virtual phone of the simulated network (/phone): pick a number that received messages from
+ * the account, see them as the person sees them (the phone mockup of preview-pages/phone), tap
+ * chips and card buttons, reply, send STOP. No script: every tap and reply is a form POST with the
+ * session's CSRF token, answered with a redirect back here.
+ */
+import type { Action, Content, Suggestion } from '../src/content/index.js';
+import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from '../src/inbound/virtual-phone.js';
+import { ErrorNote, Layout } from './layout.js';
+import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver } from './phone/index.js';
+
+export interface VirtualPhonePageProps {
+  user: { email: string; csrfToken: string };
+  accountName: string;
+  numbers: PhoneNumberSummary[];
+  /** The selected number, when one is. */
+  view: PhoneView | null;
+  /** The account's time zone, for times on the page. */
+  timeZone: string;
+  mediaSrc: (url: string) => string;
+  error?: string | undefined;
+}
+
+const timeOf = (ms: number, zone: string): string =>
+  new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: '2-digit', month: 'short', hour: '2-digit', minute: '2-digit' }).format(new Date(ms));
+
+const phoneHref = (e164: string): string => `/phone?number=${encodeURIComponent(e164)}`;
+
+export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, mediaSrc, error }: VirtualPhonePageProps) {
+  return (
+    <Layout title="Virtual phone" user={user} wide>
+      <div class="vp-head">
+        <div>
+          <h1>Virtual phone</h1>
+          <p class="muted">
+            Simulated network of {accountName}: what a number received, as its owner sees it. Taps, replies and STOP raise the same events a real network
+            would.
+          </p>
+        </div>
+        <a href="/console" class="small">
+          Back to the console
+        </a>
+      </div>
+      <ErrorNote message={error} />
+      <div class="vp-layout">
+        <nav class="card vp-numbers" aria-label="Numbers">
+          <h2>Numbers</h2>
+          {numbers.length === 0 ? (
+            <p class="muted small">No number has received a message from this account yet. Send one to a simulated number (e.g. +4915112340001) and reload.</p>
+          ) : (
+            <ul class="vp-number-list">
+              {numbers.map((n) => (
+                <li>
+                  <a href={phoneHref(n.phone)} class={view?.phone === n.phone ? 'vp-number active' : 'vp-number'} aria-current={view?.phone === n.phone ? 'page' : undefined}>
+                    <span class="vp-number-phone">{n.phone}</span>
+                    {n.contactName ? <span class="vp-number-name">{n.contactName}</span> : null}
+                    <span class="vp-number-meta">
+                      {n.received} received · {timeOf(n.lastAt, timeZone)}
+                    </span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </nav>
+        <section class="vp-main">
+          {view ? (
+            <>
+              <p class="vp-current">
+                <strong>{view.phone}</strong>
+                {view.optedOut ? <span class="badge status-rejected">opted out</span> : null}
+              </p>
+              <div class="phones">
+                {view.threads.map((t) => (
+                  <Thread thread={t} phone={view.phone} csrf={user.csrfToken} timeZone={timeZone} resolver={mediaResolver({ mediaSrc })} />
+                ))}
+              </div>
+            </>
+          ) : (
+            <p class="muted card">Pick a number on the left.</p>
+          )}
+        </section>
+      </div>
+    </Layout>
+  );
+}
+
+function Hidden({ csrf, phone }: { csrf: string; phone: string }) {
+  return (
+    <>
+      <input type="hidden" name="csrf" value={csrf} />
+      <input type="hidden" name="number" value={phone} />
+    </>
+  );
+}
+
+function Thread({ thread, phone, csrf, timeZone, resolver }: { thread: PhoneThread; phone: string; csrf: string; timeZone: string; resolver: MediaResolver }) {
+  const channel = thread.channel === 'SMS' ? 'sms' : 'rcs';
+  return (
+    <figure class={`phone phone-${channel} vp-phone`} id={`thread-${thread.senderId}`} data-sender={thread.senderId}>
+      <figcaption class="phone-label">{thread.senderName}</figcaption>
+      <div class="phone-screen">
+        <SenderHeader name={thread.senderName} channel={channel} />
+        <div class="phone-thread">
+          {thread.items.map((item) => (
+            <Item item={item} phone={phone} csrf={csrf} timeZone={timeZone} resolver={resolver} />
+          ))}
+        </div>
+        <form method="post" action="/phone/reply" class="vp-compose">
+          <Hidden csrf={csrf} phone={phone} />
+          <input type="hidden" name="sender" value={thread.senderId} />
+          <input name="text" required maxLength={1000} placeholder={channel === 'rcs' ? 'RCS message' : 'Text message'} aria-label={`Reply to ${thread.senderName}`} autocomplete="off" />
+          <button type="submit">Send</button>
+        </form>
+        <form method="post" action="/phone/reply" class="vp-stop">
+          <Hidden csrf={csrf} phone={phone} />
+          <input type="hidden" name="sender" value={thread.senderId} />
+          <input type="hidden" name="text" value="STOP" />
+          <button type="submit" class="link small">
+            Send STOP{thread.stopKeyword.toUpperCase() !== 'STOP' ? ` (this sender also accepts ${thread.stopKeyword})` : ''}
+          </button>
+        </form>
+      </div>
+    </figure>
+  );
+}
+
+function Item({ item, phone, csrf, timeZone, resolver }: { item: ThreadItem; phone: string; csrf: string; timeZone: string; resolver: MediaResolver }) {
+  if (item.kind === 'in') {
+    return (
+      <div class="vp-sent" data-kind="reply">
+        <div class="bubble vp-bubble-out">{item.text}</div>
+        <span class="vp-meta">{timeOf(item.at, timeZone)}</span>
+      </div>
+    );
+  }
+  if (item.kind === 'tap') {
+    return (
+      <div class="vp-sent" data-kind="tap">
+        <div class="vp-tap">
+          <Icon name="reply" /> {item.buttonText}
+        </div>
+        <span class="vp-meta">Tapped · {timeOf(item.at, timeZone)}</span>
+      </div>
+    );
+  }
+  if (item.channel === 'SMS' || !item.rcs) {
+    return (
+      <div class="vp-received" data-message-id={item.messageId}>
+        <SmsBubble text={item.text ?? ''} />
+        <span class="vp-meta">
+          {timeOf(item.at, timeZone)} · {item.state}
+        </span>
+      </div>
+    );
+  }
+  const { messageType, content } = item.rcs;
+  // Chips become forms below; the card keeps its buttons as the person sees them, and those
+  // buttons are tappable in the row under the message.
+  const shown: Content = { ...content, suggestions: undefined };
+  const cards = messageType === 'carousel' ? (content.cardContents ?? []) : messageType === 'richCard' ? [content] : [];
+  const cardButtons = cards.flatMap((card, c) => (card.cardActions ?? []).map((action, a) => ({ action, target: `c:${c}:${a}`, card: c })));
+  return (
+    <div class="vp-received" data-message-id={item.messageId}>
+      <RcsMessage messageType={messageType} content={shown} resolver={resolver} />
+      {cardButtons.length > 0 ? (
+        <ul class="vp-card-buttons" aria-label="Card buttons">
+          {cardButtons.map((b) => (
+            <li>
+              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={b.target} class="vp-card-button" label={cards.length > 1 ? `${b.action.text} (card ${b.card + 1})` : b.action.text} action={b.action} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {messageType !== 'textBasic' && content.suggestions && content.suggestions.length > 0 ? (
+        <ul class="chips vp-chips" aria-label="Suggested replies and actions">
+          {content.suggestions.map((s, i) => (
+            <li>
+              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={`s:${i}`} class="chip" label={chipText(s)} action={s.action} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <span class="vp-meta">
+        {timeOf(item.at, timeZone)} · {item.state}
+      </span>
+    </div>
+  );
+}
+
+const chipText = (s: Suggestion): string => s.reply?.text ?? s.action?.text ?? '';
+
+function TapForm({ csrf, phone, simId, target, class: cls, label, action }: { csrf: string; phone: string; simId: string; target: string; class: string; label: string; action?: Action | undefined }) {
+  return (
+    <form method="post" action="/phone/tap" class="vp-tap-form">
+      <Hidden csrf={csrf} phone={phone} />
+      <input type="hidden" name="sim" value={simId} />
+      <input type="hidden" name="target" value={target} />
+      <button type="submit" class={cls} data-target={target}>
+        {action ? <Icon name={action.type} /> : null}
+        <span class="chip-text">{label}</span>
+      </button>
+    </form>
+  );
+}

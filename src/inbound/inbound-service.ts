@@ -1,0 +1,241 @@
+import type { CarrierEvent } from '../carriers/carrier.js';
+import type { ConversationsService } from '../conversations/service.js';
+import type { InboundHandler } from '../messaging/status-service.js';
+import type { Clock } from '../platform/clock.js';
+import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
+import { parseJson } from '../platform/db/sql.js';
+import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { InteractionsTable } from '../platform/db/tables/engagement.js';
+import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import { newId } from '../platform/ids.js';
+import type { Logger } from '../platform/logger.js';
+import { normalizePhone } from '../phone/index.js';
+import { analyzeSms } from '../sms/index.js';
+import type { EngagementContact, EngagementEvents } from './events.js';
+import { contactName } from './interactions-service.js';
+import type { OptOutService } from './opt-outs.js';
+
+/** Replies that opt out on every sender, besides the sender's own keyword (senders.stop_keyword). */
+export const OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE'] as const;
+/** Replies with which a person who opted out asks for messages again. */
+export const OPT_IN_KEYWORDS = ['START', 'UNSTOP'] as const;
+
+/** A reply is attributed to our latest message to the number from that sender within this time. */
+export const REPLY_ATTRIBUTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Longest text kept of an incoming message (carriers bound it far lower; this bounds misuse). */
+const MAX_INBOUND_TEXT = 8192;
+
+type InboundEvent = Extract<CarrierEvent, { kind: 'inbound' }>;
+type InteractionEvent = Extract<CarrierEvent, { kind: 'interaction' }>;
+
+/**
+ * A keyword reply is the whole message, case-insensitive, ignoring surrounding blanks, quotes and
+ * trailing punctuation: "Stop", " STOP! " and "stop." opt out; "please don't stop" does not.
+ */
+export function keywordOf(text: string): string {
+  return text
+    .trim()
+    .replace(/^["'“”‘’«»]+|["'“”‘’«»]+$/g, '')
+    .replace(/[\s.!?,;:]+$/u, '')
+    .trim()
+    .toUpperCase();
+}
+
+export interface InboundDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  conversations: ConversationsService;
+  optOuts: OptOutService;
+  events: EngagementEvents;
+}
+
+/**
+ * What people send back (DESIGN §3 inbound/): incoming RCS and SMS messages are recorded in the
+ * message log (direction INBOUND, status RECEIVED, source INBOUND); replies to our messages and
+ * chip/button taps are recorded as interactions (reply_received / button_click) with the campaign
+ * of the message they answer; STOP, STOPALL, UNSUBSCRIBE and the sender's keyword opt the number
+ * out; START re-subscribes. Registered with StatusService, so carrier events of kind inbound and
+ * interaction — from the simulated network's virtual phone or a real network — land here.
+ */
+export class InboundService implements InboundHandler {
+  constructor(private readonly d: InboundDeps) {}
+
+  async handle(event: InboundEvent | InteractionEvent): Promise<void> {
+    if (event.kind === 'inbound') await this.receive(event);
+    else await this.tap(event);
+  }
+
+  /** An incoming message. Delivered twice by a network (same carrierMessageId): recorded once. */
+  async receive(e: InboundEvent): Promise<MessagesTable | null> {
+    const n = normalizePhone(e.from);
+    if (!n.ok) {
+      this.d.logger.warn({ senderId: e.senderId }, 'inbound message from an unreadable number ignored');
+      return null;
+    }
+    return inTransaction(this.d.db, async (tx) => {
+      const sender = await tx.selectFrom('senders').selectAll().where('id', '=', e.senderId).executeTakeFirst();
+      if (!sender) {
+        this.d.logger.warn({ senderId: e.senderId }, 'inbound message for an unknown sender ignored');
+        return null;
+      }
+      const accountId = sender.account_id;
+      const dup = await tx
+        .selectFrom('messages')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('phone', '=', n.digits)
+        .where('direction', '=', 'INBOUND')
+        .where('carrier_message_id', '=', e.carrierMessageId)
+        .executeTakeFirst();
+      if (dup) return null;
+      const contact = await this.contact(tx, accountId, n.digits);
+      const original = await this.answeredMessage(tx, accountId, sender, n.digits, e.at);
+      const text = e.text.length > MAX_INBOUND_TEXT ? e.text.slice(0, MAX_INBOUND_TEXT) : e.text;
+      const sms = e.channel === 'SMS' ? analyzeSms(text) : null;
+      const row: MessagesTable = {
+        id: newId('msg', e.at),
+        account_id: accountId,
+        job_id: null,
+        type: e.channel,
+        status: 'RECEIVED',
+        direction: 'INBOUND',
+        source: 'INBOUND',
+        phone: n.digits,
+        country: n.country,
+        contact_id: contact.id,
+        sendername_id: sender.id,
+        message_type: e.channel === 'RCS' ? 'text' : null,
+        content: e.channel === 'RCS' ? JSON.stringify({ text }) : null,
+        text,
+        sms_fallback: null,
+        fallback_text: null,
+        campaign_name: original?.campaign_name ?? null,
+        credits_cost_milli: null,
+        sms_segments: sms?.segments ?? null,
+        sms_encoding: sms?.encoding ?? null,
+        method: e.channel,
+        fallback_used: 0,
+        fallback_reason: null,
+        error: null,
+        carrier_message_id: e.carrierMessageId,
+        created_at: e.at,
+        scheduled_at: null,
+        sent_at: null,
+        delivered_at: null,
+        read_at: null,
+        failed_at: null,
+        pending: 0,
+        due_at: e.at,
+        lease_until: null,
+        attempts: 0,
+        time_zone: null,
+      };
+      await tx.insertInto('messages').values(row).execute();
+      await this.d.events.inboundReceived(tx, row, contact);
+
+      const keyword = keywordOf(text);
+      const stopWords = new Set<string>([...OPT_OUT_KEYWORDS, sender.stop_keyword.toUpperCase()]);
+      if (stopWords.has(keyword)) {
+        await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword, senderId: sender.id, messageId: row.id, at: e.at });
+      } else if ((OPT_IN_KEYWORDS as readonly string[]).includes(keyword)) {
+        await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, at: e.at });
+      }
+
+      if (original) {
+        await this.record(tx, {
+          id: newId('int', e.at),
+          account_id: accountId,
+          type: 'reply_received',
+          action_type: 'text',
+          phone: n.digits,
+          contact_id: contact.id,
+          sender_id: sender.id,
+          message_id: original.id,
+          inbound_message_id: row.id,
+          campaign_name: original.campaign_name,
+          button_text: null,
+          postback_data: null,
+          text,
+          channel: e.channel,
+          occurred_at: e.at,
+          created_at: this.d.clock.now(),
+        }, contact);
+      }
+      // A reply counts in the window of the sender whose message it answers (an SMS reply to a
+      // fallback answers the RCS sender's message).
+      await this.d.conversations.noteUserActivity(tx, accountId, original?.sendername_id ?? sender.id, n.digits, e.at);
+      return row;
+    });
+  }
+
+  /** A tap on a reply chip, a card postback button or an action of one of our messages. */
+  async tap(e: InteractionEvent): Promise<InteractionsTable | null> {
+    return inTransaction(this.d.db, async (tx) => {
+      const msg = await tx.selectFrom('messages').selectAll().where('id', '=', e.messageId).where('direction', '=', 'OUTBOUND').executeTakeFirst();
+      if (!msg) {
+        this.d.logger.warn({ messageId: e.messageId }, 'interaction with an unknown message ignored');
+        return null;
+      }
+      const n = normalizePhone(e.from);
+      if (!n.ok || n.digits !== msg.phone) this.d.logger.warn({ messageId: msg.id }, 'interaction from a number other than the recipient; recorded for the recipient');
+      const contact = await this.contact(tx, msg.account_id, msg.phone);
+      const row: InteractionsTable = {
+        id: newId('int', e.at),
+        account_id: msg.account_id,
+        type: 'button_click',
+        action_type: e.type,
+        phone: msg.phone,
+        contact_id: contact.id,
+        sender_id: msg.sendername_id,
+        message_id: msg.id,
+        inbound_message_id: null,
+        campaign_name: msg.campaign_name,
+        button_text: e.buttonText.slice(0, 200),
+        postback_data: e.postbackData === null ? null : e.postbackData.slice(0, 2048),
+        text: null,
+        channel: 'RCS',
+        occurred_at: e.at,
+        created_at: this.d.clock.now(),
+      };
+      await this.record(tx, row, contact);
+      await this.d.conversations.noteUserActivity(tx, msg.account_id, msg.sendername_id, msg.phone, e.at);
+      return row;
+    });
+  }
+
+  private async record(tx: Tx, row: InteractionsTable, contact: EngagementContact): Promise<void> {
+    await tx.insertInto('interactions').values(row).execute();
+    await this.d.events.interactionRecorded(tx, row, contact);
+  }
+
+  private async contact(tx: Tx, accountId: string, phone: string): Promise<EngagementContact> {
+    const c = await tx.selectFrom('contacts').select(['id', 'first_name', 'last_name']).where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
+    return { id: c?.id ?? null, phone: `+${phone}`, name: c ? contactName(c.first_name, c.last_name) : null };
+  }
+
+  /**
+   * Our latest message to the number that this reply answers: sent by this sender (or sent by SMS
+   * fallback through it), within REPLY_ATTRIBUTION_MS. Null when the person wrote first.
+   */
+  private async answeredMessage(tx: Tx, accountId: string, sender: SendersTable, phone: string, at: number): Promise<MessagesTable | null> {
+    const recent = await tx
+      .selectFrom('messages')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('phone', '=', phone)
+      .where('direction', '=', 'OUTBOUND')
+      .where('status', 'not in', ['SCHEDULED', 'FAILED'])
+      .where('created_at', '>=', at - REPLY_ATTRIBUTION_MS)
+      .where('created_at', '<=', at)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(50)
+      .execute();
+    // The sender that actually delivered it: the fallback's SMS sender when the fallback went out.
+    const deliveredBy = (m: MessagesTable): string =>
+      m.fallback_used === 1 && m.method === 'SMS' ? (parseJson<{ sendernameId?: string } | null>(m.sms_fallback, null)?.sendernameId ?? m.sendername_id) : m.sendername_id;
+    return recent.find((m) => deliveredBy(m) === sender.id) ?? null;
+  }
+}

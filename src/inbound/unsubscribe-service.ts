@@ -1,0 +1,86 @@
+import type { Clock } from '../platform/clock.js';
+import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { sha256Hex } from '../platform/secrets.js';
+import type { OptOutService } from './opt-outs.js';
+
+/**
+ * What the unsubscribe page shows: `confirm` (ask for the one click), `done` (this click opted the
+ * number out), `already` (the number is out already — a second visit, or STOP before).
+ */
+export interface UnsubscribeView {
+  state: 'confirm' | 'done' | 'already';
+  accountName: string;
+  /** Last four digits only: the page must not reveal the whole number to whoever holds the link. */
+  phoneEnding: string;
+  /** When the number opted out, for `done` and `already`. */
+  optedOutAt: number | null;
+}
+
+/** Tokens are 24 random bytes in base64url (src/messaging/unsubscribe.ts); anything else is not looked up. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * The per-send unsubscribe link `${PUBLIC_URL}/u/<token>` (spec §2.13 rule 4). Tokens are stored
+ * as SHA-256 only. Opening the link changes nothing (link scanners and previews open links);
+ * the confirm button does the opt-out — the same one STOP does. A used token keeps answering
+ * "already unsubscribed" while the number stays out. When the account has a custom unsubscribe
+ * URL no token exists and this page is never involved.
+ */
+export class UnsubscribeService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly optOuts: OptOutService,
+  ) {}
+
+  private async find(q: DbOrTx, token: string) {
+    if (!TOKEN_SHAPE.test(token)) return null;
+    const row = await q
+      .selectFrom('unsubscribe_tokens')
+      .innerJoin('accounts', 'accounts.id', 'unsubscribe_tokens.account_id')
+      .leftJoin('contacts', (j) => j.onRef('contacts.id', '=', 'unsubscribe_tokens.contact_id').onRef('contacts.account_id', '=', 'unsubscribe_tokens.account_id'))
+      .leftJoin('messages', 'messages.id', 'unsubscribe_tokens.message_id')
+      .select([
+        'unsubscribe_tokens.token_hash',
+        'unsubscribe_tokens.account_id',
+        'unsubscribe_tokens.message_id',
+        'unsubscribe_tokens.used_at',
+        'accounts.name as account_name',
+        'accounts.active as account_active',
+        'contacts.phone as contact_phone',
+        'messages.phone as message_phone',
+      ])
+      .where('unsubscribe_tokens.token_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
+    // The number comes from the contact, or from the message when the contact was deleted since.
+    const phone = row?.contact_phone ?? row?.message_phone ?? null;
+    if (!row || phone === null || row.account_active !== 1) return null;
+    return { ...row, phone };
+  }
+
+  private async optedOutAt(q: DbOrTx, accountId: string, phone: string): Promise<number | null> {
+    const r = await q.selectFrom('opt_outs').select('created_at').where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
+    return r?.created_at ?? null;
+  }
+
+  /** GET /u/<token>: null for an unknown or unusable token (a 404 page). Read-only. */
+  async view(token: string): Promise<UnsubscribeView | null> {
+    const row = await this.find(this.db, token);
+    if (!row) return null;
+    const at = await this.optedOutAt(this.db, row.account_id, row.phone);
+    return { state: at !== null ? 'already' : 'confirm', accountName: row.account_name, phoneEnding: row.phone.slice(-4), optedOutAt: at };
+  }
+
+  /** POST /u/<token>: opts the number out (idempotent) and marks the token used. */
+  async confirm(token: string): Promise<UnsubscribeView | null> {
+    const now = this.clock.now();
+    return inTransaction(this.db, async (tx) => {
+      const row = await this.find(tx, token);
+      if (!row) return null;
+      const result = await this.optOuts.optOut(tx, { accountId: row.account_id, phone: row.phone, source: 'link', messageId: row.message_id, at: now });
+      if (row.used_at === null) await tx.updateTable('unsubscribe_tokens').set({ used_at: now }).where('token_hash', '=', row.token_hash).execute();
+      const at = await this.optedOutAt(tx, row.account_id, row.phone);
+      return { state: result.alreadyOptedOut ? 'already' : 'done', accountName: row.account_name, phoneEnding: row.phone.slice(-4), optedOutAt: at };
+    });
+  }
+}

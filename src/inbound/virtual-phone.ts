@@ -1,0 +1,214 @@
+import type { SimulatedNetwork } from '../carriers/simulated/network.js';
+import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
+import type { Db } from '../platform/db/database.js';
+import { parseJson } from '../platform/db/sql.js';
+import { AppError } from '../platform/errors.js';
+import { normalizePhone } from '../phone/index.js';
+import { optedOutPhones } from './opt-outs.js';
+
+/** What a number received, as the virtual phone shows it. */
+export interface PhoneNumberSummary {
+  /** E.164 */
+  phone: string;
+  received: number;
+  lastAt: number;
+  contactName: string | null;
+}
+
+export type ThreadItem =
+  | {
+      kind: 'out';
+      at: number;
+      simId: string;
+      messageId: string;
+      channel: 'RCS' | 'SMS';
+      /** RCS: the message as sent (normalized, merged). */
+      rcs: { messageType: MessageType; content: Content } | null;
+      /** SMS: the text as sent. */
+      text: string | null;
+      state: 'sent' | 'delivered' | 'read' | 'failed';
+    }
+  | { kind: 'in'; at: number; text: string; channel: 'RCS' | 'SMS' }
+  | { kind: 'tap'; at: number; buttonText: string };
+
+export interface PhoneThread {
+  senderId: string;
+  senderName: string;
+  channel: 'RCS' | 'SMS';
+  stopKeyword: string;
+  items: ThreadItem[];
+}
+
+export interface PhoneView {
+  phone: string;
+  optedOut: boolean;
+  threads: PhoneThread[];
+}
+
+/** Where a tap on the virtual phone landed: a chip of the message, or a card button. */
+export type TapTarget = { kind: 'chip'; index: number } | { kind: 'card'; card: number; action: number };
+
+export function parseTapTarget(raw: string): TapTarget | null {
+  let m = /^s:(\d{1,2})$/.exec(raw);
+  if (m) return { kind: 'chip', index: Number(m[1]) };
+  m = /^c:(\d{1,2}):(\d)$/.exec(raw);
+  if (m) return { kind: 'card', card: Number(m[1]), action: Number(m[2]) };
+  return null;
+}
+
+const THREAD_LIMIT = 200;
+
+/**
+ * The virtual phone of the simulated network (DESIGN §7): numbers that received messages from the
+ * account, what each received (sim_messages, the network's own record), and the person's side —
+ * chip taps and replies — raised through SimulatedNetwork as the same carrier events a real
+ * network raises. Everything is scoped to one account: another tenant's messages to the same
+ * number never show.
+ */
+export class VirtualPhoneService {
+  constructor(
+    private readonly db: Db,
+    private readonly network: SimulatedNetwork,
+    private readonly publicUrl: () => string,
+  ) {}
+
+  async numbers(accountId: string): Promise<PhoneNumberSummary[]> {
+    const rows = await this.db
+      .selectFrom('sim_messages')
+      .select((eb) => ['to_phone', eb.fn.countAll<number>().as('n'), eb.fn.max('created_at').as('last')])
+      .where('account_id', '=', accountId)
+      .groupBy('to_phone')
+      .orderBy('last', 'desc')
+      .limit(200)
+      .execute();
+    const digits = rows.map((r) => r.to_phone.replace(/^\+/, ''));
+    const names = new Map<string, string>();
+    if (digits.length) {
+      const contacts = await this.db.selectFrom('contacts').select(['phone', 'first_name', 'last_name']).where('account_id', '=', accountId).where('phone', 'in', digits).execute();
+      for (const c of contacts) {
+        const name = [c.first_name, c.last_name].filter(Boolean).join(' ');
+        if (name) names.set(c.phone, name);
+      }
+    }
+    return rows.map((r) => ({ phone: r.to_phone, received: Number(r.n), lastAt: Number(r.last), contactName: names.get(r.to_phone.replace(/^\+/, '')) ?? null }));
+  }
+
+  /** The number as E.164 if it received something from the account; otherwise a 404. */
+  async requireNumber(accountId: string, raw: string): Promise<string> {
+    const n = normalizePhone(raw);
+    if (n.ok) {
+      const hit = await this.db.selectFrom('sim_messages').select('id').where('account_id', '=', accountId).where('to_phone', '=', n.e164).limit(1).executeTakeFirst();
+      if (hit) return n.e164;
+    }
+    throw new AppError('NOT_FOUND', 'This number has received no message from your account on the simulated network.');
+  }
+
+  async view(accountId: string, e164: string): Promise<PhoneView> {
+    const digits = e164.slice(1);
+    const [sims, senders, inbound, taps, optedOut] = await Promise.all([
+      this.db.selectFrom('sim_messages').selectAll().where('account_id', '=', accountId).where('to_phone', '=', e164).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(THREAD_LIMIT).execute(),
+      this.db.selectFrom('senders').select(['id', 'name', 'type', 'stop_keyword']).where('account_id', '=', accountId).execute(),
+      this.db
+        .selectFrom('messages')
+        .select(['sendername_id', 'text', 'created_at', 'type'])
+        .where('account_id', '=', accountId)
+        .where('phone', '=', digits)
+        .where('direction', '=', 'INBOUND')
+        .orderBy('created_at', 'desc')
+        .limit(THREAD_LIMIT)
+        .execute(),
+      this.db
+        .selectFrom('interactions')
+        .innerJoin('sim_messages', 'sim_messages.message_id', 'interactions.message_id')
+        .select(['sim_messages.sender_id', 'interactions.button_text', 'interactions.occurred_at'])
+        .where('interactions.account_id', '=', accountId)
+        .where('interactions.phone', '=', digits)
+        .where('interactions.type', '=', 'button_click')
+        .orderBy('interactions.occurred_at', 'desc')
+        .limit(THREAD_LIMIT)
+        .execute(),
+      optedOutPhones(this.db, accountId, [digits]),
+    ]);
+    const senderById = new Map(senders.map((s) => [s.id, s]));
+    const threads = new Map<string, PhoneThread>();
+    const thread = (senderId: string, channel: 'RCS' | 'SMS'): PhoneThread | null => {
+      let t = threads.get(senderId);
+      if (!t) {
+        const s = senderById.get(senderId);
+        if (!s) return null;
+        t = { senderId, senderName: s.name, channel: s.type === 'SMS' ? 'SMS' : channel, stopKeyword: s.stop_keyword, items: [] };
+        threads.set(senderId, t);
+      }
+      return t;
+    };
+    for (const s of sims) {
+      const payload = parseJson<Record<string, unknown>>(s.payload, {});
+      const state = s.failed_at !== null ? 'failed' : s.read_at !== null ? 'read' : s.delivered_at !== null ? 'delivered' : 'sent';
+      thread(s.sender_id, s.channel)?.items.push({
+        kind: 'out',
+        at: s.created_at,
+        simId: s.id,
+        messageId: s.message_id,
+        channel: s.channel,
+        rcs: s.channel === 'RCS' ? { messageType: String(payload.messageType ?? 'text') as MessageType, content: (payload.content ?? {}) as Content } : null,
+        text: s.channel === 'SMS' ? String(payload.text ?? '') : null,
+        state,
+      });
+    }
+    // Only threads the number received something in; replies to other senders are not shown.
+    for (const m of inbound) threads.get(m.sendername_id)?.items.push({ kind: 'in', at: m.created_at, text: m.text, channel: m.type });
+    for (const tp of taps) threads.get(tp.sender_id)?.items.push({ kind: 'tap', at: tp.occurred_at, buttonText: tp.button_text ?? '' });
+    const order = { out: 0, tap: 1, in: 2 } as const;
+    for (const t of threads.values()) t.items.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind]);
+    return {
+      phone: e164,
+      optedOut: optedOut.size > 0,
+      threads: [...threads.values()].sort((a, b) => (b.items[b.items.length - 1]?.at ?? 0) - (a.items[a.items.length - 1]?.at ?? 0)),
+    };
+  }
+
+  /**
+   * A tap on a chip or card button of a message the number received. Returns a same-origin path
+   * to open next when the button opens this server's unsubscribe page (a link the phone follows).
+   */
+  async tap(accountId: string, e164: string, simId: string, rawTarget: string): Promise<{ openPath: string | null }> {
+    const sim = await this.db.selectFrom('sim_messages').selectAll().where('id', '=', simId).where('account_id', '=', accountId).where('to_phone', '=', e164).executeTakeFirst();
+    const target = parseTapTarget(rawTarget);
+    if (!sim || sim.channel !== 'RCS' || !target) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
+    const payload = parseJson<{ messageType?: string; content?: Content }>(sim.payload, {});
+    const content = payload.content ?? {};
+    let suggestion: Suggestion | undefined;
+    let action: Action | undefined;
+    if (target.kind === 'chip') {
+      suggestion = content.suggestions?.[target.index];
+    } else {
+      const cards = payload.messageType === 'carousel' ? (content.cardContents ?? []) : payload.messageType === 'richCard' ? [content] : [];
+      action = cards[target.card]?.cardActions?.[target.action];
+    }
+    if (!suggestion && !action) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
+    const base = { messageId: sim.message_id, from: e164, senderId: sim.sender_id };
+    if (suggestion?.reply) {
+      await this.network.userTap({ ...base, type: 'reply', buttonText: suggestion.reply.text, postbackData: suggestion.reply.postbackData ?? null });
+      return { openPath: null };
+    }
+    const a = (suggestion?.action ?? action)!;
+    await this.network.userTap({ ...base, type: a.type === 'postback' ? 'postback' : 'action', buttonText: a.text, postbackData: a.postbackData ?? null });
+    // An unsubscribe chip makes the phone send the stop keyword, as a handset does.
+    if (a.type === 'unsubscribe') {
+      await this.network.userReply({ from: e164, senderId: sim.sender_id, channel: 'RCS', text: a.unsubscribeAction?.stopKeyword ?? 'STOP' });
+    }
+    const url = a.openUrlAction?.url ?? a.openUrlInWebviewAction?.url;
+    const prefix = `${this.publicUrl()}/u/`;
+    return { openPath: url && url.startsWith(prefix) ? `/u/${url.slice(prefix.length)}` : null };
+  }
+
+  /** The person writes to a sender whose messages the number received. */
+  async reply(accountId: string, e164: string, senderId: string, text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (trimmed === '' || trimmed.length > 1000) throw new AppError('VALIDATION_ERROR', 'Write 1 to 1000 characters.');
+    const sim = await this.db.selectFrom('sim_messages').select('channel').where('account_id', '=', accountId).where('to_phone', '=', e164).where('sender_id', '=', senderId).limit(1).executeTakeFirst();
+    const sender = await this.db.selectFrom('senders').select('type').where('id', '=', senderId).where('account_id', '=', accountId).executeTakeFirst();
+    if (!sim || !sender) throw new AppError('NOT_FOUND', 'This number has received nothing from that sender.');
+    await this.network.userReply({ from: e164, senderId, channel: sender.type === 'SMS' ? 'SMS' : sim.channel, text: trimmed });
+  }
+}

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/platform/clock.js';
+import { WebClient } from '../../helpers/web-client.js';
+import { DAY, num, startEngagementServer, type EngagementServer } from './helpers.js';
+
+const T0 = Date.UTC(2026, 5, 1, 9, 0, 0);
+const clock = new FakeClock(T0);
+let t: EngagementServer;
+
+beforeAll(async () => {
+  t = await startEngagementServer({ clock });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const text = (to: string, extra: Record<string, unknown> = {}) => ({ phoneNumber: to, messageType: 'text', content: { text: 'Hello' }, sendernameId: t.account.senders.rcs, ...extra });
+const scheduledTo = async (phone: string) =>
+  (await t.api('GET', `/api/messages/log?status=SCHEDULED&phoneNumber=${encodeURIComponent(phone)}`)).body.messages as any[];
+const credits = async () => (await t.ctx.services.accounts.get(t.account.accountId)).credits;
+const contact = async (phone: string) => (await t.api('GET', `/api/v1/contacts/${encodeURIComponent(phone)}`)).body.data;
+
+describe('STOP and the sender’s keyword', () => {
+  const O = num(700);
+
+  it('STOP opts the number out, disables the contact and cancels its scheduled messages (refunded)', async () => {
+    const before = await credits();
+    for (let i = 1; i <= 2; i++) {
+      const r = await t.api('POST', '/api/rcs/send', text(O, { scheduleAt: iso(T0 + i * DAY) }));
+      expect(r.status).toBe(200);
+    }
+    const batch = await t.api('POST', '/api/rcs/send-batch', { ...text(O), phoneNumber: undefined, phoneNumbers: [O, num(701)], scheduleAt: iso(T0 + 3 * DAY) });
+    expect(batch.status).toBe(200);
+    expect(await scheduledTo(O)).toHaveLength(3);
+    expect(await credits()).toBeLessThan(before);
+
+    clock.advance(60_000);
+    await t.reply(O, t.account.senders.rcs, ' Stop. ');
+    expect(await scheduledTo(O)).toHaveLength(0);
+    // The other recipient of the batch keeps its message; only O's credits came back.
+    expect(await scheduledTo(num(701))).toHaveLength(1);
+    expect(await credits()).toBeCloseTo(before - 0.035, 6);
+    expect(await contact(O)).toMatchObject({ disabled: true, disabledReason: 'Opted out: replied STOP' });
+    const inbound = await t.api('GET', `/api/messages/log?direction=INBOUND&phoneNumber=${encodeURIComponent(O)}`);
+    expect(inbound.body.messages[0]).toMatchObject({ status: 'RECEIVED', content: ' Stop. ' });
+  });
+
+  it('a later send is refused with CONTACT_OPTED_OUT, even with skipDisabled:false or skipContactCreation', async () => {
+    for (const extra of [{}, { skipDisabled: false }, { skipContactCreation: true }]) {
+      const r = await t.api('POST', '/api/rcs/send', text(O, extra));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('CONTACT_OPTED_OUT');
+    }
+    const sms = await t.api('POST', '/api/rcs/send-sms', { phoneNumber: O, message: 'Hi', sendernameId: t.account.senders.sms, skipDisabled: false });
+    expect(sms.body.error.code).toBe('CONTACT_OPTED_OUT');
+    // Re-enabling the contact is the business's switch, not the person's consent: still refused.
+    const id = (await contact(O)).id;
+    expect((await t.api('PATCH', '/api/v1/contacts/bulk/enable', { contactIds: [id] })).status).toBe(200);
+    expect((await t.api('POST', '/api/rcs/send', text(O))).body.error.code).toBe('CONTACT_OPTED_OUT');
+  });
+
+  it('in a batch the opted-out number is a rejected entry and the others go out', async () => {
+    const r = await t.api('POST', '/api/rcs/send-batch', { ...text(O), phoneNumber: undefined, phoneNumbers: [O, num(702)], skipDisabled: false });
+    expect(r.status).toBe(202);
+    expect(r.body.accepted).toBe(1);
+    expect(r.body.rejected).toEqual([expect.objectContaining({ phoneNumber: O, code: 'CONTACT_OPTED_OUT' })]);
+  });
+
+  it('the opt-out outlives the contact: deleting it does not make the number reachable', async () => {
+    const id = (await contact(O)).id;
+    expect((await t.api('DELETE', `/api/v1/contacts/${id}`)).status).toBe(200);
+    expect((await t.api('POST', '/api/rcs/send', text(O))).body.error.code).toBe('CONTACT_OPTED_OUT');
+  });
+
+  it('is per account: another tenant may still message the number', async () => {
+    const other = await t.createAccount();
+    const r = await t.api('POST', '/api/rcs/send', { ...text(O), sendernameId: other.senders.rcs }, { key: other.apiKey });
+    expect(r.status).toBe(200);
+  });
+
+  it('START re-subscribes the number', async () => {
+    clock.advance(60_000);
+    await t.reply(O, t.account.senders.rcs, 'start');
+    expect((await t.api('POST', '/api/rcs/send', text(O))).status).toBe(200);
+  });
+
+  it('the sender’s own keyword opts out; a sentence containing stop does not', async () => {
+    const kwSender = (await t.ctx.services.senders.create(t.account.accountId, { name: 'Kw Agent', type: 'RCS', status: 'APPROVED', stopKeyword: 'ABMELDEN' })).id;
+    const K = num(710);
+    const N = num(711);
+    for (const p of [K, N]) expect((await t.api('POST', '/api/rcs/send', { ...text(p), sendernameId: kwSender })).status).toBe(200);
+    clock.advance(60_000);
+    await t.reply(K, kwSender, '“Abmelden!”');
+    await t.reply(N, kwSender, 'please do not stop sending these');
+    expect((await t.api('POST', '/api/rcs/send', text(K))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    expect((await t.api('POST', '/api/rcs/send', text(N))).status).toBe(200);
+    expect(await contact(K)).toMatchObject({ disabled: true, disabledReason: 'Opted out: replied ABMELDEN' });
+  });
+
+  it('an unsubscribe chip on the virtual phone sends the keyword: opted out', async () => {
+    const U = num(720);
+    const r = await t.api('POST', '/api/rcs/send', text(U, { content: { text: 'News', suggestions: [{ action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'STOP' } } }] } }));
+    expect(r.status).toBe(200);
+    const phone = t.ctx.services.virtualPhone!;
+    const view = await phone.view(t.account.accountId, U);
+    const item = view.threads[0]!.items.find((i) => i.kind === 'out')!;
+    expect(item.kind).toBe('out');
+    await phone.tap(t.account.accountId, U, (item as { simId: string }).simId, 's:0');
+    expect((await t.api('POST', '/api/rcs/send', text(U))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    const taps = await t.api('GET', `/api/rcs/interactions?phone=${encodeURIComponent(U)}&type=button_click`);
+    expect(taps.body.data[0]).toMatchObject({ buttonText: 'Unsubscribe', actionType: 'action' });
+  });
+});
+
+describe('the unsubscribe link /u/<token>', () => {
+  const L = num(730);
+  let token: string;
+
+  it('a send with {{unsubscribe_link}} carries a per-send link whose token is stored hashed', async () => {
+    const r = await t.api('POST', '/api/rcs/send', text(L, { content: { text: 'Deals. Opt out: {{unsubscribe_link}}' } }));
+    expect(r.status).toBe(200);
+    const content = await t.api('GET', `/api/messages/${r.body.messageRecordId}/content`);
+    const m = /\/u\/([A-Za-z0-9_-]+)/.exec(content.body.message.content.text);
+    expect(m).not.toBeNull();
+    token = m![1]!;
+    const rows = await t.ctx.db.selectFrom('unsubscribe_tokens').selectAll().where('message_id', '=', r.body.messageRecordId).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
+    // A scheduled message to the same number, to be cancelled by the unsubscribe.
+    expect((await t.api('POST', '/api/rcs/send', text(L, { scheduleAt: iso(clock.now() + DAY) }))).status).toBe(200);
+  });
+
+  it('visiting changes nothing; the confirm button (double-submit CSRF) opts out; a second visit says already', async () => {
+    const web = new WebClient(t.url);
+    const page = await web.get(`/u/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-robots-tag')).toContain('noindex');
+    expect(page.text).toContain('Unsubscribe from');
+    expect(page.text).toContain(L.slice(-4));
+    expect(page.text).not.toContain(L.slice(1, 9));
+    expect((await contact(L)).disabled).toBe(false);
+
+    // Without the cookie's twin the POST is refused and nothing happens.
+    const forged = await new WebClient(t.url).post(`/u/${token}`, { csrf: 'x'.repeat(32) });
+    expect(forged.status).toBe(403);
+    expect((await contact(L)).disabled).toBe(false);
+
+    const done = await web.post(`/u/${token}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('You are unsubscribed');
+    expect(await contact(L)).toMatchObject({ disabled: true, disabledReason: 'Opted out: used the unsubscribe link' });
+    expect(await scheduledTo(L)).toHaveLength(0);
+    expect((await t.api('POST', '/api/rcs/send', text(L))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    const row = await t.ctx.db.selectFrom('unsubscribe_tokens').select('used_at').where('token_hash', '=', createHash('sha256').update(token).digest('hex')).executeTakeFirst();
+    expect(row?.used_at).toBe(clock.now());
+
+    const again = await web.get(`/u/${token}`);
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('Already unsubscribed');
+    const repost = await web.post(`/u/${token}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+    expect(repost.text).toContain('Already unsubscribed');
+  });
+
+  it('tapping an unsubscribe-link button on the virtual phone opens this server’s unsubscribe page', async () => {
+    const V = num(732);
+    const r = await t.api('POST', '/api/rcs/send', text(V, {
+      messageType: 'richCard',
+      content: { title: 'News', cardActions: [{ type: 'unsubscribeLink', text: 'Unsubscribe', openUrlAction: { url: '{{unsubscribe_link}}' } }] },
+    }));
+    expect(r.status).toBe(200);
+    const phone = t.ctx.services.virtualPhone!;
+    const view = await phone.view(t.account.accountId, V);
+    const item = view.threads[0]!.items.find((i) => i.kind === 'out') as { simId: string };
+    const { openPath } = await phone.tap(t.account.accountId, V, item.simId, 'c:0:0');
+    expect(openPath).toMatch(/^\/u\/[A-Za-z0-9_-]{32}$/);
+    const page = await new WebClient(t.url).get(openPath!);
+    expect(page.text).toContain('Unsubscribe from');
+    // Targets that are not on the message are refused.
+    await expect(phone.tap(t.account.accountId, V, item.simId, 'c:0:3')).rejects.toThrow(/not on a message/);
+    await expect(phone.tap(t.account.accountId, V, item.simId, 's:0')).rejects.toThrow(/not on a message/);
+    await expect(phone.tap(t.account.accountId, num(733), item.simId, 'c:0:0')).rejects.toThrow(/not on a message/);
+  });
+
+  it('unknown or malformed tokens are a 404 page', async () => {
+    const web = new WebClient(t.url);
+    expect((await web.get('/u/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await web.get('/u/%3Cscript%3E')).status).toBe(404);
+  });
+
+  it('the account’s custom unsubscribe URL is used as is: no token is issued', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { unsubscribeUrl: 'https://example.com/opt-out' });
+    try {
+      const r = await t.api('POST', '/api/rcs/send', text(num(731), { content: { text: 'Bye: {{unsubscribe_link}}' } }));
+      expect(r.status).toBe(200);
+      const content = await t.api('GET', `/api/messages/${r.body.messageRecordId}/content`);
+      expect(content.body.message.content.text).toBe('Bye: https://example.com/opt-out');
+      const rows = await t.ctx.db.selectFrom('unsubscribe_tokens').selectAll().where('message_id', '=', r.body.messageRecordId).execute();
+      expect(rows).toHaveLength(0);
+    } finally {
+      await t.ctx.services.accounts.updateSettings(t.account.accountId, { unsubscribeUrl: null });
+    }
+  });
+});

@@ -1,0 +1,17 @@
+import { ConversationStatusQuerySchema, ConversationStatusResponseSchema } from '../src/conversations/schemas.js';
+import { READ, defineTool } from './types.js';
+
+export const rcsConversationStatus = defineTool({
+  name: 'rcs_conversation_status',
+  title: 'Conversation window of a number',
+  description:
+    'Whether a 24-hour conversation window is open for a phone number (hasActiveConversation), with its start and sessionExpires. For senders with conversation billing, messages inside an open window are free; the first one opens it and is charged. Optionally narrow to one sendernameId.',
+  toolset: 'conversations',
+  permissions: ['messages:read'],
+  input: ConversationStatusQuerySchema,
+  output: ConversationStatusResponseSchema,
+  annotations: READ,
+  run: ({ app, principal }, input) => app.services.conversations.status(principal.accountId, input.phoneNumber, input.sendernameId ? { sendernameId: input.sendernameId } : {}),
+});
+
+export const conversationsTools = [rcsConversationStatus];

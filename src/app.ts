@@ -23,11 +23,17 @@ import { conversationsRoutes } from './conversations/routes.js';
 import { interactionsRoutes } from './inbound/routes.js';
 import { phoneRoutes } from './inbound/phone-routes.js';
 import { unsubscribePages } from './inbound/unsubscribe-routes.js';
+import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
 import { ASSETS_DIR } from './platform/paths.js';
+import { webhooksRoutes } from './webhooks/routes.js';
+import { webhooksConsole } from './webhooks/console-routes.js';
+import { formsRoutes } from './forms/routes.js';
+import { formPages } from './forms/public-routes.js';
+import { formsConsole } from './forms/console-routes.js';
 
 /** Base paths of spec §4 (see docs/decisions.md for how the placeholders were fixed). */
 export const BASE = {
@@ -36,6 +42,7 @@ export const BASE = {
   contacts: '/api/v1/contacts',
   groups: '/api/v1/groups',
   templates: '/api/v1/templates',
+  forms: '/api/v1/forms',
   mcp: '/mcp',
 } as const;
 
@@ -79,6 +86,9 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
   // First after the body parsers: the assistant's hot path should not walk every page router.
+  // Google RBM posts events and user messages here: public, verified by X-Goog-Signature.
+  app.use(rbmWebhookRoutes(ctx.carriers));
+
   app.use(BASE.mcp, mcpRouter(ctx));
 
   // OAuth 2.1 for /mcp: discovery documents, /authorize, /token, /register, /revoke (oauth/).
@@ -98,6 +108,8 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, messagingRoutes(ctx)],
     [BASE.rcs, conversationsRoutes(ctx)],
     [BASE.rcs, interactionsRoutes(ctx)],
+    [BASE.rcs, webhooksRoutes(ctx)],
+    [BASE.forms, formsRoutes(ctx)],
     [BASE.messages, logRoutes(ctx)],
   ];
   const registry = new RouteRegistry();
@@ -110,6 +122,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(sandboxPages(ctx));
   // Unsubscribe links (/u/<token>): public, no session; the confirm form has its own CSRF cookie.
   app.use(unsubscribePages(ctx, ctx.services.unsubscribe));
+  // Opt-in forms (/f/<slug>) and their confirmation links (/f/confirm/<token>): public, double-submit CSRF, rate-limited.
+  app.use(formPages(ctx));
 
   // People's pages: sessions only here, never on the API.
   const pages = express.Router();
@@ -119,8 +133,8 @@ export function createApp(ctx: AppContext): Express {
   pages.use(previewPages(ctx));
   // The simulated network's virtual phone (/phone).
   pages.use(phoneRoutes(ctx, ctx.services.virtualPhone));
-  // Other areas plug into the console here (src/console/sources.ts); webhooks comes with its issue.
-  pages.use(consoleRoutes(ctx, consoleFeeds(ctx)));
+  // Other areas plug into the console here (src/console/sources.ts).
+  pages.use(consoleRoutes(ctx, { ...consoleFeeds(ctx), webhooks: webhooksConsole(ctx), forms: formsConsole(ctx) }));
   app.use(pages);
 
   app.use(notFoundHandler);

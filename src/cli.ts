@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import QRCode from 'qrcode';
 import { loadConfig, ConfigError } from './config.js';
@@ -5,6 +6,7 @@ import { createContext, type AppContext } from './context.js';
 import { AppError, isAppError } from './platform/errors.js';
 import { ALL_PERMISSIONS, PermissionSchema, type Permission } from './platform/permissions.js';
 import { SenderTypeSchema } from './senders/schemas.js';
+import { parseCarrierConfig, setSenderCarrierConfig } from './carriers/sender-config.js';
 
 /**
  * Operator commands: `npm run admin -- <command> [--flags]`. They open the same database as the
@@ -176,6 +178,43 @@ const commands: Record<string, Command> = {
     async run(ctx, v, pos) {
       const row = await senderRow(ctx, pos[0]);
       json(await ctx.services.senders.setStatus(row.account_id, row.id, 'REJECTED', need(v, 'reason')));
+    },
+  },
+  'senders:carrier': {
+    summary: 'Per-sender carrier override: another RBM agent (RCS sender) or another SMSC (SMS sender); --clear removes it',
+    usage: '<snd_…> --rbm-agent <agent id> [--rbm-service-account <file.json>] [--rbm-client-token <token>] | --smpp-url smpp://id:pw@host:port | --clear | --show',
+    options: {
+      'rbm-agent': { type: 'string' },
+      'rbm-service-account': { type: 'string' },
+      'rbm-client-token': { type: 'string' },
+      'smpp-url': { type: 'string' },
+      clear: { type: 'boolean' },
+      show: { type: 'boolean' },
+    },
+    async run(ctx, v, pos) {
+      const row = await senderRow(ctx, pos[0]);
+      const redact = (c: ReturnType<typeof parseCarrierConfig>) => ({
+        ...(c.rbm ? { rbm: { ...c.rbm, ...(c.rbm.clientToken ? { clientToken: '(set)' } : {}) } } : {}),
+        ...(c.smpp ? { smpp: { url: c.smpp.url.replace(/:[^:@/]*@/, ':***@') } } : {}),
+      });
+      if (v.show === true) {
+        json({ sender: row.id, type: row.type, carrierConfig: redact(parseCarrierConfig(row.carrier_config)) });
+        return;
+      }
+      let stored;
+      if (v.clear === true) stored = await setSenderCarrierConfig(ctx.db, row.id, { rbm: null, smpp: null });
+      else if (typeof v['smpp-url'] === 'string') stored = await setSenderCarrierConfig(ctx.db, row.id, { smpp: { url: need(v, 'smpp-url') } });
+      else if (typeof v['rbm-agent'] === 'string') {
+        stored = await setSenderCarrierConfig(ctx.db, row.id, {
+          rbm: {
+            agentId: need(v, 'rbm-agent'),
+            ...(typeof v['rbm-service-account'] === 'string' ? { serviceAccountFile: path.resolve(need(v, 'rbm-service-account')) } : {}),
+            ...(typeof v['rbm-client-token'] === 'string' ? { clientToken: need(v, 'rbm-client-token') } : {}),
+          },
+        });
+      } else throw new AppError('VALIDATION_ERROR', 'Give --rbm-agent, --smpp-url, --clear or --show');
+      json({ sender: row.id, type: row.type, carrierConfig: redact(stored) });
+      out('A running server picks the change up within a few seconds.');
     },
   },
   'credits:set': {

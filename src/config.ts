@@ -21,6 +21,16 @@ export const ConfigSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     CARRIER_RCS: z.enum(['simulated', 'rbm']).default('simulated'),
     CARRIER_SMS: z.enum(['simulated', 'smpp']).default('simulated'),
+    // Google RCS Business Messaging (CARRIER_RCS=rbm); required ones are checked below.
+    RBM_AGENT_ID: z.string().min(1).optional(),
+    RBM_SERVICE_ACCOUNT_FILE: z.string().min(1).optional(),
+    RBM_ENDPOINT: z.url({ protocol: /^https?$/ }).default('https://rcsbusinessmessaging.googleapis.com'),
+    RBM_WEBHOOK_CLIENT_TOKEN: z.string().min(8).optional(),
+    // SMPP 3.4 (CARRIER_SMS=smpp): smpp://system_id:password@host:port (ssmpp:// for TLS).
+    SMPP_URL: z.url({ protocol: /^s?smpp$/ }).optional(),
+    SMPP_WINDOW: z.coerce.number().int().min(1).max(1000).default(10),
+    SMPP_ENQUIRE_LINK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    SMPP_SYSTEM_TYPE: z.string().max(12).default(''),
     SIM_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1500),
     SIM_READ_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(4000),
     SENDER_MAX_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
@@ -32,6 +42,30 @@ export const ConfigSchema = z
     TRUST_PROXY: bool.default(false),
     SEED_DEMO: bool.default(true),
     DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: bool.default(false),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+    WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(24 * 3_600_000).default(3_600_000),
+    WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(24).max(7 * 24).default(24),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  })
+  .superRefine((env, ctx) => {
+    // A real carrier without its settings must stop the start, naming what is missing.
+    const required: Array<[boolean, keyof typeof env]> = [
+      [env.CARRIER_RCS === 'rbm', 'RBM_AGENT_ID'],
+      [env.CARRIER_RCS === 'rbm', 'RBM_SERVICE_ACCOUNT_FILE'],
+      [env.CARRIER_RCS === 'rbm', 'RBM_WEBHOOK_CLIENT_TOKEN'],
+      [env.CARRIER_SMS === 'smpp', 'SMPP_URL'],
+    ];
+    for (const [needed, name] of required) {
+      if (needed && env[name] === undefined) {
+        const carrier = name === 'SMPP_URL' ? 'CARRIER_SMS=smpp' : 'CARRIER_RCS=rbm';
+        ctx.addIssue({ code: 'custom', path: [name], message: `required when ${carrier}` });
+      }
+    }
+    if (env.SMPP_URL !== undefined) {
+      const u = new URL(env.SMPP_URL);
+      if (!u.username || !u.port) ctx.addIssue({ code: 'custom', path: ['SMPP_URL'], message: 'must look like smpp://system_id:password@host:port' });
+    }
   })
   .transform((env) => {
     const dataDir = path.resolve(env.DATA_DIR);
@@ -46,6 +80,21 @@ export const ConfigSchema = z
       databaseFile: env.DATABASE_FILE === ':memory:' ? ':memory:' : path.resolve(dataDir, env.DATABASE_FILE ?? 'rcs.sqlite'),
       logLevel: env.LOG_LEVEL,
       carriers: { rcs: env.CARRIER_RCS, sms: env.CARRIER_SMS },
+      /** Google RBM: set when CARRIER_RCS=rbm (the refinement above guarantees the required parts). */
+      rbm:
+        env.CARRIER_RCS === 'rbm'
+          ? {
+              agentId: env.RBM_AGENT_ID!,
+              serviceAccountFile: path.resolve(env.RBM_SERVICE_ACCOUNT_FILE!),
+              endpoint: env.RBM_ENDPOINT.replace(/\/+$/, ''),
+              webhookClientToken: env.RBM_WEBHOOK_CLIENT_TOKEN!,
+            }
+          : null,
+      /** SMPP: set when CARRIER_SMS=smpp. */
+      smpp:
+        env.CARRIER_SMS === 'smpp'
+          ? { url: env.SMPP_URL!, window: env.SMPP_WINDOW, enquireLinkMs: env.SMPP_ENQUIRE_LINK_SECONDS * 1000, systemType: env.SMPP_SYSTEM_TYPE }
+          : null,
       simulated: { deliveryDelayMs: env.SIM_DELIVERY_DELAY_MS, readDelayMs: env.SIM_READ_DELAY_MS },
       /** Per-sender dispatch ceiling, so one large batch cannot starve other senders. */
       senderMaxPerSecond: env.SENDER_MAX_PER_SECOND,
@@ -57,6 +106,14 @@ export const ConfigSchema = z
       seedDemo: env.SEED_DEMO,
       secureCookies: (env.PUBLIC_URL ?? '').startsWith('https://'),
       dangerouslyAllowPrivateNetworkTargets: env.DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS,
+      /** Outbound webhooks (src/webhooks, docs/webhooks.md): per-request timeout, retry backoff and window, parallel posts. */
+      webhooks: {
+        timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: Math.max(env.WEBHOOK_RETRY_BASE_MS, env.WEBHOOK_RETRY_MAX_MS),
+        retryWindowMs: env.WEBHOOK_RETRY_HOURS * 3_600_000,
+        concurrency: env.WEBHOOK_CONCURRENCY,
+      },
     };
   });
 
@@ -68,6 +125,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** Variables whose values carry credentials: an error names them but never prints the value. */
+const SECRET_VARIABLES = new Set(['SMPP_URL', 'RBM_WEBHOOK_CLIENT_TOKEN']);
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -81,7 +141,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       parsed.error.issues.map((i) => {
         const name = String(i.path[0] ?? '?');
-        return `${name}=${JSON.stringify(relevant[name] ?? '')}: ${i.message}`;
+        const value = SECRET_VARIABLES.has(name) && relevant[name] !== undefined ? '(redacted)' : JSON.stringify(relevant[name] ?? '');
+        return `${name}=${value}: ${i.message}`;
       }),
     );
   }

@@ -21,12 +21,23 @@ import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './messaging/dispatcher.j
 import { MessageEventHub } from './messaging/events.js';
 import { JobsService } from './messaging/jobs-service.js';
 import { cancelScheduledMessages, LogService } from './messaging/log-service.js';
-import { noConversationPricing } from './messaging/pricing.js';
 import { SendService } from './messaging/send-service.js';
 import { StatsService } from './messaging/stats-service.js';
 import { StatusService } from './messaging/status-service.js';
 import { PreviewsService } from './previews/service.js';
 import { ValidationService } from './validation-api/service.js';
+import { SimulatedNetwork } from './carriers/simulated/network.js';
+import { ConversationsService } from './conversations/service.js';
+import { RecipientRateLimiter } from './conversations/throttle.js';
+import { EngagementEventHub } from './inbound/events.js';
+import { InboundService } from './inbound/inbound-service.js';
+import { InteractionsService } from './inbound/interactions-service.js';
+import { OptOutService } from './inbound/opt-outs.js';
+import { UnsubscribeService } from './inbound/unsubscribe-service.js';
+import { VirtualPhoneService } from './inbound/virtual-phone.js';
+import { WebhooksService } from './webhooks/service.js';
+import { webhookListeners } from './webhooks/listeners.js';
+import { FormsService } from './forms/service.js';
 
 /** Everything a request handler, tool or worker may use, built once at start-up. */
 export interface AppContext {
@@ -42,6 +53,8 @@ export interface AppContext {
   /** Background work started by startWorkers (src/workers.ts). */
   dispatcher: Dispatcher;
   messageEvents: MessageEventHub;
+  /** Inbound messages, taps/replies and opt-outs (src/inbound/events.ts); webhooks add listeners. */
+  engagementEvents: EngagementEventHub;
 }
 
 export interface Services {
@@ -65,6 +78,20 @@ export interface Services {
   status: StatusService;
   validation: ValidationService;
   previews: PreviewsService;
+  /** Conversation windows and billing (§3.3), billing preview, per-recipient throttle (src/conversations/). */
+  conversations: ConversationsService;
+  /** Taps and replies for analytics (list_rcs_interactions). */
+  interactions: InteractionsService;
+  /** Incoming messages and taps from carriers (registered with `status`). */
+  inbound: InboundService;
+  optOuts: OptOutService;
+  unsubscribe: UnsubscribeService;
+  /** The simulated network's virtual phone (/phone); null with real carriers. */
+  virtualPhone: VirtualPhoneService | null;
+  /** Webhook endpoints and the outbox; its DeliveryWorker (`webhooks.worker`) is started by startWorkers. */
+  webhooks: WebhooksService;
+  /** Opt-in forms and double opt-in (§3.6). */
+  forms: FormsService;
 }
 
 export interface ContextOptions {
@@ -88,7 +115,24 @@ export async function createContext(config: Config, options: ContextOptions = {}
   });
   const directory = new ContactDirectory(clock);
   const templates = new TemplatesService(db, clock, fields);
-  const send = new SendService({ db, clock, config, accounts, directory, conversation: noConversationPricing, dispatcher });
+  const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
+  const conversations = new ConversationsService({ db, clock, accounts, throttle });
+  const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher });
+  const engagementEvents = new EngagementEventHub();
+  const optOuts = new OptOutService(db, engagementEvents);
+  const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents });
+  const status = new StatusService(db, clock, messageEvents, logger);
+  // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
+  const webhooks = new WebhooksService({ db, clock, config, logger });
+  const hooks = webhookListeners(webhooks);
+  messageEvents.add(hooks.messages);
+  engagementEvents.add(hooks.engagement);
+  status.setInboundHandler(inbound);
+  // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
+  const contacts = new ContactsService(db, clock, accounts, fields, groups, {
+    // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
+    cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
+  });
   const services: Services = {
     accounts,
     apiKeys: new ApiKeysService(db, clock),
@@ -99,22 +143,29 @@ export async function createContext(config: Config, options: ContextOptions = {}
     oauth: new OAuthService(db, clock, config),
     fields,
     groups,
-    // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
-    contacts: new ContactsService(db, clock, accounts, fields, groups, {
-      cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now())).count,
-    }),
+    contacts,
     templates,
     sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
     send,
     jobs: new JobsService(db, clock),
     log: new LogService(db, clock),
     stats: new StatsService(db, clock),
-    status: new StatusService(db, clock, messageEvents, logger),
+    status,
     validation: new ValidationService(accounts, fields, clock),
     previews: new PreviewsService({ db, clock, config, accounts, send, templates }),
+    conversations,
+    interactions: new InteractionsService(db),
+    inbound,
+    optOuts,
+    unsubscribe: new UnsubscribeService(db, clock, optOuts),
+    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl) : null,
+    webhooks,
+    forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks }),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();
+  // Generates and stores the key that seals webhook signing secrets on the very first start.
+  await webhooks.init();
   return {
     config,
     db,
@@ -126,5 +177,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
     carriers,
     dispatcher,
     messageEvents,
+    engagementEvents,
   };
 }

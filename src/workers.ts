@@ -3,10 +3,12 @@ import { startSandboxSweeper } from './sandbox/service.js';
 
 const stops = new WeakMap<AppContext, () => void>();
 
-/** Background work: carrier receipts and the dispatcher. Started after the HTTP server listens. */
+/** Background work: carrier receipts, the dispatcher, webhook deliveries. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
   ctx.dispatcher.start();
+  // Webhook deliveries: the outbox is in the database, so whatever was pending before a restart is posted now.
+  ctx.services.webhooks.worker.start();
   stops.set(ctx, startSandboxSweeper(ctx.services.sandbox, (err) => ctx.logger.warn({ err }, 'sandbox sweep failed')));
 }
 
@@ -14,5 +16,6 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
 export async function stopWorkers(ctx: AppContext): Promise<void> {
   stops.get(ctx)?.();
   await ctx.dispatcher.stop();
+  await ctx.services.webhooks.worker.stop();
   await ctx.carriers.stop();
 }

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../layout.js';
 
-export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'webhooks' | 'settings';
+export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'webhooks' | 'forms' | 'settings';
 
 const TABS: Array<[ConsoleTab, string, string]> = [
   ['overview', 'Overview', '/console'],
@@ -9,6 +9,7 @@ const TABS: Array<[ConsoleTab, string, string]> = [
   ['apps', 'Connected apps', '/console/apps'],
   ['senders', 'Senders', '/console/senders'],
   ['webhooks', 'Webhooks', '/console/webhooks'],
+  ['forms', 'Forms', '/console/forms'],
   ['settings', 'Settings', '/console/settings'],
 ];
 

@@ -56,6 +56,12 @@ export interface RcsCarrier {
    * network stores them in one statement.
    */
   sendMany(messages: readonly OutboundRcs[]): Promise<SendOutcome[]>;
+  /**
+   * Withdraws a message the network has taken but not delivered yet (RBM's revoke), for messages
+   * cancelled after a hand-over. Resolves true when it was withdrawn, false when it was already
+   * delivered or is unknown. Optional: networks without the notion do not offer it.
+   */
+  revoke?(message: { messageId: string; to: string; senderId: string }): Promise<boolean>;
 }
 
 export interface SmsCarrier {

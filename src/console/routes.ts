@@ -176,6 +176,9 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
     });
   }
 
+  // ---- Opt-in forms (filled by the forms area) -----------------------------------------------
+  if (sources.forms) router.use('/console/forms', sources.forms);
+
   // ---- Settings ----------------------------------------------------------------------------
   const timezoneNames = (now: number) => listTimezones(now).map((z) => z.timeZone);
 

@@ -48,4 +48,6 @@ export interface ConsoleSources {
    * ConsoleFrame with active="webhooks"). Without it the page says webhooks are not set up yet.
    */
   webhooks?: Router;
+  /** The opt-in forms pages: a router mounted at /console/forms behind requireLogin (ConsoleFrame active="forms"). */
+  forms?: Router;
 }

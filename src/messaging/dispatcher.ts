@@ -1,9 +1,10 @@
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { updateRowsById, type RowPatch } from '../platform/db/bulk.js';
 import type { Db } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
@@ -182,17 +183,19 @@ export class Dispatcher {
 
   private async claim(ids: string[], now: number): Promise<MessagesTable[]> {
     const out: MessagesTable[] = [];
+    const claimable = (eb: ExpressionBuilder<Database, 'messages'>) => eb.and([eb('pending', '=', 1), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]);
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
+      // A claimed scheduled message is SENDING from now on: it can no longer be cancelled by id
+      // (§3.1). Separate statement, so rows that are SENDING already do not rewrite their indexes.
+      await this.db.updateTable('messages').set({ status: 'SENDING' }).where('id', 'in', part).where('status', '=', 'SCHEDULED').where(claimable).execute();
       // The conditions repeat the candidate query so that a row another worker claimed in between
       // is not claimed twice (on PostgreSQL this becomes FOR UPDATE SKIP LOCKED).
       const rows = await this.db
         .updateTable('messages')
-        // A claimed scheduled message is SENDING from now on: it can no longer be cancelled by id (§3.1).
-        .set((eb) => ({ status: 'SENDING' as const, lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', part)
-        .where('pending', '=', 1)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .where(claimable)
         .returningAll()
         .execute();
       out.push(...rows);

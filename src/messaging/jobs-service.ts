@@ -31,6 +31,8 @@ interface Counts {
   delivered: number;
   read: number;
   failed: number;
+  /** What the job's messages cost now (refunds and fallback re-pricing included), 1/1000. */
+  credits: number;
 }
 
 /** Batch and scheduled jobs (spec §3.4): progress derived from their messages, cancellation. */
@@ -53,17 +55,18 @@ export class JobsService {
           eb.fn.sum<number>(eb.case().when('status', 'in', ['DELIVERED', 'READ']).then(1).else(0).end()).as('delivered'),
           eb.fn.sum<number>(eb.case().when('status', '=', 'READ').then(1).else(0).end()).as('read'),
           eb.fn.sum<number>(eb.case().when('status', 'in', ['FAILED', 'BLOCKED', 'REJECTED']).then(1).else(0).end()).as('failed'),
+          eb.fn.sum<number>('credits_cost_milli').as('credits'),
         ])
         .where('job_id', 'in', jobIds.slice(i, i + 500))
         .groupBy('job_id')
         .execute();
-      for (const r of rows) out.set(r.job_id!, { n: Number(r.n), pending: Number(r.pending), sent: Number(r.sent), delivered: Number(r.delivered), read: Number(r.read), failed: Number(r.failed) });
+      for (const r of rows) out.set(r.job_id!, { n: Number(r.n), pending: Number(r.pending), sent: Number(r.sent), delivered: Number(r.delivered), read: Number(r.read), failed: Number(r.failed), credits: Number(r.credits ?? 0) });
     }
     return out;
   }
 
   private toJob(job: JobsTable, c: Counts | undefined, now: number): Job {
-    const counts = c ?? { n: 0, pending: 0, sent: 0, delivered: 0, read: 0, failed: 0 };
+    const counts = c ?? { n: 0, pending: 0, sent: 0, delivered: 0, read: 0, failed: 0, credits: 0 };
     const done = counts.sent + counts.failed;
     let status: JobStatus;
     if (job.cancelled_at !== null) status = 'cancelled';
@@ -96,7 +99,9 @@ export class JobsService {
         percent: denominator === 0 ? 100 : Math.round(((done + job.cancelled_count) / denominator) * 1000) / 10,
       },
       rejected: parseJson<RejectedRecipient[]>(job.rejected, []),
-      creditsCharged: milliToCredits(job.credits_milli),
+      // Derived from the messages like the status: refunds (failed, cancelled) and SMS fallback
+      // re-pricing are included; jobs.credits_milli keeps what was debited at accept time.
+      creditsCharged: milliToCredits(counts.credits),
     };
   }
 

@@ -31,9 +31,13 @@ export function parseSendBody<S extends z.ZodType>(
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const seen = new Set(details.map((d) => d.path));
-    // The content validator already explains content, messageType and smsFallback precisely.
+    // The content validator explains content, messageType and smsFallback more precisely than the
+    // schema: a schema issue there is dropped when the validator already reported that field. (It
+    // does not require smsFallback.sendernameId, which only the send schema does.)
+    const top = (path: string) => /^[^.[]*/.exec(path)![0];
+    const reported = new Set(details.map((d) => top(d.path)));
     for (const d of zodDetails(parsed.error)) {
-      if (opts.rcs && (d.path === 'messageType' || d.path.startsWith('content') || d.path.startsWith('smsFallback'))) continue;
+      if (opts.rcs && reported.has(top(d.path)) && ['messageType', 'content', 'smsFallback'].includes(top(d.path))) continue;
       if (!seen.has(d.path)) details.push(d);
     }
   }

@@ -5,6 +5,7 @@ import { contentSummary, normalizeContent, type Content, type MessageType } from
 import type { ContactDirectory } from '../contacts/directory.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
 import type { Clock } from '../platform/clock.js';
+import { executeBulk } from '../platform/db/bulk.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
@@ -25,7 +26,8 @@ import {
 } from './schemas.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 
-export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP';
+/** FORM: a form's double opt-in confirmation SMS (src/forms). */
+export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM';
 
 export interface SendOptions {
   source?: MessageSource;
@@ -384,6 +386,12 @@ export class SendService {
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
       const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
+      if (fallbackText !== null && fallbackText.length > SMS_MAX_LENGTH) {
+        // Spec §2.5/§8: 1530 characters, as for /send-sms after merging (§2.13 rule 5).
+        throw new AppError('VALIDATION_ERROR', `smsFallback.message is ${fallbackText.length} characters after merging for ${r.e164}; the limit is ${SMS_MAX_LENGTH}`, {
+          details: [{ path: 'smsFallback.message', code: 'too_long', message: `At most ${SMS_MAX_LENGTH} characters after merge fields are filled in (${r.e164})` }],
+        });
+      }
       const fallbackSms = fallbackText !== null ? analyzeSms(fallbackText) : null;
       let cost: number;
       if (r.testPhone) cost = 0;
@@ -508,11 +516,14 @@ export class SendService {
     if (job) await tx.insertInto('jobs').values({ ...job, credits_milli: total }).execute();
     // Multi-row inserts: 10,000 messages in ~20 statements instead of 10,000.
     const CHUNK = 500;
+    // Compiled once per chunk shape, then re-bound (platform/db/bulk.ts).
     for (let i = 0; i < rows.length; i += CHUNK) {
-      await tx.insertInto('messages').values(rows.slice(i, i + CHUNK).map((r) => r.message)).execute();
+      await executeBulk(tx, 'messages.insert', rows.slice(i, i + CHUNK).map((r) => r.message), (part) => tx.insertInto('messages').values([...part]));
     }
     const tokens = rows.flatMap((r) => (r.token ? [r.token] : []));
-    for (let i = 0; i < tokens.length; i += CHUNK) await tx.insertInto('unsubscribe_tokens').values(tokens.slice(i, i + CHUNK)).execute();
+    for (let i = 0; i < tokens.length; i += CHUNK) {
+      await executeBulk(tx, 'unsubscribe_tokens.insert', tokens.slice(i, i + CHUNK), (part) => tx.insertInto('unsubscribe_tokens').values([...part]));
+    }
     return total;
   }
 

@@ -51,12 +51,14 @@ export class StatusService {
     }
     if (statusIdx.length === 0) return done;
     await this.db.transaction().execute(async (tx) => {
+      // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
-      const rows = new Map<string, MessagesTable>();
+      const rows = new Map<string, StatusFields>();
       for (let i = 0; i < ids.length; i += CHUNK) {
-        for (const r of await tx.selectFrom('messages').selectAll().where('id', 'in', ids.slice(i, i + CHUNK)).execute()) rows.set(r.id, r);
+        const part = await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+        for (const r of part) rows.set(r.id, r);
       }
-      const before = new Map<string, MessagesTable>();
+      const before = new Map<string, StatusFields>();
       const patches = new Map<string, Partial<MessagesTable>>();
       for (const i of statusIdx) {
         const event = events[i] as StatusEvent;
@@ -69,10 +71,10 @@ export class StatusService {
         const patch = nextStatus(row, event);
         if (!patch) continue;
         if (!before.has(row.id)) before.set(row.id, row);
-        const next = { ...row, ...patch } as MessagesTable;
-        rows.set(row.id, next);
+        rows.set(row.id, { ...row, ...patch } as StatusFields);
         patches.set(row.id, { ...patches.get(row.id), ...patch });
       }
+      if (patches.size === 0) return;
       // Receipts of one tick mostly carry the same change: one UPDATE per distinct patch.
       const groups = new Map<string, { patch: Partial<MessagesTable>; ids: string[] }>();
       for (const [id, patch] of patches) {
@@ -86,16 +88,22 @@ export class StatusService {
           await tx.updateTable('messages').set(patch).where('id', 'in', groupIds.slice(i, i + CHUNK)).execute();
         }
       }
-      for (const [id, prev] of before) await this.events.statusChanged(tx, rows.get(id)!, prev.status);
+      const changed = [...before.keys()];
+      for (let i = 0; i < changed.length; i += CHUNK) {
+        const full = await tx.selectFrom('messages').selectAll().where('id', 'in', changed.slice(i, i + CHUNK)).execute();
+        for (const row of full) await this.events.statusChanged(tx, row, before.get(row.id)!.status);
+      }
     });
     return done;
   }
 }
 
 type StatusEvent = Extract<CarrierEvent, { kind: 'status' }>;
+const STATUS_FIELDS = ['id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
+type StatusFields = Pick<MessagesTable, (typeof STATUS_FIELDS)[number]>;
 const CHUNK = 500;
 
-export function nextStatus(row: MessagesTable, event: Extract<CarrierEvent, { kind: 'status' }>): Partial<MessagesTable> | null {
+export function nextStatus(row: StatusFields, event: Extract<CarrierEvent, { kind: 'status' }>): Partial<MessagesTable> | null {
   if (row.status === 'FAILED' || row.pending === 1) return null;
   if (event.status === 'FAILED') {
     if (row.status === 'READ') return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPublicHost, isPrivateAddress } from '../../oauth/network-guard.js';
+import { assertPublicHost, isPrivateAddress } from '../../src/platform/net/network-guard.js';
 import { redirectUriProblem } from '../../oauth/redirect-uris.js';
 import { metadataDocumentUrlProblem } from '../../oauth/client-metadata-document.js';
 import { mcpBearerChallenge } from '../../oauth/challenge.js';

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
+import { executeBulk } from '../../platform/db/bulk.js';
 import type { Db } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
@@ -104,24 +105,51 @@ export class SimulatedNetwork implements Carriers {
       });
     });
     for (let i = 0; i < rows.length; i += ACCEPT_CHUNK) {
-      const stored = await this.db
-        .insertInto('sim_messages')
-        .values(rows.slice(i, i + ACCEPT_CHUNK))
-        .onConflict((oc) => oc.column('message_id').doUpdateSet((eb) => ({ message_id: eb.ref('excluded.message_id') })))
-        .returning(['id', 'message_id'])
-        .execute();
-      for (const r of stored) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
+      const stored = await executeBulk(this.db, 'sim_messages.accept', rows.slice(i, i + ACCEPT_CHUNK), (part) =>
+        this.db
+          .insertInto('sim_messages')
+          .values([...part])
+          .onConflict((oc) => oc.column('message_id').doUpdateSet((eb) => ({ message_id: eb.ref('excluded.message_id') })))
+          .returning(['id', 'message_id']),
+      );
+      for (const r of stored.rows) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
     }
     for (let i = 0; i < outcomes.length; i++) {
       outcomes[i] ??= { ok: false, retryable: true, code: 'SIM_INTERNAL', reason: 'The simulated network did not confirm the message' };
     }
-    if (rows.length > 0 && this.options.deliveryDelayMs === 0) this.kick();
     return outcomes;
+  }
+
+  /**
+   * The virtual phone: the person at `from` (E.164) writes to one of our senders. Raised through
+   * the sink exactly as a real network raises an incoming message (kind `inbound`).
+   */
+  async userReply(input: { from: string; senderId: string; channel: 'RCS' | 'SMS'; text: string }): Promise<void> {
+    const sink = this.requireSink();
+    const now = this.clock.now();
+    await sink([{ kind: 'inbound', channel: input.channel, from: input.from, senderId: input.senderId, text: input.text, at: now, carrierMessageId: newId('sub', now).replace('sub_', 'sim_') }]);
+  }
+
+  /**
+   * The virtual phone: the person taps a reply chip, a card postback button or an action of the
+   * message `messageId` (our msg_… id). Raised as a carrier event of kind `interaction`.
+   */
+  async userTap(input: { messageId: string; from: string; senderId: string; type: 'reply' | 'postback' | 'action'; buttonText: string; postbackData: string | null }): Promise<void> {
+    const sink = this.requireSink();
+    await sink([{ kind: 'interaction', ...input, at: this.clock.now() }]);
+  }
+
+  private requireSink(): CarrierEventSink {
+    if (!this.sink) throw new Error('The simulated network is not running (workers not started)');
+    return this.sink;
   }
 
   async start(sink: CarrierEventSink): Promise<void> {
     this.sink = sink;
-    const tick = this.options.tickMs ?? Math.max(20, Math.min(250, Math.floor(Math.min(this.options.deliveryDelayMs || 250, this.options.readDelayMs || 250) / 2)));
+    // Half the shorter delay, 20–250 ms; without delays every 25 ms, so receipts come in batches
+    // (a receipt can only be applied once the engine has recorded the hand-over anyway).
+    const shortest = Math.min(this.options.deliveryDelayMs, this.options.readDelayMs);
+    const tick = this.options.tickMs ?? (shortest === 0 ? 25 : Math.max(20, Math.min(250, Math.floor(shortest / 2))));
     this.timer = setInterval(() => this.kick(), tick);
     this.timer.unref();
   }
@@ -155,26 +183,41 @@ export class SimulatedNetwork implements Carriers {
     let fired = 0;
     const deliveries = await this.db
       .selectFrom('sim_messages')
-      .select(['id', 'message_id', 'to_phone'])
+      .select(['id', 'message_id', 'to_phone', 'read_due'])
       .where('deliver_due', '<=', now)
       .orderBy('deliver_due')
       .limit(BATCH)
       .execute();
     if (deliveries.length > 0) {
-      const fails = deliveries.map((d) => simBehaviour(d.to_phone) === 'delivery_fails');
-      // Sink first, mark after: a crash in between repeats receipts (harmless), never loses them.
-      const applied = await sink(
-        deliveries.map((d, i): CarrierEvent =>
-          fails[i]
+      // A read that is due as well (no read delay) travels with its delivery receipt.
+      const events: CarrierEvent[] = [];
+      const plan = deliveries.map((d) => {
+        const fails = simBehaviour(d.to_phone) === 'delivery_fails';
+        const at = events.length;
+        events.push(
+          fails
             ? { kind: 'status', messageId: d.message_id, status: 'FAILED', at: now, error: 'SIM_DELIVERY_FAILED: the handset did not acknowledge', carrierMessageId: d.id }
             : { kind: 'status', messageId: d.message_id, status: 'DELIVERED', at: now, carrierMessageId: d.id },
-        ),
-      );
-      const delivered = deliveries.filter((_, i) => applied[i] !== false && !fails[i]).map((d) => d.id);
-      const failed = deliveries.filter((_, i) => applied[i] !== false && fails[i]).map((d) => d.id);
-      await this.mark(delivered, { deliver_due: null, delivered_at: now });
+        );
+        const withRead = !fails && d.read_due !== null && d.read_due <= now;
+        if (withRead) events.push({ kind: 'status', messageId: d.message_id, status: 'READ', at: now, carrierMessageId: d.id });
+        return { id: d.id, fails, at, withRead };
+      });
+      // Sink first, mark after: a crash in between repeats receipts (harmless), never loses them.
+      const applied = await sink(events);
+      const failed: string[] = [];
+      const delivered: string[] = [];
+      const deliveredAndRead: string[] = [];
+      for (const p of plan) {
+        if (applied[p.at] === false) continue; // not applied yet: stays due for a later tick
+        if (p.fails) failed.push(p.id);
+        else if (p.withRead && applied[p.at + 1] !== false) deliveredAndRead.push(p.id);
+        else delivered.push(p.id);
+      }
       await this.mark(failed, { deliver_due: null, failed_at: now });
-      fired += delivered.length + failed.length;
+      await this.mark(delivered, { deliver_due: null, delivered_at: now });
+      await this.mark(deliveredAndRead, { deliver_due: null, delivered_at: now, read_due: null, read_at: now });
+      fired += failed.length + delivered.length + 2 * deliveredAndRead.length;
     }
     const reads = await this.db
       .selectFrom('sim_messages')

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
 import type { DbOrTx } from './database.js';
 
 /** One row's new values, by id. */
@@ -48,4 +48,32 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
     }
   }
   return updated;
+}
+
+/** Compiled SQL of bulk statements by shape; null when re-binding was found unsafe for that shape. */
+const compiledByShape = new Map<string, string | null>();
+
+/**
+ * Runs a multi-row statement (an INSERT of `rows`, optionally with ON CONFLICT / RETURNING) built
+ * by `build`, compiling it with Kysely only once per shape (key, columns, row count): later calls
+ * re-bind the rows' values to the cached SQL. Compiling a 500-row INSERT costs more than running
+ * it. The first compile of a shape checks that Kysely's parameters are exactly the row values in
+ * row-major column order (no parameters elsewhere); if not, that shape is always compiled afresh.
+ * Rows must all have the same keys in the same order. Dialect-neutral: the SQL is the dialect's own.
+ */
+export async function executeBulk<R extends object, O = unknown>(db: DbOrTx, key: string, rows: readonly R[], build: (rows: readonly R[]) => Compilable<O>): Promise<QueryResult<O>> {
+  if (rows.length === 0) return { rows: [] };
+  const columns = Object.keys(rows[0]!);
+  const shape = `${key}|${columns.join(',')}|${rows.length}`;
+  const params: unknown[] = new Array(rows.length * columns.length);
+  let k = 0;
+  for (const r of rows) for (const c of columns) params[k++] = (r as Record<string, unknown>)[c];
+  const cached = compiledByShape.get(shape);
+  if (cached) return db.executeQuery<O>(CompiledQuery.raw(cached, params));
+  const compiled = build(rows).compile();
+  if (cached === undefined) {
+    const same = compiled.parameters.length === params.length && compiled.parameters.every((p, i) => p === params[i]);
+    compiledByShape.set(shape, same ? compiled.sql : null);
+  }
+  return db.executeQuery<O>(compiled);
 }

@@ -9,5 +9,7 @@ import type { MessagingTables } from './tables/messaging.js';
 import type { PreviewTables } from './tables/previews.js';
 import type { OAuthTables } from './tables/oauth.js';
 import type { SandboxTables } from './tables/sandbox.js';
+import type { SmppTables } from './tables/smpp.js';
+import type { WebhooksFormsTables } from './tables/webhooks-forms.js';
 
-export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables;
+export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables;

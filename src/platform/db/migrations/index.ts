@@ -6,10 +6,12 @@ import * as m004 from './004_messaging.js';
 import * as m006 from './006_previews.js';
 import * as m005 from './005_oauth.js';
 import * as m007 from './007_engagement.js';
+import * as m008 from './008_webhooks_forms.js';
+import * as m009 from './009_smpp.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -19,4 +21,6 @@ export const migrations: Record<string, Migration> = {
   '005_oauth': m005,
   '006_previews': m006,
   '007_engagement': m007,
+  '008_webhooks_forms': m008,
+  '009_smpp': m009,
 };

@@ -2,11 +2,12 @@ import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Outbound requests to addresses a stranger names (Client ID Metadata Documents here) must not
- * reach the server's own network: loopback, private, link-local, CGNAT, multicast, documentation
+ * Outbound requests to addresses a stranger names (OAuth Client ID Metadata Documents, webhook
+ * endpoints, a button's webhookUrl) must not reach the server's own network: loopback, private, link-local, CGNAT, multicast, documentation
  * and other special ranges are refused. The check runs on the addresses DNS returns, at connect
  * time (see guardedLookup), so a name that resolves to a private address — or changes its answer
- * between a check and the connection (DNS rebinding) — is refused too.
+ * between a check and the connection (DNS rebinding) — is refused too. One switch,
+ * DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS, lifts this for every outbound fetch (see outbound.ts).
  */
 const blocked = new BlockList();
 const V4: Array<[string, number]> = [

@@ -1,0 +1,426 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { sendEach, type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
+import type { SenderDirectory, SenderEntry } from '../sender-config.js';
+import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions } from './connection.js';
+import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
+import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
+import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type ShortMessage } from './smpp-lib.js';
+
+export interface SmppCarrierOptions extends Omit<SmppConnectionOptions, 'window'> {
+  /** The default SMSC (SMPP_URL). */
+  url: string;
+  /** Outstanding submit_sm per bind (SMPP_WINDOW). */
+  window: number;
+  /** Longest a send waits for the bind, a window slot, throttling and reconnects before it answers "try later". */
+  submitDeadlineMs?: number;
+  /** Throttling answers (ESME_RTHROTTLED, ESME_RMSGQFUL) taken per part before the send answers "try later". */
+  maxThrottleRetries?: number;
+  /** How often final statuses the engine could not apply yet are offered again. */
+  reportIntervalMs?: number;
+  /** How long the parts of a concatenated incoming message wait for their siblings. */
+  moReassemblyMs?: number;
+}
+
+/** submit_sm answers worth another try later (besides throttling, which is retried at once). */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([SMPP_STATUS.ESME_RSYSERR, SMPP_STATUS.ESME_RX_T_APPN, SMPP_STATUS.ESME_RSUBMITFAIL, 0x00ff /* ESME_RUNKNOWNERR */, 0x00fe /* ESME_RDELIVERYFAILURE */]);
+const THROTTLED: ReadonlySet<number> = new Set([SMPP_STATUS.ESME_RTHROTTLED, SMPP_STATUS.ESME_RMSGQFUL]);
+/** Receipts whose part row is not committed yet (the receipt overtook our record of submit_sm_resp) are looked up again. */
+const RECEIPT_LOOKUP_TRIES = 6;
+
+interface MoPart {
+  total: number;
+  parts: Map<number, string>;
+  first: number;
+  timer: NodeJS.Timeout;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * SMS over SMPP 3.4 (`smpp` package): one managed transceiver bind per SMSC (SMPP_URL, and one
+ * per distinct per-sender override), submit_sm per part with explicit data_coding and UDH
+ * concatenation, delivery receipts combined per message, mobile-originated messages to the
+ * inbound path. The smpp_messages / smpp_parts tables map SMSC ids to our messages (receipts after
+ * a restart still find their message) and make a message id already submitted idempotent: only
+ * parts without an SMSC id are (re)submitted.
+ */
+export class SmppCarrier implements SmsCarrier {
+  readonly name = 'smpp';
+  private sink: CarrierEventSink | null = null;
+  private readonly connections = new Map<string, SmppConnection>();
+  private reportTimer: NodeJS.Timeout | null = null;
+  private reporting: Promise<void> | null = null;
+  private readonly mo = new Map<string, MoPart>();
+  private started = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: SmppCarrierOptions,
+    private readonly senders: SenderDirectory,
+  ) {}
+
+  async start(sink: CarrierEventSink): Promise<void> {
+    this.sink = sink;
+    this.started = true;
+    this.connection(this.options.url);
+    // Senders with their own SMSC bind now too, so their receipts and incoming messages arrive.
+    for (const s of await this.senders.all()) if (s.type === 'SMS' && s.config.smpp) this.connection(s.config.smpp.url);
+    this.reportTimer = setInterval(() => this.kickReports(), this.options.reportIntervalMs ?? 1000);
+    this.reportTimer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.reportTimer) clearInterval(this.reportTimer);
+    this.reportTimer = null;
+    for (const m of this.mo.values()) clearTimeout(m.timer);
+    this.mo.clear();
+    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+    this.connections.clear();
+    await this.reporting;
+    this.sink = null;
+  }
+
+  /** Binds known so far (tests and health checks). */
+  connectionKeys(): string[] {
+    return [...this.connections.keys()];
+  }
+
+  isBound(key?: string): boolean {
+    const c = key ? this.connections.get(key) : this.connections.get(parseSmppUrl(this.options.url).key);
+    return c?.isBound ?? false;
+  }
+
+  private connection(url: string): SmppConnection {
+    const endpoint = parseSmppUrl(url);
+    let c = this.connections.get(endpoint.key);
+    if (!c) {
+      const created: SmppConnection = new SmppConnection(endpoint, { ...this.options, window: this.options.window }, this.logger, (pdu) => this.onDeliver(created, pdu));
+      c = created;
+      this.connections.set(endpoint.key, c);
+      if (this.started) c.start();
+    }
+    return c;
+  }
+
+  private async connectionFor(senderId: string): Promise<SmppConnection> {
+    const sender = await this.senders.get(senderId);
+    return this.connection(sender?.config.smpp?.url ?? this.options.url);
+  }
+
+  sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
+    // Parts of one message go one after another; several messages fill the window together.
+    return sendEach(messages, (m) => this.send(m), Math.max(1, this.options.window));
+  }
+
+  async send(m: OutboundSms): Promise<SendOutcome> {
+    if (!this.started) return { ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' };
+    const deadline = Date.now() + (this.options.submitDeadlineMs ?? 20_000);
+    let conn = await this.connectionFor(m.senderId);
+    const total = Math.max(1, m.parts.length);
+    // The first hand-over records the message and its parts; a later one (retry, or a crash
+    // before the engine recorded SENT) finds them and submits only the parts still without an id.
+    await this.db
+      .insertInto('smpp_messages')
+      .values({
+        message_id: m.messageId,
+        account_id: m.accountId,
+        connection: conn.key,
+        to_phone: m.to.replace(/^\+/, ''),
+        parts_total: total,
+        udh_ref: randomInt(256),
+        encoding: m.encoding,
+        created_at: this.clock.now(),
+        final_status: null,
+        final_error: null,
+        final_at: null,
+        reported: 0,
+      })
+      .onConflict((oc) => oc.column('message_id').doNothing())
+      .execute();
+    const record = await this.db.selectFrom('smpp_messages').selectAll().where('message_id', '=', m.messageId).executeTakeFirstOrThrow();
+    // Parts already at one SMSC must be completed there, or the handset cannot join them.
+    if (record.connection !== conn.key) {
+      const existing = this.connections.get(record.connection);
+      if (existing) conn = existing;
+    }
+    await this.db
+      .insertInto('smpp_parts')
+      .values(Array.from({ length: record.parts_total }, (_, i) => ({ message_id: m.messageId, part_index: i, connection: record.connection, carrier_id: null, submitted_at: null, stat: null, err: null, receipt_at: null })))
+      .onConflict((oc) => oc.columns(['message_id', 'part_index']).doNothing())
+      .execute();
+    const parts = await this.db.selectFrom('smpp_parts').select(['part_index', 'carrier_id']).where('message_id', '=', m.messageId).orderBy('part_index').execute();
+    const ids = parts.map((p) => p.carrier_id);
+    const bodies = submitBodies(m.parts, m.encoding, record.udh_ref);
+    for (const body of bodies) {
+      if (ids[body.index]) continue;
+      const r = await this.submitPart(conn, m, body, bodies.length, deadline);
+      if (!r.ok) return r;
+      ids[body.index] = r.carrierMessageId;
+      await this.db
+        .updateTable('smpp_parts')
+        .set({ carrier_id: r.carrierMessageId, submitted_at: this.clock.now(), connection: conn.key })
+        .where('message_id', '=', m.messageId)
+        .where('part_index', '=', body.index)
+        .execute();
+    }
+    return { ok: true, carrierMessageId: ids.join(',') };
+  }
+
+  /** One part: retried through throttling and reconnects until the deadline. */
+  private async submitPart(conn: SmppConnection, m: OutboundSms, body: SubmitBody, total: number, deadline: number): Promise<SendOutcome> {
+    const source = sourceAddress(m.senderName);
+    let throttled = 0;
+    for (;;) {
+      let res;
+      try {
+        res = await conn.submit(
+          {
+            source_addr_ton: source.ton,
+            source_addr_npi: source.npi,
+            source_addr: source.addr,
+            dest_addr_ton: 1,
+            dest_addr_npi: 1,
+            destination_addr: m.to.replace(/^\+/, ''),
+            esm_class: body.esmClass,
+            registered_delivery: 1,
+            data_coding: body.dataCoding,
+            short_message: body.shortMessage,
+          },
+          deadline,
+        );
+      } catch (err) {
+        if (err instanceof ConnectionLostError && err.code === 'SMPP_CONNECTION_LOST' && Date.now() < deadline) continue; // resubmit after the reconnect
+        const code = err instanceof ConnectionLostError ? err.code : 'SMPP_ERROR';
+        return { ok: false, retryable: true, code, reason: err instanceof Error ? err.message : String(err) };
+      }
+      if (res.status === SMPP_STATUS.ESME_ROK) {
+        conn.noteSuccess();
+        if (!res.messageId) this.logger.warn({ smsc: conn.key, messageId: m.messageId }, 'SMSC acknowledged without a message_id; receipts cannot be matched');
+        return { ok: true, carrierMessageId: res.messageId ?? `${m.messageId}#${body.index + 1}` };
+      }
+      if (THROTTLED.has(res.status)) {
+        conn.noteThrottle();
+        if (++throttled > (this.options.maxThrottleRetries ?? 8) || Date.now() >= deadline) {
+          return { ok: false, retryable: true, code: smppStatusName(res.status), reason: `the SMSC is throttling (part ${body.index + 1}/${total})` };
+        }
+        continue;
+      }
+      return { ok: false, retryable: RETRYABLE_STATUSES.has(res.status), code: smppStatusName(res.status), reason: `submit_sm refused (part ${body.index + 1}/${total})` };
+    }
+  }
+
+  // ---- incoming: receipts and mobile-originated messages ----------------------------------------
+
+  private async onDeliver(conn: SmppConnection, pdu: Pdu): Promise<number> {
+    const type = (pdu.esm_class ?? 0) & ESM_CLASS.MESSAGE_TYPE_MASK;
+    if (type === ESM_CLASS.DELIVERY_RECEIPT || type === ESM_CLASS.INTERMEDIATE_NOTIFICATION) return this.onReceipt(conn, pdu);
+    if (type !== 0) return SMPP_STATUS.ESME_ROK; // SME/user acknowledgements: nothing to record
+    return this.onMobileOriginated(conn, pdu);
+  }
+
+  private async onReceipt(conn: SmppConnection, pdu: Pdu): Promise<number> {
+    const text = textOf(pdu.short_message, pdu.data_coding) || textOf(pdu.message_payload, pdu.data_coding);
+    const receipt = parseReceipt({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
+    if (!receipt) {
+      this.logger.warn({ smsc: conn.key }, 'SMPP receipt without id or stat ignored');
+      return SMPP_STATUS.ESME_ROK;
+    }
+    const variants = receiptIdVariants(receipt.id);
+    let part: { message_id: string; part_index: number } | undefined;
+    for (let i = 0; i < RECEIPT_LOOKUP_TRIES && !part; i++) {
+      if (i > 0) await sleep(100 * i);
+      part = await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index']).where('connection', '=', conn.key).where('carrier_id', 'in', variants).executeTakeFirst();
+    }
+    if (!part) {
+      this.logger.warn({ smsc: conn.key, id: receipt.id }, 'SMPP receipt for an unknown message id ignored');
+      return SMPP_STATUS.ESME_ROK;
+    }
+    const final = receipt.stat === DELIVERED_STAT || FAILED_STATS.has(receipt.stat);
+    if (!final) return SMPP_STATUS.ESME_ROK; // ENROUTE, ACCEPTD: nothing to tell yet
+    const now = this.clock.now();
+    await this.db
+      .updateTable('smpp_parts')
+      .set({ stat: receipt.stat, err: receipt.err, receipt_at: now })
+      .where('message_id', '=', part.message_id)
+      .where('part_index', '=', part.part_index)
+      .execute();
+    await this.combine(part.message_id, now);
+    this.kickReports();
+    return SMPP_STATUS.ESME_ROK;
+  }
+
+  /**
+   * All parts' receipts → one status: FAILED as soon as any part failed (its stat in `error`),
+   * DELIVERED once every part was delivered. Recorded once; reported by the report loop.
+   */
+  private async combine(messageId: string, now: number): Promise<void> {
+    const msg = await this.db.selectFrom('smpp_messages').select(['parts_total', 'final_status']).where('message_id', '=', messageId).executeTakeFirst();
+    if (!msg || msg.final_status !== null) return;
+    const parts = await this.db.selectFrom('smpp_parts').select(['part_index', 'stat', 'err']).where('message_id', '=', messageId).orderBy('part_index').execute();
+    const failed = parts.find((p) => p.stat !== null && FAILED_STATS.has(p.stat));
+    let status: 'DELIVERED' | 'FAILED' | null = null;
+    let error: string | null = null;
+    if (failed) {
+      status = 'FAILED';
+      error = `${failed.stat}: part ${failed.part_index + 1}/${msg.parts_total} not delivered${failed.err ? ` (err ${failed.err})` : ''}`;
+    } else if (parts.length === msg.parts_total && parts.every((p) => p.stat === DELIVERED_STAT)) {
+      status = 'DELIVERED';
+    }
+    if (!status) return;
+    await this.db
+      .updateTable('smpp_messages')
+      .set({ final_status: status, final_error: error, final_at: now })
+      .where('message_id', '=', messageId)
+      .where('final_status', 'is', null)
+      .execute();
+  }
+
+  private kickReports(): void {
+    if (this.reporting || !this.sink) return;
+    this.reporting = this.reportDue()
+      .then(() => undefined)
+      .catch((err: unknown) => this.logger.error({ err }, 'SMPP receipt report failed'))
+      .finally(() => (this.reporting = null));
+  }
+
+  /** Hands final statuses to the engine; those it could not apply yet stay for the next round. */
+  async reportDue(): Promise<number> {
+    const sink = this.sink;
+    if (!sink) return 0;
+    const due = await this.db
+      .selectFrom('smpp_messages')
+      .select(['message_id', 'final_status', 'final_error', 'final_at'])
+      .where('reported', '=', 0)
+      .where('final_status', 'is not', null)
+      .limit(500)
+      .execute();
+    if (due.length === 0) return 0;
+    const events: CarrierEvent[] = due.map((d) =>
+      d.final_status === 'FAILED'
+        ? { kind: 'status', messageId: d.message_id, status: 'FAILED', at: d.final_at ?? this.clock.now(), error: d.final_error ?? 'UNDELIV' }
+        : { kind: 'status', messageId: d.message_id, status: 'DELIVERED', at: d.final_at ?? this.clock.now() },
+    );
+    const applied = await sink(events);
+    const done = due.filter((_, i) => applied[i] !== false).map((d) => d.message_id);
+    for (let i = 0; i < done.length; i += 500) await this.db.updateTable('smpp_messages').set({ reported: 1 }).where('message_id', 'in', done.slice(i, i + 500)).execute();
+    return done.length;
+  }
+
+  /** A message from a person: reassembled when concatenated, then handed to the inbound path. */
+  private async onMobileOriginated(conn: SmppConnection, pdu: Pdu): Promise<number> {
+    const sink = this.sink;
+    if (!sink) return SMPP_STATUS.ESME_RX_T_APPN;
+    const source = (pdu.source_addr ?? '').replace(/^\+/, '');
+    const dest = (pdu.destination_addr ?? '').replace(/^\+/, '');
+    if (!/^\d{6,20}$/.test(source)) {
+      this.logger.warn({ smsc: conn.key }, 'SMPP message from a non-numeric address ignored');
+      return SMPP_STATUS.ESME_ROK;
+    }
+    const sm = pdu.short_message ?? pdu.message_payload;
+    const text = textOf(sm, pdu.data_coding);
+    const concat = concatInfo(sm);
+    let whole = text;
+    if (concat && concat.total > 1) {
+      const joined = this.collect(`${conn.key}|${source}|${concat.ref}`, concat, text);
+      if (joined === null) return SMPP_STATUS.ESME_ROK; // waits for the other parts
+      whole = joined;
+    }
+    const sender = await this.senderFor(conn, dest, source);
+    if (!sender) {
+      this.logger.warn({ smsc: conn.key, to: dest }, 'SMPP message to an address without a sender ignored');
+      return SMPP_STATUS.ESME_ROK;
+    }
+    const at = this.clock.now();
+    // SMPP gives incoming messages no id; this one is stable for a redelivery of the same message
+    // (same number, text and 10-minute slot), so the inbound path records it once.
+    const carrierMessageId = `smpp_mo_${createHash('sha256').update(`${conn.key}|${source}|${dest}|${whole}|${Math.floor(at / 600_000)}`).digest('hex').slice(0, 32)}`;
+    await sink([{ kind: 'inbound', channel: 'SMS', from: `+${source}`, senderId: sender.id, text: whole, at, carrierMessageId }]);
+    return SMPP_STATUS.ESME_ROK;
+  }
+
+  /** Keeps a part of a concatenated message; answers the whole text once all parts are there. */
+  private collect(key: string, info: { total: number; seq: number }, text: string): string | null {
+    let entry = this.mo.get(key);
+    if (!entry) {
+      entry = {
+        total: info.total,
+        parts: new Map(),
+        first: Date.now(),
+        timer: setTimeout(() => {
+          // Incomplete after the wait: deliver what came, in order, rather than nothing.
+          const e = this.mo.get(key);
+          this.mo.delete(key);
+          if (!e) return;
+          this.logger.warn({ key, got: e.parts.size, total: e.total }, 'SMPP concatenated message incomplete; delivering the parts received');
+          const [connKey, source] = key.split('|');
+          const conn = this.connections.get(connKey ?? '');
+          if (conn && source) void this.deliverPartial(conn, source, [...e.parts.entries()].sort(([a], [b]) => a - b).map(([, t]) => t).join(''));
+        }, this.options.moReassemblyMs ?? 60_000),
+      };
+      entry.timer.unref?.();
+      this.mo.set(key, entry);
+    }
+    entry.parts.set(info.seq, text);
+    if (entry.parts.size < entry.total) return null;
+    clearTimeout(entry.timer);
+    this.mo.delete(key);
+    return [...entry.parts.entries()].sort(([a], [b]) => a - b).map(([, t]) => t).join('');
+  }
+
+  private async deliverPartial(conn: SmppConnection, source: string, text: string): Promise<void> {
+    const sink = this.sink;
+    const sender = await this.senderFor(conn, '', source);
+    if (!sink || !sender) return;
+    const at = this.clock.now();
+    const id = `smpp_mo_${createHash('sha256').update(`${conn.key}|${source}|partial|${text}|${at}`).digest('hex').slice(0, 32)}`;
+    await sink([{ kind: 'inbound', channel: 'SMS', from: `+${source}`, senderId: sender.id, text, at, carrierMessageId: id }]);
+  }
+
+  /**
+   * Our SMS sender an incoming message was addressed to: among the senders on this bind (with it as
+   * override, or without an override when this is the default SMSC), the one whose name is the
+   * destination address, else the one that last wrote to the person, else the default.
+   */
+  private async senderFor(conn: SmppConnection, dest: string, sourceDigits: string): Promise<SenderEntry | null> {
+    const defaultKey = parseSmppUrl(this.options.url).key;
+    const sms = (await this.senders.all()).filter((s) => s.type === 'SMS');
+    let candidates = sms.filter((s) => (s.config.smpp ? parseSmppUrl(s.config.smpp.url).key === conn.key : conn.key === defaultKey));
+    const norm = (v: string) => v.replace(/^\+/, '').toLowerCase();
+    const named = dest ? candidates.filter((s) => norm(s.name) === norm(dest)) : [];
+    if (named.length > 0) candidates = named;
+    return this.senders.attribute(candidates, sourceDigits);
+  }
+}
+
+/** The text of a received short_message / message_payload, whatever form the package left it in. */
+function textOf(sm: ShortMessage | Buffer | string | undefined, dataCoding: number | undefined): string {
+  if (sm === undefined || sm === null) return '';
+  if (typeof sm === 'string') return sm;
+  if (Buffer.isBuffer(sm)) return decodeBytes(sm, dataCoding);
+  const m = sm.message;
+  if (typeof m === 'string') return m;
+  return Buffer.isBuffer(m) ? decodeBytes(m, dataCoding) : '';
+}
+
+function decodeBytes(bytes: Buffer, dataCoding: number | undefined): string {
+  const dc = (dataCoding ?? 0) & 0x0f;
+  if (dc === DATA_CODING.UCS2) return decodeUcs2(bytes);
+  if (dc === DATA_CODING.GSM7) return decodeGsm7(bytes);
+  return bytes.toString('latin1');
+}
+
+/** IEI 0x00 (8-bit reference) or 0x08 (16-bit reference) of a received message's UDH. */
+function concatInfo(sm: ShortMessage | Buffer | string | undefined): { ref: number; total: number; seq: number } | null {
+  if (!sm || typeof sm === 'string' || Buffer.isBuffer(sm) || !sm.udh) return null;
+  for (const ie of sm.udh) {
+    if (ie[0] === 0x00 && ie[1] === 3 && ie.length >= 5) return { ref: ie[2]!, total: ie[3]!, seq: ie[4]! };
+    if (ie[0] === 0x08 && ie[1] === 4 && ie.length >= 6) return { ref: (ie[2]! << 8) | ie[3]!, total: ie[4]!, seq: ie[5]! };
+  }
+  return null;
+}

@@ -1,0 +1,363 @@
+import type { Logger } from '../../platform/logger.js';
+import { connectSmpp, SMPP_STATUS, smppStatusName, type Pdu, type PduOptions, type SmppSession } from './smpp-lib.js';
+
+/** Where and as whom to bind, from `smpp://system_id:password@host:port` (`ssmpp://` = TLS). */
+export interface SmppEndpoint {
+  host: string;
+  port: number;
+  tls: boolean;
+  systemId: string;
+  password: string;
+  /** `system_id@host:port`: names the bind in logs and in the smpp_parts table (no password). */
+  key: string;
+}
+
+export function parseSmppUrl(url: string): SmppEndpoint {
+  const u = new URL(url);
+  const tls = u.protocol === 'ssmpp:';
+  const port = Number(u.port || (tls ? 3550 : 2775));
+  const systemId = decodeURIComponent(u.username);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return { host, port, tls, systemId, password: decodeURIComponent(u.password), key: `${systemId}@${u.hostname}:${port}` };
+}
+
+export interface SmppConnectionOptions {
+  /** Most submit_sm without their response at once. */
+  window: number;
+  enquireLinkMs: number;
+  systemType: string;
+  /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs (with jitter). */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** How long a request (bind, submit, enquire_link) may wait for its response. */
+  responseTimeoutMs?: number;
+}
+
+/** The bind went away while a submit waited for its response: it may or may not have arrived. */
+export class ConnectionLostError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'SMPP_CONNECTION_LOST' | 'SMPP_NOT_BOUND' | 'SMPP_STOPPED',
+  ) {
+    super(message);
+    this.name = 'ConnectionLostError';
+  }
+}
+
+export interface SubmitResponse {
+  status: number;
+  messageId: string | null;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One managed transceiver bind: connects, binds (bind_transceiver), keeps the link alive with
+ * enquire_link, reconnects with exponential backoff when the link drops, and limits outstanding
+ * submit_sm to a window that halves when the SMSC throttles and grows back by one per success.
+ * Incoming deliver_sm (receipts and mobile-originated messages) go to `onDeliver`, whose result is
+ * the deliver_sm_resp status (non-zero asks the SMSC to deliver again later).
+ */
+export class SmppConnection {
+  private session: SmppSession | null = null;
+  private generation = 0;
+  private bound = false;
+  private stopped = true;
+  private attempts = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private enquireTimer: NodeJS.Timeout | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
+  private inflight = 0;
+  private effectiveWindow: number;
+  private pausedUntil = 0;
+  private throttleDelay = THROTTLE_MIN_MS;
+  private readonly waiters: Waiter[] = [];
+  private readonly outstanding = new Set<(err: Error) => void>();
+  private readonly boundWaiters = new Set<() => void>();
+
+  constructor(
+    readonly endpoint: SmppEndpoint,
+    private readonly options: SmppConnectionOptions,
+    private readonly logger: Logger,
+    private readonly onDeliver: (pdu: Pdu) => Promise<number>,
+  ) {
+    this.effectiveWindow = options.window;
+  }
+
+  get key(): string {
+    return this.endpoint.key;
+  }
+
+  get isBound(): boolean {
+    return this.bound;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Unbinds politely (at most a second), closes, and fails whatever still waits. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.stopEnquire();
+    const s = this.session;
+    this.generation++;
+    this.bound = false;
+    this.session = null;
+    this.failAll(new ConnectionLostError('SMPP connection stopped', 'SMPP_STOPPED'));
+    if (s) {
+      await new Promise<void>((resolve) => {
+        const guard = setTimeout(() => {
+          s.destroy();
+          resolve();
+        }, 1500);
+        const finish = () => {
+          clearTimeout(guard);
+          resolve();
+        };
+        const ok = s.unbind(() => s.close(finish));
+        if (!ok) s.destroy(finish);
+      });
+    }
+  }
+
+  /** Resolves once bound (at once when bound), rejects at the deadline. */
+  waitBound(deadline: number): Promise<void> {
+    if (this.bound) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.boundWaiters.delete(onBound);
+        reject(new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND'));
+      }, Math.max(0, deadline - Date.now()));
+      const onBound = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.boundWaiters.add(onBound);
+    });
+  }
+
+  /**
+   * One submit_sm: waits for the bind and a window slot (until `deadline`), then for the response.
+   * Rejects with ConnectionLostError when the link is not there in time or drops before the answer.
+   */
+  async submit(options: PduOptions, deadline: number): Promise<SubmitResponse> {
+    await this.acquire(deadline);
+    const session = this.session;
+    if (!session || !this.bound) {
+      this.release();
+      throw new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND');
+    }
+    return new Promise<SubmitResponse>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.outstanding.delete(fail);
+        this.release();
+        fn();
+      };
+      const fail = (err: Error) => settle(() => reject(err));
+      const timer = setTimeout(() => {
+        fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
+        // A link that stops answering is dead: start over.
+        this.recycle(session, 'submit_sm_resp timeout');
+      }, this.responseTimeoutMs);
+      this.outstanding.add(fail);
+      const sent = session.submit_sm(options, (pdu) => settle(() => resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null })));
+      if (!sent) fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+    });
+  }
+
+  /** The SMSC said ESME_RTHROTTLED / ESME_RMSGQFUL: halve the window and pause new submits. */
+  noteThrottle(): void {
+    this.effectiveWindow = Math.max(1, Math.floor(this.effectiveWindow / 2));
+    this.pausedUntil = Date.now() + this.throttleDelay;
+    this.throttleDelay = Math.min(THROTTLE_MAX_MS, this.throttleDelay * 2);
+  }
+
+  /** A submit went through: widen the window again, one step at a time. */
+  noteSuccess(): void {
+    if (this.effectiveWindow < this.options.window) this.effectiveWindow++;
+    this.throttleDelay = Math.max(THROTTLE_MIN_MS, Math.floor(this.throttleDelay / 2));
+    this.pump();
+  }
+
+  private get responseTimeoutMs(): number {
+    return this.options.responseTimeoutMs ?? 10_000;
+  }
+
+  private acquire(deadline: number): Promise<void> {
+    if (this.stopped) return Promise.reject(new ConnectionLostError('SMPP connection stopped', 'SMPP_STOPPED'));
+    if (this.waiters.length === 0 && this.canSend()) {
+      this.inflight++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const i = this.waiters.indexOf(waiter);
+          if (i >= 0) this.waiters.splice(i, 1);
+          reject(new ConnectionLostError(this.bound ? `no free window slot on ${this.key} in time` : `not bound to ${this.key}`, 'SMPP_NOT_BOUND'));
+        }, Math.max(0, deadline - Date.now())),
+      };
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  private release(): void {
+    this.inflight = Math.max(0, this.inflight - 1);
+    this.pump();
+  }
+
+  private canSend(): boolean {
+    return this.bound && this.inflight < this.effectiveWindow && Date.now() >= this.pausedUntil;
+  }
+
+  private pump(): void {
+    while (this.waiters.length > 0 && this.canSend()) {
+      const w = this.waiters.shift()!;
+      clearTimeout(w.timer);
+      this.inflight++;
+      w.resolve();
+    }
+    const wait = this.pausedUntil - Date.now();
+    if (this.waiters.length > 0 && this.bound && wait > 0 && !this.pauseTimer) {
+      this.pauseTimer = setTimeout(() => {
+        this.pauseTimer = null;
+        this.pump();
+      }, wait);
+    }
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const gen = ++this.generation;
+    const { host, port, tls } = this.endpoint;
+    const s = connectSmpp({ host, port, tls });
+    this.session = s;
+    const bindTimer = setTimeout(() => {
+      if (gen === this.generation && !this.bound) this.recycle(s, 'bind timeout');
+    }, this.responseTimeoutMs);
+    s.on('connect', () => {
+      if (gen !== this.generation) return;
+      s.bind_transceiver(
+        { system_id: this.endpoint.systemId, password: this.endpoint.password, system_type: this.options.systemType, interface_version: 0x34 },
+        (pdu) => {
+          clearTimeout(bindTimer);
+          if (gen !== this.generation) return;
+          if (pdu.command_status !== SMPP_STATUS.ESME_ROK) {
+            this.logger.error({ smsc: this.key, status: smppStatusName(pdu.command_status) }, 'SMPP bind refused');
+            s.destroy();
+            return;
+          }
+          this.bound = true;
+          this.attempts = 0;
+          this.effectiveWindow = this.options.window;
+          this.logger.info({ smsc: this.key }, 'SMPP bound (transceiver)');
+          this.startEnquire(s, gen);
+          for (const w of [...this.boundWaiters]) {
+            this.boundWaiters.delete(w);
+            w();
+          }
+          this.pump();
+        },
+      );
+    });
+    s.on('deliver_sm', (pdu: Pdu) => {
+      void this.onDeliver(pdu)
+        .catch((err: unknown) => {
+          this.logger.error({ err, smsc: this.key }, 'SMPP deliver_sm handling failed');
+          return SMPP_STATUS.ESME_RX_T_APPN;
+        })
+        .then((status) => {
+          s.send(pdu.response({ command_status: status }));
+        });
+    });
+    s.on('enquire_link', (pdu: Pdu) => {
+      s.send(pdu.response());
+    });
+    s.on('unbind', (pdu: Pdu) => {
+      s.send(pdu.response());
+      s.close();
+    });
+    s.on('error', (err: unknown) => {
+      if (gen === this.generation) this.logger.warn({ smsc: this.key, err: err instanceof Error ? err.message : String(err) }, 'SMPP connection error');
+    });
+    s.on('close', () => {
+      clearTimeout(bindTimer);
+      if (gen !== this.generation) return;
+      this.onClosed();
+    });
+  }
+
+  private onClosed(): void {
+    const wasBound = this.bound;
+    this.bound = false;
+    this.session = null;
+    this.stopEnquire();
+    this.failAll(new ConnectionLostError(`connection to ${this.key} lost`, 'SMPP_CONNECTION_LOST'));
+    if (this.stopped) return;
+    const min = this.options.reconnectMinMs ?? 250;
+    const max = this.options.reconnectMaxMs ?? 30_000;
+    const delay = Math.round(Math.min(max, min * 2 ** this.attempts) * (0.8 + Math.random() * 0.4));
+    this.attempts++;
+    if (wasBound) this.logger.warn({ smsc: this.key, retryInMs: delay }, 'SMPP connection lost; reconnecting');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, delay);
+    this.reconnectTimer.unref?.();
+  }
+
+  /** Outstanding submits fail (they may or may not have arrived); waiters for a slot keep waiting for the next bind. */
+  private failAll(err: ConnectionLostError): void {
+    for (const fail of [...this.outstanding]) fail(err);
+    this.outstanding.clear();
+    this.inflight = 0;
+    if (err.code === 'SMPP_STOPPED') {
+      for (const w of this.waiters.splice(0)) {
+        clearTimeout(w.timer);
+        w.reject(err);
+      }
+    }
+  }
+
+  private recycle(s: SmppSession, why: string): void {
+    if (this.session !== s) return;
+    this.logger.warn({ smsc: this.key, why }, 'SMPP connection reset');
+    s.destroy();
+  }
+
+  private startEnquire(s: SmppSession, gen: number): void {
+    this.stopEnquire();
+    this.enquireTimer = setInterval(() => {
+      if (gen !== this.generation || !this.bound) return;
+      const timer = setTimeout(() => this.recycle(s, 'enquire_link unanswered'), this.responseTimeoutMs);
+      const ok = s.enquire_link(() => clearTimeout(timer));
+      if (!ok) clearTimeout(timer);
+    }, this.options.enquireLinkMs);
+    this.enquireTimer.unref?.();
+  }
+
+  private stopEnquire(): void {
+    if (this.enquireTimer) clearInterval(this.enquireTimer);
+    this.enquireTimer = null;
+  }
+}
+
+const THROTTLE_MIN_MS = 100;
+const THROTTLE_MAX_MS = 5_000;

@@ -1,0 +1,100 @@
+/**
+ * Text → submit_sm bodies (pure). The parts are exactly src/sms splitSms's (what was billed); each
+ * becomes one submit_sm: data_coding 0 with GSM 03.38 default-alphabet septets, one octet per
+ * septet (unpacked, as SMSCs expect over SMPP), or data_coding 8 with UCS-2 big-endian. Several
+ * parts carry a 6-octet UDH (IEI 0x00: concatenated message, 8-bit reference) and esm_class 0x40.
+ */
+import { GSM_BASIC_CHARACTERS, GSM_EXTENSION_CHARACTERS, type SmsEncoding } from '../../sms/index.js';
+import { DATA_CODING, ESM_CLASS } from './smpp-lib.js';
+
+const ESC = 0x1b;
+/** Septet of each basic character. GSM_BASIC_CHARACTERS is the table without ESC (0x1B). */
+const BASIC = new Map<string, number>();
+for (let i = 0; i < GSM_BASIC_CHARACTERS.length; i++) BASIC.set(GSM_BASIC_CHARACTERS[i]!, i < ESC ? i : i + 1);
+/** Extension table (3GPP TS 23.038 §6.2.1.1): reached through ESC. */
+const EXTENSION_CODES: Readonly<Record<string, number>> = { '\f': 0x0a, '^': 0x14, '{': 0x28, '}': 0x29, '\\': 0x2f, '[': 0x3c, '~': 0x3d, ']': 0x3e, '|': 0x40, '€': 0x65 };
+for (const ch of GSM_EXTENSION_CHARACTERS) if (EXTENSION_CODES[ch] === undefined) throw new Error(`GSM extension character without a code: ${JSON.stringify(ch)}`);
+const DECODE_BASIC = new Map<number, string>([...BASIC].map(([ch, code]) => [code, ch]));
+const DECODE_EXTENSION = new Map<number, string>(Object.entries(EXTENSION_CODES).map(([ch, code]) => [code, ch]));
+
+/** GSM 03.38 septets, one per octet; a character outside the alphabet becomes '?'. */
+export function encodeGsm7(text: string): Buffer {
+  const out: number[] = [];
+  for (const ch of text) {
+    const basic = BASIC.get(ch);
+    if (basic !== undefined) out.push(basic);
+    else if (EXTENSION_CODES[ch] !== undefined) out.push(ESC, EXTENSION_CODES[ch]);
+    else out.push(BASIC.get('?')!);
+  }
+  return Buffer.from(out);
+}
+
+/** The reverse of encodeGsm7 (unpacked septets). */
+export function decodeGsm7(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]! & 0x7f;
+    if (b === ESC && i + 1 < bytes.length) {
+      const ext = DECODE_EXTENSION.get(bytes[i + 1]! & 0x7f);
+      i++;
+      out += ext ?? ' ';
+      continue;
+    }
+    out += DECODE_BASIC.get(b) ?? ' ';
+  }
+  return out;
+}
+
+export function encodeUcs2(text: string): Buffer {
+  const buf = Buffer.alloc(text.length * 2);
+  for (let i = 0; i < text.length; i++) buf.writeUInt16BE(text.charCodeAt(i), i * 2);
+  return buf;
+}
+
+export function decodeUcs2(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i + 1 < bytes.length; i += 2) out += String.fromCharCode((bytes[i]! << 8) | bytes[i + 1]!);
+  return out;
+}
+
+/** UDH of part `seq` (1-based) of `total`: IEI 0x00 concatenation, 8-bit reference. */
+export function concatUdh(ref: number, total: number, seq: number): Buffer {
+  return Buffer.from([0x05, 0x00, 0x03, ref & 0xff, total & 0xff, seq & 0xff]);
+}
+
+export interface SubmitBody {
+  /** 0-based part index. */
+  index: number;
+  dataCoding: number;
+  esmClass: number;
+  shortMessage: Buffer;
+}
+
+/** One submit_sm body per part, in order. */
+export function submitBodies(parts: readonly string[], encoding: SmsEncoding, ref: number): SubmitBody[] {
+  const dataCoding = encoding === 'Unicode' ? DATA_CODING.UCS2 : DATA_CODING.GSM7;
+  const encode = encoding === 'Unicode' ? encodeUcs2 : encodeGsm7;
+  const list = parts.length === 0 ? [''] : parts;
+  const multi = list.length > 1;
+  return list.map((text, index) => {
+    const body = encode(text);
+    return {
+      index,
+      dataCoding,
+      esmClass: multi ? ESM_CLASS.UDHI : 0,
+      shortMessage: multi ? Buffer.concat([concatUdh(ref, list.length, index + 1), body]) : body,
+    };
+  });
+}
+
+/** source_addr with TON/NPI: alphanumeric (5/0), international number (1/1) or short code (3/0). */
+export function sourceAddress(senderName: string): { addr: string; ton: number; npi: number } {
+  const trimmed = senderName.trim();
+  const digits = trimmed.replace(/^\+/, '');
+  if (/^\d+$/.test(digits)) {
+    if (trimmed.startsWith('+') || digits.length > 8) return { addr: digits, ton: 1, npi: 1 };
+    return { addr: digits, ton: 3, npi: 0 };
+  }
+  // GSM alphanumeric originators are at most 11 characters.
+  return { addr: trimmed.slice(0, 11), ton: 5, npi: 0 };
+}

@@ -1,0 +1,131 @@
+import { Router, type Request, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { h } from 'preact';
+import type { AppContext } from '../context.js';
+import { isAppError } from '../platform/errors.js';
+import { readCookie, setCookie } from '../platform/http/cookies.js';
+import { sendPage } from '../platform/http/pages.js';
+import { randomToken, safeEqual } from '../platform/secrets.js';
+import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
+import { FormInputError, type PublicForm } from './service.js';
+
+/** The visitor has no session: forms carry a double-submit token equal to this cookie. */
+export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
+/** Posts per client address (submissions and confirmations together) per window. */
+export const FORM_POSTS_PER_WINDOW = 10;
+export const FORM_POST_WINDOW_MS = 10 * 60_000;
+
+const bodyOf = (req: Request): Record<string, unknown> => (req.body as Record<string, unknown> | undefined) ?? {};
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * Public opt-in pages (spec §3.6): GET/POST /f/<slug> (the form), GET /f/<slug>/sent, GET/POST
+ * /f/confirm/<token> (the link in the confirmation SMS). No session, no script; CSRF by
+ * double-submit cookie; POSTs rate-limited per client address; not indexed.
+ */
+export function formPages(ctx: AppContext): Router {
+  const forms = ctx.services.forms;
+  const router = Router();
+  const secure = ctx.config.secureCookies;
+
+  const csrfFor = (req: Request, res: Response): string => {
+    let csrf = readCookie(req, FORM_CSRF_COOKIE);
+    if (!csrf || csrf.length < 20 || csrf.length > 100) {
+      csrf = randomToken(24);
+      setCookie(res, FORM_CSRF_COOKIE, csrf, { secure });
+    }
+    return csrf;
+  };
+  const csrfOk = (req: Request): boolean => {
+    const cookie = readCookie(req, FORM_CSRF_COOKIE);
+    const sent = bodyOf(req).csrf;
+    return !!cookie && typeof sent === 'string' && safeEqual(cookie, sent);
+  };
+  const noindex = (res: Response) => res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+
+  const limiter = rateLimit({
+    windowMs: FORM_POST_WINDOW_MS,
+    limit: FORM_POSTS_PER_WINDOW,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    handler: (_req, res) => {
+      noindex(res);
+      res.status(429).type('text/plain').send('Too many attempts from your network. Please wait a few minutes and try again.');
+    },
+  });
+
+  const showForm = (req: Request, res: Response, form: PublicForm, status = 200, extra: { values?: Record<string, string>; errors?: Record<string, string>; error?: string } = {}) => {
+    noindex(res);
+    sendPage(res, h(FormPage, { form, csrf: csrfFor(req, res), ...extra }), status);
+  };
+
+  // ---- the confirmation link (before /f/:slug so "confirm" is never taken for a slug) ----------
+  router.get('/f/confirm/:token', async (req, res) => {
+    noindex(res);
+    const token = String(req.params.token);
+    const view = await forms.confirmView(token);
+    if (!view) return sendPage(res, h(ConfirmNotFoundPage, {}), 404);
+    sendPage(res, h(ConfirmPage, { view, ...(view.state === 'confirm' ? { csrf: csrfFor(req, res), action: `/f/confirm/${encodeURIComponent(token)}` } : {}) }));
+  });
+
+  router.post('/f/confirm/:token', limiter, async (req, res) => {
+    noindex(res);
+    const token = String(req.params.token);
+    if (!csrfOk(req)) {
+      const view = await forms.confirmView(token);
+      if (!view) return sendPage(res, h(ConfirmNotFoundPage, {}), 404);
+      return sendPage(res, h(ConfirmPage, { view, csrf: csrfFor(req, res), action: `/f/confirm/${encodeURIComponent(token)}`, error: 'The page expired. Please press the button again.' }), 403);
+    }
+    const view = await forms.confirm(token);
+    if (!view) return sendPage(res, h(ConfirmNotFoundPage, {}), 404);
+    sendPage(res, h(ConfirmPage, { view }));
+  });
+
+  // ---- the form ----------------------------------------------------------------------------
+  router.get('/f/:slug', async (req, res) => {
+    const form = await forms.publicForm(String(req.params.slug));
+    if (!form) {
+      noindex(res);
+      return sendPage(res, h(FormNotFoundPage, {}), 404);
+    }
+    showForm(req, res, form);
+  });
+
+  router.get('/f/:slug/sent', async (req, res) => {
+    noindex(res);
+    const form = await forms.publicForm(String(req.params.slug));
+    if (!form) return sendPage(res, h(FormNotFoundPage, {}), 404);
+    sendPage(res, h(FormSentPage, { form, doubleOptIn: form.doubleOptIn }));
+  });
+
+  router.post('/f/:slug', limiter, async (req, res) => {
+    const slug = String(req.params.slug);
+    const form = await forms.publicForm(slug);
+    if (!form) {
+      noindex(res);
+      return sendPage(res, h(FormNotFoundPage, {}), 404);
+    }
+    const b = bodyOf(req);
+    const values: Record<string, string> = { phone: str(b.phone), firstName: str(b.firstName), email: str(b.email) };
+    const custom: Record<string, string> = {};
+    for (const f of form.customFields) {
+      custom[f.fieldId] = str(b[`cf_${f.fieldId}`]);
+      values[`cf_${f.fieldId}`] = custom[f.fieldId]!;
+    }
+    if (!csrfOk(req)) return showForm(req, res, form, 403, { values, error: 'The form expired. Please submit it again.' });
+    // The bot trap: answer as if it worked, record nothing.
+    if (str(b.website).trim() !== '') return res.redirect(303, `/f/${form.slug}/sent`);
+    try {
+      await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom });
+    } catch (err) {
+      if (err instanceof FormInputError) return showForm(req, res, form, 400, { values, errors: err.fieldErrors, error: 'Please check the highlighted fields.' });
+      if (isAppError(err) && (err.code === 'COUNTRY_NOT_SUPPORTED' || err.code === 'VALIDATION_ERROR')) {
+        return showForm(req, res, form, 400, { values, errors: { phone: err.message } });
+      }
+      throw err;
+    }
+    res.redirect(303, `/f/${form.slug}/sent`);
+  });
+
+  return router;
+}

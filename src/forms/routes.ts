@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { defineRoute, type RouteSpec } from '../platform/http/route.js';
+import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
+import { CreateFormSchema, FormSchema, ListFormsQuerySchema, ListSubmissionsQuerySchema, SubmissionSchema, UpdateFormSchema } from './schemas.js';
+
+const TAGS = ['Forms'];
+const IdParams = z.object({ id: z.string() });
+const notFound = { description: 'Unknown form (or another account’s)' };
+
+/**
+ * REST adapter of opt-in forms (spec §3.6) at /api/v1/forms. Forms create and update contacts, so
+ * they take the contacts permissions: contacts:read to read, contacts:write to change.
+ */
+export function formsRoutes(ctx: AppContext): RouteSpec[] {
+  const forms = ctx.services.forms;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/',
+      summary: 'List opt-in forms, newest first',
+      tags: TAGS,
+      auth: 'contacts:read',
+      query: ListFormsQuerySchema,
+      responses: { 200: { description: '{data, pagination}', schema: cursorListSchema(FormSchema) } },
+      handler: ({ query, principal }) => forms.list(principal.accountId, query),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/',
+      summary: 'Create an opt-in form (public page /f/<slug>)',
+      tags: TAGS,
+      auth: 'contacts:write',
+      body: CreateFormSchema,
+      status: 201,
+      responses: {
+        201: { description: 'Created', schema: dataResponseSchema(FormSchema) },
+        400: { description: 'Invalid (e.g. double opt-in without confirmation sender, unusable webhookUrl)' },
+        404: { description: 'Unknown custom field or group' },
+        409: { description: 'Slug taken' },
+      },
+      handler: async ({ body, principal }) => ok(await forms.create(principal.accountId, body)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/:id',
+      summary: 'Get a form',
+      tags: TAGS,
+      auth: 'contacts:read',
+      params: IdParams,
+      responses: { 200: { description: 'The form', schema: dataResponseSchema(FormSchema) }, 400: { description: 'Malformed id' }, 404: notFound },
+      handler: async ({ params, principal }) => ok(await forms.get(principal.accountId, params.id)),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/:id',
+      summary: 'Update a form (partial)',
+      tags: TAGS,
+      auth: 'contacts:write',
+      params: IdParams,
+      body: UpdateFormSchema,
+      responses: { 200: { description: 'Updated', schema: dataResponseSchema(FormSchema) }, 400: { description: 'Invalid' }, 404: notFound, 409: { description: 'Slug taken' } },
+      handler: async ({ params, body, principal }) => ok(await forms.update(principal.accountId, params.id, body)),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/:id',
+      summary: 'Delete a form and its submissions (contacts stay)',
+      tags: TAGS,
+      auth: 'contacts:write',
+      params: IdParams,
+      responses: { 200: { description: 'Deleted', schema: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true) })) }, 400: { description: 'Malformed id' }, 404: notFound },
+      handler: async ({ params, principal }) => ok(await forms.delete(principal.accountId, params.id)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/:id/submissions',
+      summary: 'Submissions of a form, newest first',
+      tags: TAGS,
+      auth: 'contacts:read',
+      params: IdParams,
+      query: ListSubmissionsQuerySchema,
+      responses: { 200: { description: '{data, pagination}', schema: cursorListSchema(SubmissionSchema) }, 400: { description: 'Bad query' }, 404: notFound },
+      handler: ({ params, query, principal }) => forms.submissions(principal.accountId, params.id, query),
+    }),
+  ];
+}

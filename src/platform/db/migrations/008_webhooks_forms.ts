@@ -1,0 +1,123 @@
+import type { Kysely } from 'kysely';
+
+/** Webhook endpoints, outbox, delivery log; opt-in forms and submissions. See docs/storage.md "Webhooks and forms". */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('webhook_endpoints')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('description', 'text')
+    .addColumn('events', 'text', (c) => c.notNull())
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('source', 'text', (c) => c.notNull().defaultTo('user'))
+    .addColumn('secret_sealed', 'text', (c) => c.notNull())
+    .addColumn('secret_hint', 'text', (c) => c.notNull())
+    .addColumn('previous_secret_sealed', 'text')
+    .addColumn('previous_secret_expires_at', 'integer')
+    .addColumn('secret_rotated_at', 'integer')
+    .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('failing_since', 'integer')
+    .addColumn('last_success_at', 'integer')
+    .addColumn('last_failure_at', 'integer')
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('webhook_endpoints_account_url').on('webhook_endpoints').columns(['account_id', 'url']).unique().execute();
+
+  await db.schema
+    .createTable('webhook_events')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('webhook_events_account_time').on('webhook_events').columns(['account_id', 'created_at']).execute();
+
+  await db.schema
+    .createTable('webhook_deliveries')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
+    .addColumn('event_id', 'text', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
+    .addColumn('event_type', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_attempt_at', 'integer')
+    .addColumn('lease_until', 'integer')
+    .addColumn('give_up_at', 'integer', (c) => c.notNull())
+    .addColumn('last_attempt_at', 'integer')
+    .addColumn('last_status_code', 'integer')
+    .addColumn('last_latency_ms', 'integer')
+    .addColumn('last_error', 'text')
+    .addColumn('delivered_at', 'integer')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).execute();
+  await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
+
+  await db.schema
+    .createTable('webhook_attempts')
+    .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('endpoint_id', 'text', (c) => c.notNull())
+    .addColumn('started_at', 'integer', (c) => c.notNull())
+    .addColumn('latency_ms', 'integer', (c) => c.notNull())
+    .addColumn('status_code', 'integer')
+    .addColumn('outcome', 'text', (c) => c.notNull())
+    .addColumn('error', 'text')
+    .addColumn('response_snippet', 'text')
+    .addColumn('manual', 'integer', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+    .execute();
+  await db.schema.createIndex('webhook_attempts_endpoint_time').on('webhook_attempts').columns(['endpoint_id', 'started_at']).execute();
+
+  await db.schema
+    .createTable('forms')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('slug', 'text', (c) => c.notNull().unique())
+    .addColumn('title', 'text')
+    .addColumn('description', 'text')
+    .addColumn('fields', 'text', (c) => c.notNull())
+    .addColumn('group_ids', 'text', (c) => c.notNull())
+    .addColumn('double_opt_in', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('sender_id', 'text')
+    .addColumn('confirmation_message', 'text')
+    .addColumn('apply_data', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('consent_text', 'text')
+    .addColumn('webhook_id', 'text', (c) => c.references('webhook_endpoints.id').onDelete('set null'))
+    .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('forms_account_time').on('forms').columns(['account_id', 'created_at', 'id']).execute();
+
+  await db.schema
+    .createTable('form_submissions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('form_id', 'text', (c) => c.notNull().references('forms.id').onDelete('cascade'))
+    .addColumn('phone', 'text', (c) => c.notNull())
+    .addColumn('contact_id', 'text', (c) => c.notNull())
+    .addColumn('contact_action', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('token_hash', 'text', (c) => c.unique())
+    .addColumn('token_expires_at', 'integer')
+    .addColumn('confirmation_sent', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('confirmation_message_id', 'text')
+    .addColumn('confirmation_note', 'text')
+    .addColumn('data_applied', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('submitted_at', 'integer', (c) => c.notNull())
+    .addColumn('confirmed_at', 'integer')
+    .execute();
+  await db.schema.createIndex('form_submissions_form_phone').on('form_submissions').columns(['form_id', 'phone', 'submitted_at']).execute();
+  await db.schema.createIndex('form_submissions_form_time').on('form_submissions').columns(['form_id', 'submitted_at', 'id']).execute();
+}

@@ -1,0 +1,162 @@
+/**
+ * Webhook endpoints, the outbox (events and their deliveries), the delivery log, opt-in forms and
+ * their submissions (migration 008). Times are epoch milliseconds, booleans 0/1, lists JSON text.
+ * Every row carries account_id. See docs/storage.md "Webhooks and forms" and docs/webhooks.md.
+ */
+
+/** Where an endpoint came from: configured by a person (REST or console), or named by a button's or a form's webhookUrl. */
+export type WebhookEndpointSource = 'user' | 'button' | 'form';
+
+export interface WebhookEndpointsTable {
+  /** whk_… */
+  id: string;
+  account_id: string;
+  /** Unique per account. */
+  url: string;
+  description: string | null;
+  /** JSON list of the event kinds it receives (docs/webhooks.md). */
+  events: string;
+  enabled: number;
+  source: WebhookEndpointSource;
+  /** The signing secret, AES-256-GCM sealed under settings.webhooks.secret_key (see src/webhooks/secret-box.ts). */
+  secret_sealed: string;
+  /** Last four characters of the secret, to tell secrets apart in lists. */
+  secret_hint: string;
+  /** The secret before the last rotation; it still signs until previous_secret_expires_at. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  secret_rotated_at: number | null;
+  /** Failed attempts in a row since the last success (0 = healthy). */
+  consecutive_failures: number;
+  /** First failure of the current run of failures. */
+  failing_since: number | null;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event, stored once with the exact bytes every delivery posts. */
+export interface WebhookEventsTable {
+  /** evt_… */
+  id: string;
+  account_id: string;
+  type: string;
+  /** The JSON body exactly as sent (and signed). */
+  payload: string;
+  created_at: number;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event for one endpoint: the outbox row the delivery worker works through. */
+export interface WebhookDeliveriesTable {
+  /** dlv_… */
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** Copied from the event for the log's filters. */
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (pending only). */
+  next_attempt_at: number | null;
+  /** A worker owns the delivery until then; after a crash the lease runs out and it is claimed again. */
+  lease_until: number | null;
+  /** After a failure at or past this time the delivery gives up (status failed). */
+  give_up_at: number;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export type WebhookAttemptOutcome = 'success' | 'retry' | 'failed';
+
+/** The delivery log: one row per HTTP attempt. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  /** 1, 2, 3, … per delivery (the X-RCS-Delivery-Attempt header). */
+  attempt: number;
+  account_id: string;
+  endpoint_id: string;
+  started_at: number;
+  latency_ms: number;
+  status_code: number | null;
+  outcome: WebhookAttemptOutcome;
+  error: string | null;
+  /** The first bytes of the response body (at most 500 characters), for debugging. */
+  response_snippet: string | null;
+  /** 1 when a person asked for it (test event, redelivery). */
+  manual: number;
+}
+
+export type FieldMode = 'off' | 'optional' | 'required';
+
+export interface FormsTable {
+  /** frm_… */
+  id: string;
+  account_id: string;
+  name: string;
+  /** The public page is /f/<slug>; unique over all accounts. */
+  slug: string;
+  title: string | null;
+  description: string | null;
+  /** JSON {firstName: FieldMode, email: FieldMode, customFields: [{fieldId, label, required}]}. */
+  fields: string;
+  /** JSON list of group ids the contact joins on confirmation. */
+  group_ids: string;
+  double_opt_in: number;
+  /** The SMS sender of the confirmation message. */
+  sender_id: string | null;
+  /** Confirmation SMS text with {{confirm_link}}. */
+  confirmation_message: string | null;
+  /** Apply the submitted name, email, custom fields and groups to the contact on confirmation. */
+  apply_data: number;
+  consent_text: string | null;
+  /** The form's own webhook (spec §6 "one per form"); null: the account's endpoints subscribed to form events. */
+  webhook_id: string | null;
+  active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type SubmissionStatus = 'PENDING' | 'CONFIRMED';
+
+export interface FormSubmissionsTable {
+  /** sub_… */
+  id: string;
+  account_id: string;
+  form_id: string;
+  /** Digits with country code. */
+  phone: string;
+  contact_id: string;
+  /** Whether this submission created the contact or matched an existing one. */
+  contact_action: 'created' | 'updated';
+  /** JSON {phone, firstName, email, customFields: [{id, label, value}]} as submitted. */
+  data: string;
+  status: SubmissionStatus;
+  /** SHA-256 of the confirmation link's token; null when no confirmation SMS went out for this submission. */
+  token_hash: string | null;
+  token_expires_at: number | null;
+  confirmation_sent: number;
+  confirmation_message_id: string | null;
+  /** Why no confirmation SMS was sent (throttled, refused by the send path). */
+  confirmation_note: string | null;
+  data_applied: number;
+  submitted_at: number;
+  confirmed_at: number | null;
+}
+
+export interface WebhooksFormsTables {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  forms: FormsTable;
+  form_submissions: FormSubmissionsTable;
+}

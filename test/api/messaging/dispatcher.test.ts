@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Carriers, OutboundRcs, SendOutcome } from '../../../src/carriers/carrier.js';
+import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from '../../../src/messaging/dispatcher.js';
+import { FakeClock } from '../../../src/platform/clock.js';
+import { createLogger } from '../../../src/platform/logger.js';
+import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
+import { creditsOf, de, messageRow, simRows } from './util.js';
+
+/**
+ * The durable queue under the REST API, driven by hand with a fake clock: per-sender throughput,
+ * retries with backoff, leases after a "crash", carrier idempotency and receipts that overtake
+ * the dispatcher's own record.
+ */
+const clock = new FakeClock(Date.UTC(2026, 4, 4, 9, 0, 0));
+let t: TestServer;
+let acc: TestAccount;
+let seq = 0;
+const fresh = (last4 = '0001') => de(8000 + ++seq, last4);
+
+function dispatcher(carriers: Carriers, options: Partial<DispatcherOptions> = {}) {
+  return new Dispatcher(t.ctx.db, clock, carriers, t.ctx.services.accounts, t.ctx.messageEvents, createLogger('silent'), { ...DEFAULT_DISPATCHER_OPTIONS, ...options });
+}
+
+/** The simulated network with the RCS hand-over replaced. */
+function withRcs(sendMany: (ms: readonly OutboundRcs[]) => Promise<SendOutcome[]>): Carriers {
+  const sim = t.ctx.carriers;
+  return { ...sim, rcs: { ...sim.rcs, sendMany, send: async (m) => (await sendMany([m]))[0]! }, start: sim.start.bind(sim), stop: sim.stop.bind(sim) };
+}
+
+async function queueBatch(phones: string[], sendernameId = acc.senders.rcs, extra: Record<string, unknown> = {}) {
+  const r = await t.api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Queued' }, sendernameId, ...extra }, { key: acc.apiKey });
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  return (await t.ctx.db.selectFrom('messages').selectAll().where('job_id', '=', r.body.jobId).orderBy('id').execute()).map((m) => m.id);
+}
+
+beforeAll(async () => {
+  t = await startTestServer({ clock, workers: false });
+  acc = await t.createAccount();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('per-sender throughput', () => {
+  it('a big batch of one sender cannot starve another sender', async () => {
+    const second = await t.ctx.services.senders.create(acc.accountId, { name: 'Second agent', type: 'RCS', status: 'APPROVED' });
+    const big = await queueBatch(Array.from({ length: 12 }, () => fresh()), acc.senders.rcs, { batchSize: 1000, delayMs: 0 });
+    const small = await queueBatch([fresh()], second.id);
+    const d = dispatcher(t.ctx.carriers, { perSenderPerSecond: 5 });
+    expect(await d.tick()).toBe(6); // 5 of the big batch, and the other sender's one
+    expect((await messageRow(t, small[0]!))!.status).toBe('SENT');
+    expect(await d.tick()).toBe(0); // bucket empty until time passes
+    clock.advance(1000);
+    expect(await d.tick()).toBe(5);
+    clock.advance(1000);
+    expect(await d.tick()).toBe(2);
+    const statuses = await Promise.all(big.map(async (id) => (await messageRow(t, id))!.status));
+    expect(statuses.every((s) => s === 'SENT')).toBe(true);
+  });
+});
+
+describe('temporary carrier errors', () => {
+  it('retry with growing backoff, then fail and refund after maxAttempts', async () => {
+    const before = await creditsOf(t, acc.accountId);
+    const [id] = await queueBatch([fresh()]);
+    let calls = 0;
+    const d = dispatcher(
+      withRcs(async (ms) => {
+        calls += ms.length;
+        return ms.map(() => ({ ok: false, retryable: true, code: 'THROTTLED', reason: 'Carrier busy' }));
+      }),
+      { maxAttempts: 3 },
+    );
+    expect(await d.tick()).toBe(1);
+    let row = (await messageRow(t, id!))!;
+    expect(row).toMatchObject({ status: 'SENDING', pending: 1, attempts: 1, lease_until: null });
+    expect(row.error).toMatch(/THROTTLED.*will retry/);
+    const firstDelay = row.due_at - clock.now();
+    expect(firstDelay).toBeGreaterThanOrEqual(750);
+    expect(firstDelay).toBeLessThanOrEqual(1250);
+    expect(await d.tick()).toBe(0); // not due yet
+    clock.set(row.due_at);
+    expect(await d.tick()).toBe(1);
+    row = (await messageRow(t, id!))!;
+    expect(row.attempts).toBe(2);
+    expect(row.due_at - clock.now()).toBeGreaterThanOrEqual(1500);
+    clock.set(row.due_at);
+    expect(await d.tick()).toBe(1);
+    row = (await messageRow(t, id!))!;
+    // Third attempt was the last; with no SMS fallback the message fails and is refunded.
+    expect(row).toMatchObject({ status: 'FAILED', pending: 0, attempts: 3, credits_cost_milli: 0 });
+    expect(row.error).toMatch(/THROTTLED/);
+    expect(calls).toBe(3);
+    expect(await creditsOf(t, acc.accountId)).toBeCloseTo(before, 6);
+  });
+
+  it('a carrier that throws loses nothing: the messages are retried', async () => {
+    const [id] = await queueBatch([fresh()]);
+    const broken = dispatcher(
+      withRcs(async () => {
+        throw new Error('socket hang up');
+      }),
+    );
+    expect(await broken.tick()).toBe(1);
+    const row = (await messageRow(t, id!))!;
+    expect(row).toMatchObject({ pending: 1, status: 'SENDING' });
+    expect(row.error).toMatch(/INTERNAL/);
+    clock.set(row.due_at);
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+    expect((await messageRow(t, id!))!.status).toBe('SENT');
+    expect(await simRows(t, id!)).toHaveLength(1);
+  });
+});
+
+describe('crash between hand-over and record', () => {
+  it('the lease expires, another dispatcher re-claims, and the carrier does not deliver twice', async () => {
+    const ids = await queueBatch([fresh(), fresh(), fresh()]);
+    // A dispatcher that hands the messages to the network and then "dies" before recording.
+    const dying = dispatcher(
+      withRcs(async (ms) => {
+        await t.ctx.carriers.rcs.sendMany(ms);
+        return new Promise<SendOutcome[]>(() => {});
+      }),
+      { leaseMs: 30_000 },
+    );
+    void dying.tick();
+    await new Promise((r) => setTimeout(r, 100));
+    for (const id of ids) {
+      expect(await simRows(t, id)).toHaveLength(1);
+      expect((await messageRow(t, id))!).toMatchObject({ pending: 1, status: 'SENDING' });
+    }
+    const firstCarrierIds = await Promise.all(ids.map(async (id) => (await simRows(t, id))[0]!.id));
+    const survivor = dispatcher(t.ctx.carriers, { leaseMs: 30_000 });
+    expect(await survivor.tick()).toBe(0); // still leased
+    clock.advance(30_001);
+    expect(await survivor.tick()).toBe(3);
+    for (const [i, id] of ids.entries()) {
+      const row = (await messageRow(t, id))!;
+      expect(row).toMatchObject({ status: 'SENT', pending: 0, attempts: 2, carrier_message_id: firstCarrierIds[i] });
+      expect(await simRows(t, id)).toHaveLength(1);
+    }
+  });
+});
+
+describe('the simulated network', () => {
+  it('de-duplicates by message id like an idempotency key', async () => {
+    const m = { messageId: 'msg_01J0000000000000000000DUP1', accountId: acc.accountId, senderId: acc.senders.rcs, senderName: 'Agent', to: fresh(), messageType: 'text', content: { text: 'x' } };
+    const [a] = await t.ctx.carriers.rcs.sendMany([m]);
+    const [b, c] = await t.ctx.carriers.rcs.sendMany([m, m]);
+    expect(a).toMatchObject({ ok: true });
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    expect(await simRows(t, m.messageId)).toHaveLength(1);
+    const refused = await t.ctx.carriers.rcs.sendMany([{ ...m, messageId: 'msg_01J0000000000000000000DUP2', to: fresh('9992') }]);
+    expect(refused[0]).toMatchObject({ ok: false, retryable: false, code: 'SIM_UNREACHABLE' });
+  });
+
+  it('receipts that overtake the record are deferred, not lost; statuses never move backwards', async () => {
+    const status = t.ctx.services.status;
+    const [id] = await queueBatch([fresh()]);
+    const at = clock.now();
+    // Still pending (not handed over / not recorded): the carrier must try again later.
+    expect(await status.handleMany([{ kind: 'status', messageId: id!, status: 'DELIVERED', at }])).toEqual([false]);
+    expect(await status.handleMany([{ kind: 'status', messageId: 'msg_01J0000000000000000000NONE', status: 'DELIVERED', at }])).toEqual([true]);
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+    clock.advance(10);
+    expect(await status.handleMany([{ kind: 'status', messageId: id!, status: 'READ', at: clock.now() }])).toEqual([true]);
+    let row = (await messageRow(t, id!))!;
+    expect(row).toMatchObject({ status: 'READ', read_at: clock.now(), delivered_at: clock.now() });
+    await status.handleMany([
+      { kind: 'status', messageId: id!, status: 'DELIVERED', at: clock.now() + 5 },
+      { kind: 'status', messageId: id!, status: 'FAILED', at: clock.now() + 6, error: 'late' },
+    ]);
+    row = (await messageRow(t, id!))!;
+    expect(row).toMatchObject({ status: 'READ', error: null, failed_at: null });
+  });
+
+  it('fires the stored receipts when they are due (also after a restart: due times live in the database)', async () => {
+    const [id] = await queueBatch([fresh()]);
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+    const sim = (await simRows(t, id!))[0]!;
+    expect(sim.deliver_due).toBe(clock.now()); // the test server runs the network without delays
+    const received: unknown[] = [];
+    const network = t.ctx.carriers as unknown as { start(s: unknown): Promise<void>; stop(): Promise<void>; processDue(): Promise<number> };
+    await network.start(async (events: unknown[]) => {
+      received.push(...events);
+      return t.ctx.services.status.handleMany(events as never);
+    });
+    try {
+      expect(await network.processDue()).toBeGreaterThanOrEqual(2);
+    } finally {
+      await network.stop();
+    }
+    expect(received).toEqual(expect.arrayContaining([expect.objectContaining({ messageId: id, status: 'DELIVERED' }), expect.objectContaining({ messageId: id, status: 'READ' })]));
+    expect((await messageRow(t, id!))!.status).toBe('READ');
+    const after = (await simRows(t, id!))[0]!;
+    expect(after).toMatchObject({ deliver_due: null, read_due: null, delivered_at: clock.now(), read_at: clock.now() });
+  });
+});

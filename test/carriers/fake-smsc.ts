@@ -1,0 +1,186 @@
+/**
+ * An SMSC on 127.0.0.1 built with the `smpp` package's server: binds transceivers, acknowledges
+ * submit_sm (after a small delay, so several are outstanding), can throttle chosen submits, drop
+ * the connection when a given submit arrives (that one and every unanswered one are lost, as on a
+ * real link), and sends delivery receipts and mobile-originated messages.
+ */
+import type { AddressInfo } from 'node:net';
+import { createSmppServer, type Pdu, type ShortMessage, type SmppSession } from '../../src/carriers/smpp/smpp-lib.js';
+
+export interface ReceivedSubmit {
+  /** The id this SMSC answered with (null: throttled, refused or dropped). */
+  messageId: string | null;
+  sourceAddr: string;
+  sourceTon: number;
+  destinationAddr: string;
+  dataCoding: number;
+  esmClass: number;
+  registeredDelivery: number;
+  /** The UDH as sent (length octet + information elements), empty without UDHI. */
+  udh: Buffer;
+  /** The decoded text (GSM-7 for data_coding 0, UCS-2 for 8). */
+  text: string;
+  /** Which connection (1-based bind count) it came on. */
+  bind: number;
+  outcome: 'accepted' | 'throttled' | 'refused' | 'dropped';
+}
+
+export interface FakeSmsc {
+  port: number;
+  url(systemId?: string, password?: string): string;
+  submits: ReceivedSubmit[];
+  accepted(): ReceivedSubmit[];
+  binds: number;
+  /** Submit numbers (1-based, all submits counted) answered with ESME_RTHROTTLED. */
+  throttle: Set<number>;
+  /** When the submit with this number arrives, the connection is destroyed without answering. */
+  dropAt: Set<number>;
+  /** Submit numbers answered with an error status (e.g. 0x0b ESME_RINVDSTADR). */
+  refuse: Map<number, number>;
+  /** Delay before answering a submit, ms. */
+  respondAfterMs: number;
+  /** How ids appear in text receipts: as answered, or (hex ids) in decimal as some SMSCs do. */
+  receiptIdAsDecimal: boolean;
+  enquireLinks: number;
+  receipt(messageId: string, stat: string, opts?: { err?: string; tlv?: boolean }): Promise<number>;
+  mo(from: string, to: string, text: string, opts?: { ucs2?: boolean; concat?: { ref: number; total: number; seq: number } }): Promise<number>;
+  boundSession(): SmppSession | null;
+  close(): Promise<void>;
+}
+
+export async function startFakeSmsc(opts: { systemId?: string; password?: string } = {}): Promise<FakeSmsc> {
+  const systemId = opts.systemId ?? 'rcsapp';
+  const password = opts.password ?? 's3cret';
+  let submitNo = 0;
+  let nextId = 0x1f40;
+  const bound = new Set<SmppSession>();
+  const bindNo = new Map<SmppSession, number>();
+
+  const state = {
+    submits: [] as ReceivedSubmit[],
+    binds: 0,
+    throttle: new Set<number>(),
+    dropAt: new Set<number>(),
+    refuse: new Map<number, number>(),
+    respondAfterMs: 15,
+    receiptIdAsDecimal: false,
+    enquireLinks: 0,
+  };
+
+  const server = createSmppServer((session) => {
+    session.on('error', () => {});
+    session.on('close', () => bound.delete(session));
+    session.on('bind_transceiver', (pdu: Pdu) => {
+      if (pdu.system_id !== systemId || pdu.password !== password) {
+        session.send(pdu.response({ command_status: 0x0e /* ESME_RINVPASWD */ }));
+        return;
+      }
+      state.binds++;
+      bindNo.set(session, state.binds);
+      bound.add(session);
+      session.send(pdu.response({ system_id: 'FAKESMSC' }));
+    });
+    session.on('enquire_link', (pdu: Pdu) => {
+      state.enquireLinks++;
+      session.send(pdu.response());
+    });
+    session.on('unbind', (pdu: Pdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('submit_sm', (pdu: Pdu) => {
+      const n = ++submitNo;
+      const sm = pdu.short_message as ShortMessage;
+      const udh = sm.udh && sm.udh.length > 0 ? Buffer.concat([Buffer.from([sm.udh.reduce((s, ie) => s + ie.length, 0)]), ...sm.udh]) : Buffer.alloc(0);
+      const entry: ReceivedSubmit = {
+        messageId: null,
+        sourceAddr: pdu.source_addr ?? '',
+        sourceTon: pdu.source_addr_ton ?? -1,
+        destinationAddr: pdu.destination_addr ?? '',
+        dataCoding: pdu.data_coding ?? -1,
+        esmClass: pdu.esm_class ?? -1,
+        registeredDelivery: pdu.registered_delivery ?? -1,
+        udh,
+        text: typeof sm.message === 'string' ? sm.message : sm.message.toString('latin1'),
+        bind: bindNo.get(session) ?? 0,
+        outcome: 'dropped',
+      };
+      state.submits.push(entry);
+      if (!bound.has(session)) return;
+      if (state.dropAt.has(n)) {
+        // Mid-window: this submit and every one still unanswered on the link are lost.
+        bound.delete(session);
+        session.destroy();
+        return;
+      }
+      setTimeout(() => {
+        if (!bound.has(session)) return; // the link went down before the answer: lost
+        if (state.throttle.has(n)) {
+          entry.outcome = 'throttled';
+          session.send(pdu.response({ command_status: 0x58 }));
+          return;
+        }
+        if (state.refuse.has(n)) {
+          entry.outcome = 'refused';
+          session.send(pdu.response({ command_status: state.refuse.get(n)! }));
+          return;
+        }
+        entry.messageId = (nextId++).toString(16);
+        entry.outcome = 'accepted';
+        session.send(pdu.response({ message_id: entry.messageId }));
+      }, state.respondAfterMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+
+  const boundSession = () => [...bound][bound.size - 1] ?? null;
+  const deliver = (options: Parameters<SmppSession['deliver_sm']>[0]) =>
+    new Promise<number>((resolve, reject) => {
+      const s = boundSession();
+      if (!s) return reject(new Error('no bound session'));
+      s.deliver_sm(options, (resp) => resolve(resp.command_status));
+    });
+
+  return Object.assign(state, {
+    port,
+    url: (id = systemId, pw = password) => `smpp://${encodeURIComponent(id)}:${encodeURIComponent(pw)}@127.0.0.1:${port}`,
+    accepted: () => state.submits.filter((s) => s.outcome === 'accepted'),
+    boundSession,
+    receipt(messageId: string, stat: string, o: { err?: string; tlv?: boolean } = {}) {
+      const sub = state.submits.find((s) => s.messageId === messageId);
+      const shownId = state.receiptIdAsDecimal ? String(parseInt(messageId, 16)) : messageId;
+      const text = `id:${shownId} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2405011200 done date:2405011201 stat:${stat} err:${o.err ?? '000'} text:${(sub?.text ?? '').slice(0, 20)}`;
+      const states: Record<string, number> = { DELIVRD: 2, EXPIRED: 3, DELETED: 4, UNDELIV: 5, ACCEPTD: 6, UNKNOWN: 7, REJECTD: 8, ENROUTE: 1 };
+      return deliver({
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: sub?.destinationAddr ?? '',
+        dest_addr_ton: sub?.sourceTon ?? 5,
+        destination_addr: sub?.sourceAddr ?? '',
+        esm_class: 0x04,
+        data_coding: 0,
+        short_message: o.tlv ? '' : text,
+        ...(o.tlv ? { receipted_message_id: messageId, message_state: states[stat] ?? 7 } : {}),
+      });
+    },
+    mo(from: string, to: string, text: string, o: { ucs2?: boolean; concat?: { ref: number; total: number; seq: number } } = {}) {
+      const body = o.ucs2 ? Buffer.from(text, 'utf16le').swap16() : text;
+      const short_message = o.concat ? { udh: Buffer.from([5, 0, 3, o.concat.ref, o.concat.total, o.concat.seq]), message: body } : body;
+      return deliver({
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: from.replace(/^\+/, ''),
+        dest_addr_ton: 5,
+        destination_addr: to,
+        esm_class: o.concat ? 0x40 : 0,
+        data_coding: o.ucs2 ? 8 : 0,
+        short_message,
+      });
+    },
+    async close() {
+      for (const s of server.sessions) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  }) as FakeSmsc;
+}

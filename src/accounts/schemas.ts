@@ -1,21 +1,9 @@
 import { z } from 'zod';
+import { COMPANY_MERGE_FIELDS } from '../merge/fields.js';
 import { isValidIanaZone } from './timezone.js';
 
-/** The company merge fields of spec §2.13, kept per account. */
-export const COMPANY_FIELDS = [
-  'company_name',
-  'company_email',
-  'company_phone',
-  'company_website',
-  'company_address',
-  'company_city',
-  'company_country',
-  'contact_person',
-  'business_first_name',
-  'business_last_name',
-  'gdpr_email',
-  'gdpr_phone',
-] as const;
+/** The company merge fields of spec §2.13, kept per account (the list lives with the merge engine). */
+export const COMPANY_FIELDS = COMPANY_MERGE_FIELDS;
 export type CompanyField = (typeof COMPANY_FIELDS)[number];
 
 export const CompanyProfileSchema = z

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceAccountTokenSource } from '../../src/carriers/rbm/auth.js';
 import { RbmCarrier } from '../../src/carriers/rbm/carrier.js';
@@ -262,6 +264,28 @@ describe('Google RBM carrier against a local RBM peer', () => {
 });
 
 describe('service-account token', () => {
+  it('a missing or broken key file stops the start, naming the variable', async () => {
+    const { openDatabase } = await import('../../src/platform/db/database.js');
+    const { SenderDirectory } = await import('../../src/carriers/sender-config.js');
+    const { createLogger } = await import('../../src/platform/logger.js');
+    const database = await openDatabase(':memory:');
+    try {
+      const make = (file: string) =>
+        new RbmCarrier(database.db, { now: () => Date.now() }, createLogger('silent'), { endpoint: 'http://127.0.0.1:9', agent: { agentId: 'a', serviceAccountFile: file, clientToken: 'token-123456' } }, new SenderDirectory(database.db));
+      await expect(make('/nonexistent/sa.json').start(async (e) => e.map(() => true))).rejects.toThrow(/RBM_SERVICE_ACCOUNT_FILE: Cannot read/);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-'));
+      const broken = path.join(dir, 'sa.json');
+      fs.writeFileSync(broken, JSON.stringify({ client_email: 'x@y', private_key: 'not a key' }));
+      try {
+        await expect(make(broken).start(async (e) => e.map(() => true))).rejects.toThrow(/RBM_SERVICE_ACCOUNT_FILE: .*not an RSA PKCS#8 key/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    } finally {
+      await database.close();
+    }
+  });
+
   it('is refreshed before it expires', async () => {
     const rbm = await startFakeRbm();
     try {

@@ -16,7 +16,7 @@ describe('config', () => {
   });
 
   it('parses values and strips a trailing slash from PUBLIC_URL', () => {
-    const c = loadConfig({ PORT: '8080', PUBLIC_URL: 'https://rcs.example.com/', DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: 'true', CARRIER_SMS: 'smpp' });
+    const c = loadConfig({ PORT: '8080', PUBLIC_URL: 'https://rcs.example.com/', DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: 'true', CARRIER_SMS: 'smpp', SMPP_URL: 'smpp://app:pw@smsc.example.com:2775' });
     expect(c.port).toBe(8080);
     expect(c.publicUrl).toBe('https://rcs.example.com');
     expect(c.secureCookies).toBe(true);

@@ -55,18 +55,31 @@ export class ServiceAccountTokenSource {
     return this.pending;
   }
 
+  /** Reads the key file and imports the key, so a broken file is reported at start-up, not at the first send. */
+  async check(): Promise<void> {
+    const account = await this.readAccount();
+    try {
+      await importPKCS8(account.private_key, 'RS256');
+    } catch (err) {
+      throw new RbmAuthError(`The private_key of ${this.file} is not an RSA PKCS#8 key: ${err instanceof Error ? err.message : String(err)}`, false);
+    }
+  }
+
   /** Forget the cached token (RBM rejected it). */
   invalidate(): void {
     this.cached = null;
   }
 
-  private async exchange(): Promise<string> {
-    let account: z.infer<typeof ServiceAccountSchema>;
+  private async readAccount(): Promise<z.infer<typeof ServiceAccountSchema>> {
     try {
-      account = ServiceAccountSchema.parse(JSON.parse(await fs.readFile(this.file, 'utf8')));
+      return ServiceAccountSchema.parse(JSON.parse(await fs.readFile(this.file, 'utf8')));
     } catch (err) {
       throw new RbmAuthError(`Cannot read the RBM service account file ${this.file}: ${err instanceof Error ? err.message : String(err)}`, false);
     }
+  }
+
+  private async exchange(): Promise<string> {
+    const account = await this.readAccount();
     const tokenUri = account.token_uri ?? GOOGLE_TOKEN_URI;
     const iat = Math.floor(this.now() / 1000);
     let assertion: string;

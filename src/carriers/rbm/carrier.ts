@@ -71,7 +71,13 @@ export class RbmCarrier implements RcsCarrier {
     this.timeoutMs = options.timeoutMs ?? 15_000;
   }
 
+  /** Checks the configured service-account file (a broken one stops the start, naming it) and takes events from now on. */
   async start(sink: CarrierEventSink): Promise<void> {
+    try {
+      await this.tokenSource(this.options.agent.serviceAccountFile).check();
+    } catch (err) {
+      throw new Error(`RBM_SERVICE_ACCOUNT_FILE: ${err instanceof Error ? err.message : String(err)}`);
+    }
     this.sink = sink;
   }
 

@@ -195,7 +195,10 @@ export class SmppCarrier implements SmsCarrier {
           deadline,
         );
       } catch (err) {
-        if (err instanceof ConnectionLostError && err.code === 'SMPP_CONNECTION_LOST' && Date.now() < deadline) continue; // resubmit after the reconnect
+        if (err instanceof ConnectionLostError && err.code === 'SMPP_CONNECTION_LOST' && Date.now() < deadline) {
+          await sleep(20); // then resubmit: the submit waits for the next bind
+          continue;
+        }
         const code = err instanceof ConnectionLostError ? err.code : 'SMPP_ERROR';
         return { ok: false, retryable: true, code, reason: err instanceof Error ? err.message : String(err) };
       }

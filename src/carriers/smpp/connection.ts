@@ -175,7 +175,11 @@ export class SmppConnection {
       }, this.responseTimeoutMs);
       this.outstanding.add(fail);
       const sent = session.submit_sm(options, (pdu) => settle(() => resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null })));
-      if (!sent) fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+      if (!sent) {
+        fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+        // The socket is gone even if its close event has not been seen yet: no more submits on it.
+        this.recycle(session, 'socket not writable');
+      }
     });
   }
 
@@ -338,7 +342,9 @@ export class SmppConnection {
 
   private recycle(s: SmppSession, why: string): void {
     if (this.session !== s) return;
-    this.logger.warn({ smsc: this.key, why }, 'SMPP connection reset');
+    if (this.bound) this.logger.warn({ smsc: this.key, why }, 'SMPP connection reset');
+    // Unbound from now on, so new submits wait for the next bind instead of failing at once.
+    this.bound = false;
     s.destroy();
   }
 

@@ -26,8 +26,10 @@ function FieldError({ message, id }: { message?: string | undefined; id: string 
 export function FormPage({ form, csrf, values = {}, errors = {}, error }: FormPageProps) {
   const input = (name: string, label: string, mode: 'optional' | 'required', type: string, autocomplete: string, hint?: string) => (
     <label>
-      {label}
-      {mode === 'optional' ? <span class="hint"> (optional)</span> : null}
+      <span>
+        {label}
+        {mode === 'optional' ? <span class="hint"> (optional)</span> : null}
+      </span>
       <input
         name={name}
         type={type}
@@ -127,7 +129,7 @@ export function ConfirmPage({ view, csrf, action, error }: ConfirmPageProps) {
           <h1>Confirm your subscription</h1>
           <ErrorNote message={error} />
           <p>
-            Confirm that the number ending in <strong class="nowrap">{view.phoneEnding}</strong> may receive messages from {view.accountName} ({view.formName}).
+            Confirm that the number ending in <strong class="nowrap">{view.phoneEnding}</strong> may receive messages from {view.accountName}: “{view.formName}”.
           </p>
           <form method="post" action={action} class="stack">
             <input type="hidden" name="csrf" value={csrf} />
@@ -156,7 +158,7 @@ export function ConfirmPage({ view, csrf, action, error }: ConfirmPageProps) {
         {head}
         <h1>{view.state === 'confirmed' ? 'Subscription confirmed' : 'Already confirmed'}</h1>
         <p class="ok">
-          The number ending in {view.phoneEnding} is subscribed to {view.formName}.
+          The number ending in {view.phoneEnding} is subscribed to “{view.formName}”.
         </p>
         <p class="muted small">Reply STOP to any message to unsubscribe.</p>
       </section>

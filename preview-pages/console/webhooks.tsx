@@ -322,7 +322,7 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
                   </td>
                   <td>
                     {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : '—'}
-                    {d.lastError ? <p class="small error">{d.lastError}</p> : null}
+                    {d.lastError && d.lastError !== `HTTP ${d.lastStatusCode}` ? <p class="small error">{d.lastError}</p> : null}
                   </td>
                   <td>{d.lastLatencyMs !== null ? `${d.lastLatencyMs} ms` : '—'}</td>
                   <td>{d.status === 'pending' ? formatTime(d.nextAttemptAt, timezone) : '—'}</td>

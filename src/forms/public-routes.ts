@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { h } from 'preact';
 import type { AppContext } from '../context.js';
 import { isAppError } from '../platform/errors.js';
@@ -11,7 +11,7 @@ import { FormInputError, type PublicForm } from './service.js';
 
 /** The visitor has no session: forms carry a double-submit token equal to this cookie. */
 export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
-/** Posts per client address (submissions and confirmations together) per window. */
+/** Submissions per client address and form per window (confirmations: three times as many per address). */
 export const FORM_POSTS_PER_WINDOW = 10;
 export const FORM_POST_WINDOW_MS = 10 * 60_000;
 
@@ -43,16 +43,21 @@ export function formPages(ctx: AppContext): Router {
   };
   const noindex = (res: Response) => res.setHeader('X-Robots-Tag', 'noindex, nofollow');
 
-  const limiter = rateLimit({
+  const tooMany = (_req: Request, res: Response) => {
+    noindex(res);
+    res.status(429).type('text/plain').send('Too many attempts from your network. Please wait a few minutes and try again.');
+  };
+  // Submissions per client address and form (a shared network must not block every form at once);
+  // confirmations per client address.
+  const submitLimiter = rateLimit({
     windowMs: FORM_POST_WINDOW_MS,
     limit: FORM_POSTS_PER_WINDOW,
     standardHeaders: 'draft-6',
     legacyHeaders: false,
-    handler: (_req, res) => {
-      noindex(res);
-      res.status(429).type('text/plain').send('Too many attempts from your network. Please wait a few minutes and try again.');
-    },
+    keyGenerator: (req) => `${ipKeyGenerator(req.ip ?? 'unknown')}|${String(req.params.slug)}`,
+    handler: tooMany,
   });
+  const confirmLimiter = rateLimit({ windowMs: FORM_POST_WINDOW_MS, limit: FORM_POSTS_PER_WINDOW * 3, standardHeaders: 'draft-6', legacyHeaders: false, handler: tooMany });
 
   const showForm = (req: Request, res: Response, form: PublicForm, status = 200, extra: { values?: Record<string, string>; errors?: Record<string, string>; error?: string } = {}) => {
     noindex(res);
@@ -68,7 +73,7 @@ export function formPages(ctx: AppContext): Router {
     sendPage(res, h(ConfirmPage, { view, ...(view.state === 'confirm' ? { csrf: csrfFor(req, res), action: `/f/confirm/${encodeURIComponent(token)}` } : {}) }));
   });
 
-  router.post('/f/confirm/:token', limiter, async (req, res) => {
+  router.post('/f/confirm/:token', confirmLimiter, async (req, res) => {
     noindex(res);
     const token = String(req.params.token);
     if (!csrfOk(req)) {
@@ -98,7 +103,7 @@ export function formPages(ctx: AppContext): Router {
     sendPage(res, h(FormSentPage, { form, doubleOptIn: form.doubleOptIn }));
   });
 
-  router.post('/f/:slug', limiter, async (req, res) => {
+  router.post('/f/:slug', submitLimiter, async (req, res) => {
     const slug = String(req.params.slug);
     const form = await forms.publicForm(slug);
     if (!form) {

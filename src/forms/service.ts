@@ -557,7 +557,7 @@ export class FormsService {
   }
 
   private viewOf(x: { sub: FormSubmissionsTable; form: FormsTable; accountName: string }, state: ConfirmView['state']): ConfirmView {
-    return { state, formName: x.form.title ?? x.form.name, accountName: x.accountName, phoneEnding: x.sub.phone.slice(-4) };
+    return { state, formName: x.form.name, accountName: x.accountName, phoneEnding: x.sub.phone.slice(-4) };
   }
 
   /** GET /f/confirm/<token>: what the page shows; changes nothing (link scanners open links too). */

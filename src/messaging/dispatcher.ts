@@ -55,6 +55,8 @@ export class Dispatcher {
   private stopped = true;
   private round: Promise<void> | null = null;
   private wakeRequested = false;
+  /** The last round left due messages behind because their sender's bucket was empty. */
+  private throttled = false;
   private readonly buckets = new Map<string, Bucket>();
   private readonly senderNames = new Map<string, string>();
 
@@ -113,15 +115,30 @@ export class Dispatcher {
     }
     const again = claimed > 0 || this.wakeRequested;
     this.wakeRequested = false;
-    this.schedule(again ? 0 : await this.idleDelay());
+    // Due work held back by the per-sender buckets: wait for the next token instead of spinning.
+    const throttled = this.throttled ? Math.min(this.options.idleMs, Math.max(1, Math.ceil(1000 / this.options.perSenderPerSecond))) : null;
+    this.throttled = false;
+    this.schedule(again ? 0 : (throttled ?? (await this.idleDelay())));
   }
 
-  /** Sleeps until the next due message, at most idleMs, so scheduled sends fire on time. */
+  /**
+   * Sleeps until the next claimable message is due, at most idleMs, so scheduled sends fire on
+   * time. Leased rows are skipped (their lease, typically 30 s, is re-checked every idleMs), or a
+   * restart after a crash would spin until the old leases run out.
+   */
   private async idleDelay(): Promise<number> {
     try {
-      const next = await this.db.selectFrom('messages').select('due_at').where('pending', '=', 1).orderBy('due_at').limit(1).executeTakeFirst();
+      const now = this.clock.now();
+      const next = await this.db
+        .selectFrom('messages')
+        .select('due_at')
+        .where('pending', '=', 1)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .orderBy('due_at')
+        .limit(1)
+        .executeTakeFirst();
       if (!next) return this.options.idleMs;
-      return Math.max(0, Math.min(this.options.idleMs, next.due_at - this.clock.now()));
+      return Math.max(0, Math.min(this.options.idleMs, next.due_at - now));
     } catch {
       return this.options.idleMs;
     }
@@ -153,6 +170,7 @@ export class Dispatcher {
       ids.push(c.id);
     }
     this.refund(budget, now);
+    if (ids.length < candidates.length) this.throttled = true;
     if (ids.length === 0) return 0;
     const rows = await this.claim(ids, now);
     await this.process(rows);

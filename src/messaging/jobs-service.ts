@@ -69,7 +69,8 @@ export class JobsService {
     const counts = c ?? { n: 0, pending: 0, sent: 0, delivered: 0, read: 0, failed: 0, credits: 0 };
     const done = counts.sent + counts.failed;
     let status: JobStatus;
-    if (job.cancelled_at !== null) status = 'cancelled';
+    // Cancelled as a job, or every message of it cancelled one by one (DELETE /api/messages/{id}).
+    if (job.cancelled_at !== null || (counts.n === 0 && job.cancelled_count > 0)) status = 'cancelled';
     else if (counts.pending > 0 && job.scheduled_at !== null && job.scheduled_at > now && done === 0) status = 'scheduled';
     else if (counts.pending > 0) status = 'processing';
     else if (counts.n > 0 && counts.failed === counts.n) status = 'failed';

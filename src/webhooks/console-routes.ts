@@ -13,6 +13,7 @@ const EVENTS: EventChoice[] = WEBHOOK_EVENTS.map((e) => ({ value: e, description
 const NOTICES: Record<string, string> = {
   saved: 'Webhook saved.',
   deleted: 'The webhook was deleted.',
+  rotated: 'The secret was rotated. Reveal the new one below; the previous one keeps signing until the overlap ends.',
 };
 
 const field = (req: Request, name: string): string => {
@@ -68,6 +69,12 @@ export function webhooksConsole(ctx: AppContext): Router {
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
     const [account, webhook, log] = await Promise.all([accounts.get(accountId), webhooks.get(accountId, id), webhooks.deliveries(accountId, id, { limit: 25, ...(cursor ? { cursor } : {}) })]);
     const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    // After a test or redelivery (POST, then 303 here): the attempt's outcome.
+    const attemptId = typeof req.query.attempt === 'string' && isId('dlv', req.query.attempt) ? req.query.attempt : null;
+    if (attemptId && !extra.attempt) {
+      const attempt = await webhooks.lastAttempt(accountId, id, attemptId);
+      if (attempt) extra = { ...extra, attempt };
+    }
     res.setHeader('Cache-Control', 'no-store');
     sendPage(
       res,
@@ -117,20 +124,21 @@ export function webhooksConsole(ctx: AppContext): Router {
     await detailPage(req, res, id, { revealed, revealedTitle: 'Signing secret' });
   });
 
+  // State-changing actions answer 303 to a GET (reloading the page must not rotate or post again).
   router.post('/:id/rotate', async (req, res) => {
     const s = assertSessionCsrf(req);
     const id = idOf(req);
     const overlapHours = Number(field(req, 'overlapHours') || '24');
-    const revealed = await webhooks.rotateSecret(s.accountId, id, { overlapHours: Number.isFinite(overlapHours) ? overlapHours : 24 });
+    await webhooks.rotateSecret(s.accountId, id, { overlapHours: Number.isFinite(overlapHours) ? overlapHours : 24 });
     ctx.logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id, overlapHours }, 'webhook secret rotated in console');
-    await detailPage(req, res, id, { revealed, revealedTitle: 'New signing secret' });
+    res.redirect(303, `/console/webhooks/${id}?done=rotated`);
   });
 
   router.post('/:id/test', async (req, res) => {
     const s = assertSessionCsrf(req);
     const id = idOf(req);
     const attempt = await webhooks.test(s.accountId, id);
-    await detailPage(req, res, id, { attempt });
+    res.redirect(303, `/console/webhooks/${id}?attempt=${attempt.deliveryId}`);
   });
 
   router.post('/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
@@ -138,14 +146,13 @@ export function webhooksConsole(ctx: AppContext): Router {
     const id = idOf(req);
     const deliveryId = String(req.params.deliveryId);
     if (!isId('dlv', deliveryId)) throw new AppError('NOT_FOUND', 'Delivery not found');
-    let attempt: AttemptReport;
     try {
-      attempt = await webhooks.redeliver(s.accountId, id, deliveryId);
+      await webhooks.redeliver(s.accountId, id, deliveryId);
     } catch (err) {
       if (isAppError(err) && err.code === 'CONFLICT') return detailPage(req, res, id, { error: err.message }, 409);
       throw err;
     }
-    await detailPage(req, res, id, { attempt });
+    res.redirect(303, `/console/webhooks/${id}?attempt=${deliveryId}`);
   });
 
   router.post('/:id/delete', async (req, res) => {

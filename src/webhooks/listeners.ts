@@ -79,7 +79,7 @@ export async function emitButtonInteraction(webhooks: WebhooksService, tx: Tx, i
       buttonText: interaction.button_text,
       postbackData: interaction.postback_data,
     });
-    if (url) target = { kind: 'url', url, source: 'button', events: ['button_interaction'] };
+    if (url) target = { kind: 'url', url, source: 'button' };
   }
   await webhooks.emit(tx, interaction.account_id, 'button_interaction', buttonInteractionBody(interaction, toPayloadContact(contact)), target);
 }

@@ -14,12 +14,11 @@ export const ROTATION_OVERLAP_MAX_HOURS = 7 * 24;
 export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS);
 
 const Url = z.string().trim().min(1).max(OUTBOUND_URL_MAX_LENGTH).describe('HTTPS URL that receives the events (plain http and private addresses only with DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS=true).');
-const Events = z
+const EventList = z
   .array(WebhookEventSchema)
-  .min(1)
   .max(WEBHOOK_EVENTS.length)
-  .transform((list) => [...new Set(list)])
-  .describe(`Event kinds to receive: ${WEBHOOK_EVENTS.join(', ')}.`);
+  .transform((list) => [...new Set(list)]);
+const Events = EventList.refine((l) => l.length > 0, { message: 'Choose at least one event kind' }).describe(`Event kinds to receive: ${WEBHOOK_EVENTS.join(', ')}.`);
 const Description = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable().describe(`At most ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters; null or empty clears it.`);
 
 export const CreateWebhookSchema = z.strictObject({
@@ -31,7 +30,12 @@ export const CreateWebhookSchema = z.strictObject({
 export type CreateWebhookInput = z.input<typeof CreateWebhookSchema>;
 
 export const UpdateWebhookSchema = z
-  .strictObject({ url: Url.optional(), events: Events.optional(), description: Description.optional(), enabled: z.boolean().optional() })
+  .strictObject({
+    url: Url.optional(),
+    events: EventList.optional().describe(`Event kinds to receive: ${WEBHOOK_EVENTS.join(', ')}. At least one, except for the endpoint of a button's or form's own URL.`),
+    description: Description.optional(),
+    enabled: z.boolean().optional(),
+  })
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one of url, events, description, enabled' });
 export type UpdateWebhookInput = z.input<typeof UpdateWebhookSchema>;
 
@@ -59,7 +63,7 @@ export const WebhookSchema = z.object({
   id: z.string(),
   url: z.string(),
   description: z.string().nullable(),
-  events: z.array(z.string()),
+  events: z.array(z.string()).describe('Event kinds it receives from the whole account; [] for a button\'s or form\'s own URL, which gets only that button\'s or form\'s events.'),
   enabled: z.boolean(),
   source: z.enum(['user', 'button', 'form']).describe('user: configured by REST or console; button/form: created for a button\'s or a form\'s webhookUrl.'),
   secretHint: z.string().describe('The last characters of the signing secret, to tell secrets apart.'),

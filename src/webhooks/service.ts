@@ -41,7 +41,7 @@ export interface WebhooksDeps {
 export type EmitTarget =
   | { kind: 'subscribed' }
   | { kind: 'endpoint'; endpointId: string }
-  | { kind: 'url'; url: string; source: Exclude<WebhookEndpointSource, 'user'>; events: readonly WebhookEventType[] };
+  | { kind: 'url'; url: string; source: Exclude<WebhookEndpointSource, 'user'> };
 
 interface Counts {
   pending: number;
@@ -253,7 +253,12 @@ export class WebhooksService {
         await this.assertUrlFree(tx, accountId, data.url, id);
         patch.url = data.url;
       }
-      if (data.events !== undefined) patch.events = JSON.stringify(data.events);
+      if (data.events !== undefined) {
+        if (data.events.length === 0 && current.source === 'user') {
+          throw new AppError('VALIDATION_ERROR', 'events: choose at least one event kind', { details: [{ path: 'events', code: 'too_short', message: 'at least one event kind' }] });
+        }
+        patch.events = JSON.stringify(data.events);
+      }
       if (data.description !== undefined) patch.description = blank(data.description);
       if (data.enabled !== undefined) patch.enabled = data.enabled ? 1 : 0;
       await tx.updateTable('webhook_endpoints').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
@@ -320,20 +325,22 @@ export class WebhooksService {
   /**
    * The endpoint of a URL a button or form names, created on first use with its own secret (shown
    * in the webhooks list, revealable like any other), so every target has a secret, a log and
-   * retries. The URL's safety is checked at every attempt, not here: an unsafe URL shows up as
-   * refused attempts in that endpoint's log instead of an event vanishing.
+   * retries. It subscribes to nothing (events []): it gets only the events of the buttons and forms
+   * that name it, unless someone adds event kinds to it later. An endpoint configured with the same
+   * URL is used as it is. The URL's safety is checked at every attempt, not here: an unsafe URL
+   * shows up as refused attempts in that endpoint's log instead of an event vanishing.
    */
-  async endpointForUrl(q: DbOrTx, accountId: string, url: string, source: Exclude<WebhookEndpointSource, 'user'>, events: readonly string[]): Promise<WebhookEndpointsTable> {
+  async endpointForUrl(q: DbOrTx, accountId: string, url: string, source: Exclude<WebhookEndpointSource, 'user'>): Promise<WebhookEndpointsTable> {
     const found = await q.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('url', '=', url).executeTakeFirst();
     if (found) return found;
     const description = source === 'button' ? "Created for a button's webhookUrl" : "Created for a form's webhookUrl";
-    return (await this.insertEndpoint(q, accountId, { url, events, description, enabled: true, source })).row;
+    return (await this.insertEndpoint(q, accountId, { url, events: [], description, enabled: true, source })).row;
   }
 
   /** Checks a URL a form names (400 when unusable) and returns its endpoint id. */
   async formEndpoint(q: DbOrTx, accountId: string, url: string): Promise<string> {
     await this.checkUrl(url, 'webhookUrl');
-    return (await this.endpointForUrl(q, accountId, url, 'form', ['form_submission', 'form_optin_confirmed'])).id;
+    return (await this.endpointForUrl(q, accountId, url, 'form')).id;
   }
 
   private async subscribed(tx: Tx, accountId: string): Promise<WebhookEndpointsTable[]> {
@@ -359,7 +366,7 @@ export class WebhooksService {
       const e = await tx.selectFrom('webhook_endpoints').selectAll().where('id', '=', target.endpointId).where('account_id', '=', accountId).executeTakeFirst();
       return e && e.enabled === 1 ? [e] : [];
     }
-    const e = await this.endpointForUrl(tx, accountId, target.url, target.source, target.events);
+    const e = await this.endpointForUrl(tx, accountId, target.url, target.source);
     return e.enabled === 1 ? [e] : [];
   }
 
@@ -510,6 +517,19 @@ export class WebhooksService {
       })),
       pagination: page.pagination,
     };
+  }
+
+  /** The latest attempt of a delivery, as the console shows it after a test or redelivery. */
+  async lastAttempt(accountId: string, id: string, deliveryId: string): Promise<AttemptReport | null> {
+    const d = await this.d.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id', 'status', 'last_status_code', 'last_latency_ms', 'last_error', 'attempts'])
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!d || d.attempts === 0) return null;
+    return { eventId: d.event_id, deliveryId: d.id, delivered: d.status === 'delivered', statusCode: d.last_status_code, latencyMs: d.last_latency_ms, error: d.last_error };
   }
 
   /** The payload of an event of the account (console: show what was sent). */

@@ -180,7 +180,7 @@ describe('DELETE /{id} (spec §3.1)', () => {
     expect((await t.api('DELETE', `/api/messages/${ids.scheduled}`, undefined, { key: acc.apiKey })).status).toBe(404);
     // Its single-message job shows the cancellation.
     const jobs = await t.api('GET', '/api/rcs/jobs?type=scheduled', undefined, { key: acc.apiKey });
-    expect(jobs.body.data[0].progress).toMatchObject({ total: 1, pending: 0, cancelled: 1 });
+    expect(jobs.body.data[0]).toMatchObject({ status: 'cancelled', progress: { total: 1, pending: 0, cancelled: 1 } });
   });
 });
 

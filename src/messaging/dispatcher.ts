@@ -58,7 +58,7 @@ export class Dispatcher {
   /** The last round left due messages behind because their sender's bucket was empty. */
   private throttled = false;
   private readonly buckets = new Map<string, Bucket>();
-  private readonly senderNames = new Map<string, string>();
+  private readonly senderNames = new Map<string, { name: string; isTest: boolean }>();
 
   constructor(
     private readonly db: Db,
@@ -325,9 +325,11 @@ export class Dispatcher {
           continue;
         }
         // The fallback is billed as SMS segments instead of the RCS price charged at accept time
-        // (rows that were SMS-only from the start were priced as SMS already).
+        // (rows that were SMS-only from the start were priced as SMS already). That includes RCS
+        // messages that were free in an open conversation window: windows cover RCS only. A test
+        // sender's test phones stay free.
         let cost = row.credits_cost_milli ?? 0;
-        if (cost > 0 && row.fallback_used !== 1) {
+        if (row.fallback_used !== 1 && !(await this.sender(row.sendername_id)).isTest) {
           let list = priceLists.get(row.account_id);
           if (!list) priceLists.set(row.account_id, (list = await this.accounts.priceList(row.account_id)));
           cost = smsPrice(list, row.country ?? '', facts.segments) ?? cost;
@@ -412,13 +414,17 @@ export class Dispatcher {
   }
 
   private async senderName(id: string): Promise<string> {
-    let name = this.senderNames.get(id);
-    if (name === undefined) {
-      const row = await this.db.selectFrom('senders').select('name').where('id', '=', id).executeTakeFirst();
-      name = row?.name ?? id;
-      this.senderNames.set(id, name);
+    return (await this.sender(id)).name;
+  }
+
+  private async sender(id: string): Promise<{ name: string; isTest: boolean }> {
+    let info = this.senderNames.get(id);
+    if (info === undefined) {
+      const row = await this.db.selectFrom('senders').select(['name', 'is_test']).where('id', '=', id).executeTakeFirst();
+      info = { name: row?.name ?? id, isTest: row?.is_test === 1 };
+      this.senderNames.set(id, info);
     }
-    return name;
+    return info;
   }
 
   private takeTokens(senderId: string, now: number, want = Infinity): number {

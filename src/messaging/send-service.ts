@@ -178,11 +178,7 @@ export class SendService {
       const { body } = parseSendBody(SendMessageRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
       const fallbackSender = body.smsFallback ? await usableSender(tx, accountId, body.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
-      if (body.skipContactCreation && sender.supports_conversation_billing === 1) {
-        throw new AppError('VALIDATION_ERROR', 'skipContactCreation is not allowed for conversation-billing senders', {
-          details: [{ path: 'skipContactCreation', code: 'not_allowed', message: 'Not allowed with a conversation-billing sender' }],
-        });
-      }
+      assertSkipAllowed(body.skipContactCreation, sender);
       const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
       let contact;
       if (body.contactId !== undefined) {
@@ -232,9 +228,7 @@ export class SendService {
       const c = await this.common(tx, accountId);
       const { body } = parseSendBody(SendSmsRequestSchema, raw, { rcs: false, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'SMS', 'sendernameId', true);
-      if (body.skipContactCreation && sender.supports_conversation_billing === 1) {
-        throw new AppError('VALIDATION_ERROR', 'skipContactCreation is not allowed for conversation-billing senders', { details: [{ path: 'skipContactCreation', code: 'not_allowed', message: 'Not allowed with a conversation-billing sender' }] });
-      }
+      assertSkipAllowed(body.skipContactCreation, sender);
       const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
       const res = await resolveRecipients(tx, this.d.directory, accountId, [body.phoneNumber], {
         channel: 'SMS',
@@ -280,9 +274,7 @@ export class SendService {
       const { body } = parseSendBody(SendBatchRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
       const fallbackSender = body.smsFallback ? await usableSender(tx, accountId, body.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
-      if (body.skipContactCreation && sender.supports_conversation_billing === 1) {
-        throw new AppError('VALIDATION_ERROR', 'skipContactCreation is not allowed for conversation-billing senders', { details: [{ path: 'skipContactCreation', code: 'not_allowed', message: 'Not allowed with a conversation-billing sender' }] });
-      }
+      assertSkipAllowed(body.skipContactCreation, sender);
       const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
       const res = await resolveRecipients(tx, this.d.directory, accountId, body.phoneNumbers, {
         channel: 'RCS',
@@ -399,44 +391,21 @@ export class SendService {
       else cost = free.has(id) ? 0 : (rcsPrice(c.priceList, r.country) ?? 0);
       out.push({
         token: link?.row ?? null,
-        message: {
+        message: newMessageRow(c, r, sender, o, {
           id,
-          account_id: c.account.id,
-          job_id: o.jobId,
-          type: 'RCS' as const,
-          status: o.schedule ? ('SCHEDULED' as const) : ('SENDING' as const),
-          direction: 'OUTBOUND' as const,
-          source: o.source,
-          phone: r.phone,
-          country: r.country,
-          contact_id: r.contact?.id ?? null,
-          sendername_id: sender.id,
+          type: 'RCS',
           message_type: payload.messageType,
           content: JSON.stringify(content),
           text: contentSummary(payload.messageType, content),
           sms_fallback: fallbackJson,
           fallback_text: fallbackText,
-          campaign_name: o.campaignName,
           credits_cost_milli: cost,
           sms_segments: r.smsOnly ? fallbackSms!.segments : null,
           sms_encoding: r.smsOnly ? fallbackSms!.encoding : null,
-          method: null,
           fallback_used: r.smsOnly ? 1 : 0,
           fallback_reason: r.smsOnly ? 'RCS_COUNTRY_NOT_SUPPORTED' : null,
-          error: null,
-          carrier_message_id: null,
-          created_at: c.now,
-          scheduled_at: o.schedule?.epochMs ?? null,
-          sent_at: null,
-          delivered_at: null,
-          read_at: null,
-          failed_at: null,
-          pending: 1,
           due_at: o.dueAt(i),
-          lease_until: null,
-          attempts: 0,
-          time_zone: o.schedule?.effectiveTimezone ?? null,
-        },
+        }),
       });
     }
     return out;
@@ -460,44 +429,21 @@ export class SendService {
     const cost = r.testPhone ? 0 : (smsPrice(c.priceList, r.country, sms.segments) ?? 0);
     return {
       token: link?.row ?? null,
-      message: {
+      message: newMessageRow(c, r, sender, o, {
         id,
-        account_id: c.account.id,
-        job_id: o.jobId,
-        type: 'SMS' as const,
-        status: o.schedule ? ('SCHEDULED' as const) : ('SENDING' as const),
-        direction: 'OUTBOUND' as const,
-        source: o.source,
-        phone: r.phone,
-        country: r.country,
-        contact_id: r.contact?.id ?? null,
-        sendername_id: sender.id,
+        type: 'SMS',
         message_type: null,
         content: null,
         text: merged,
         sms_fallback: null,
         fallback_text: null,
-        campaign_name: o.campaignName,
         credits_cost_milli: cost,
         sms_segments: sms.segments,
         sms_encoding: sms.encoding,
-        method: null,
         fallback_used: 0,
         fallback_reason: null,
-        error: null,
-        carrier_message_id: null,
-        created_at: c.now,
-        scheduled_at: o.schedule?.epochMs ?? null,
-        sent_at: null,
-        delivered_at: null,
-        read_at: null,
-        failed_at: null,
-        pending: 1,
         due_at: o.dueAt,
-        lease_until: null,
-        attempts: 0,
-        time_zone: o.schedule?.effectiveTimezone ?? null,
-      },
+      }),
     };
   }
 
@@ -544,6 +490,51 @@ export class SendService {
       creditsEstimated: milliToCredits(sent.credits_cost_milli ?? 0),
       ...(sent.error ? { error: sent.error } : {}),
     };
+  }
+}
+
+/** The fields every new outbound message row shares; `own` holds what differs by channel. */
+function newMessageRow(
+  c: { account: { id: string }; now: number },
+  r: Recipient,
+  sender: SendersTable,
+  o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null },
+  own: Pick<MessagesTable, 'id' | 'type' | 'message_type' | 'content' | 'text' | 'sms_fallback' | 'fallback_text' | 'credits_cost_milli' | 'sms_segments' | 'sms_encoding' | 'fallback_used' | 'fallback_reason' | 'due_at'>,
+): MessagesTable {
+  return {
+    ...own,
+    account_id: c.account.id,
+    job_id: o.jobId,
+    status: o.schedule ? 'SCHEDULED' : 'SENDING',
+    direction: 'OUTBOUND',
+    source: o.source,
+    phone: r.phone,
+    country: r.country,
+    contact_id: r.contact?.id ?? null,
+    sendername_id: sender.id,
+    campaign_name: o.campaignName,
+    method: null,
+    error: null,
+    carrier_message_id: null,
+    created_at: c.now,
+    scheduled_at: o.schedule?.epochMs ?? null,
+    sent_at: null,
+    delivered_at: null,
+    read_at: null,
+    failed_at: null,
+    pending: 1,
+    lease_until: null,
+    attempts: 0,
+    time_zone: o.schedule?.effectiveTimezone ?? null,
+  };
+}
+
+/** skipContactCreation would leave a conversation-billing sender without the contact its windows hang on. */
+function assertSkipAllowed(skipContactCreation: boolean, sender: SendersTable): void {
+  if (skipContactCreation && sender.supports_conversation_billing === 1) {
+    throw new AppError('VALIDATION_ERROR', 'skipContactCreation is not allowed for conversation-billing senders', {
+      details: [{ path: 'skipContactCreation', code: 'not_allowed', message: 'Not allowed with a conversation-billing sender' }],
+    });
   }
 }
 

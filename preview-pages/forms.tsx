@@ -85,7 +85,7 @@ export function FormSentPage({ form, doubleOptIn }: { form: PublicForm; doubleOp
         {doubleOptIn ? (
           <>
             <h1>Check your phone</h1>
-            <p>We sent you a text message with a link. Open it to confirm your subscription to {form.title}.</p>
+            <p>We sent you a text message with a link. Open it to confirm your subscription to “{form.name}”.</p>
             <p class="muted small">Nothing arrived? A link we sent within the last hour is still valid; otherwise you can sign up again later.</p>
           </>
         ) : (

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { ContactsService } from '../contacts/service.js';
@@ -105,7 +106,8 @@ export interface FormsDeps {
   webhooks: WebhooksService;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The address book's own email rule, so a confirmed submission can always be written to the contact. */
+const EMAIL = z.email();
 
 function slugify(name: string): string {
   const base = name
@@ -405,7 +407,7 @@ export class FormsService {
     else if (firstName && firstName.length > 100) errors.firstName = 'At most 100 characters.';
     const email = form.email === 'off' ? null : text(input.email, 254);
     if (form.email === 'required' && !email) errors.email = 'Please enter your email address.';
-    else if (email && (email.length > 254 || !EMAIL.test(email))) errors.email = 'This is not an email address.';
+    else if (email && (email.length > 254 || !EMAIL.safeParse(email).success)) errors.email = 'This is not an email address.';
     const customFields: SubmissionData['customFields'] = [];
     for (const f of form.customFields) {
       const v = text(input.custom?.[f.fieldId], CUSTOM_VALUE_MAX);
@@ -602,8 +604,18 @@ export class FormsService {
    */
   private async confirmSubmission(form: FormsTable, sub: FormSubmissionsTable): Promise<boolean> {
     const data = parseJson<SubmissionData>(sub.data, { phone: `+${sub.phone}`, firstName: null, email: null, customFields: [] });
-    const applied = form.apply_data === 1;
-    const contactId = await this.applyToContact(form, sub, data, applied);
+    let applied = form.apply_data === 1;
+    let contactId: string;
+    try {
+      contactId = await this.applyToContact(form, sub, data, applied);
+    } catch (err) {
+      // Data the address book refuses (rules changed since the submission) must not block the
+      // opt-in itself: the contact is activated and the event says dataApplied: false.
+      if (!applied || !isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
+      this.d.logger.warn({ formId: form.id, submissionId: sub.id, err: err.message }, 'form data could not be applied to the contact');
+      applied = false;
+      contactId = await this.applyToContact(form, sub, data, false);
+    }
     const now = this.d.clock.now();
     return inTransaction(this.d.db, async (tx) => {
       const res = await tx

@@ -43,11 +43,11 @@ export interface PayloadContact {
 }
 
 /** The statuses a delivery_status event reports. */
-export const REPORTED_STATUSES: ReadonlySet<MessageStatus> = new Set(['SENT', 'DELIVERED', 'READ', 'FAILED']);
+export const REPORTED_STATUSES: ReadonlySet<MessageStatus> = new Set(['SENT', 'DELIVERED', 'READ', 'FAILED', 'BLOCKED', 'REJECTED']);
 
 /** `message` of delivery_status, as of one status. */
 export function deliveryStatusBody(m: MessagesTable, status: MessageStatus, previous: MessageStatus, contact: PayloadContact | null): EventBody {
-  const statusAt = status === 'SENT' ? m.sent_at : status === 'DELIVERED' ? m.delivered_at : status === 'READ' ? m.read_at : m.failed_at;
+  const statusAt = status === 'SENT' ? m.sent_at : status === 'DELIVERED' ? m.delivered_at : status === 'READ' ? m.read_at : (m.failed_at ?? m.sent_at);
   return {
     message: {
       messageRecordId: m.id,
@@ -63,7 +63,7 @@ export function deliveryStatusBody(m: MessagesTable, status: MessageStatus, prev
       fallbackUsed: m.fallback_used === 1,
       fallbackReason: m.fallback_reason,
       fallbackSendernameId: m.fallback_used === 1 ? (parseJson<{ sendernameId?: string } | null>(m.sms_fallback, null)?.sendernameId ?? null) : null,
-      error: status === 'FAILED' ? m.error : null,
+      error: status === 'FAILED' || status === 'BLOCKED' || status === 'REJECTED' ? m.error : null,
       smsSegments: m.method === 'SMS' || m.type === 'SMS' ? m.sms_segments : null,
       sentAt: toIso(m.sent_at),
       deliveredAt: toIso(m.delivered_at),

@@ -366,7 +366,15 @@ export class WebhooksService {
       const e = await tx.selectFrom('webhook_endpoints').selectAll().where('id', '=', target.endpointId).where('account_id', '=', accountId).executeTakeFirst();
       return e && e.enabled === 1 ? [e] : [];
     }
-    const e = await this.endpointForUrl(tx, accountId, target.url, target.source);
+    let e: WebhookEndpointsTable;
+    try {
+      e = await this.endpointForUrl(tx, accountId, target.url, target.source);
+    } catch (err) {
+      // The fact being recorded must not fail because of its webhook (e.g. the endpoint limit is
+      // reached): the event goes to the account's subscribed endpoints instead.
+      this.d.logger.warn({ err, accountId, type }, 'no endpoint for a webhookUrl; using the account endpoints');
+      return this.targets(tx, accountId, type, { kind: 'subscribed' });
+    }
     return e.enabled === 1 ? [e] : [];
   }
 

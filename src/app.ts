@@ -59,6 +59,10 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
+  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] });
+  // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
+  // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpRouter.
+  app.use(BASE.mcp, json, mcpRouter(ctx));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -82,14 +86,12 @@ export function createApp(ctx: AppContext): Express {
     }),
   );
   app.use('/assets', express.static(ASSETS_DIR, { fallthrough: false, index: false, maxAge: '1h' }));
-  app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(json);
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
-  // First after the body parsers: the assistant's hot path should not walk every page router.
   // Google RBM posts events and user messages here: public, verified by X-Goog-Signature.
   app.use(rbmWebhookRoutes(ctx.carriers));
 
-  app.use(BASE.mcp, mcpRouter(ctx));
 
   // OAuth 2.1 for /mcp: discovery documents, /authorize, /token, /register, /revoke (oauth/).
   app.use(oauthRouter(ctx.services.oauth, ctx.logger));

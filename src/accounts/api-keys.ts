@@ -24,7 +24,15 @@ export interface ApiKeyInfo {
 // a busy key does not turn every read into a write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+// A key's principal is kept in memory this long after it was read, so a busy assistant does not
+// cost a database round trip per request. Revoking through this process drops it at once; a
+// revocation made elsewhere (the admin CLI, another instance) takes effect within this time.
+const PRINCIPAL_CACHE_MS = 5_000;
+const PRINCIPAL_CACHE_MAX = 10_000;
+
 export class ApiKeysService {
+  private readonly principals = new Map<string, { principal: Principal; until: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -64,29 +72,39 @@ export class ApiKeysService {
       row.revoked_at = this.clock.now();
       await this.db.updateTable('api_keys').set({ revoked_at: row.revoked_at }).where('id', '=', keyId).execute();
     }
+    this.principals.delete(row.key_hash);
     return this.toInfo(row);
   }
 
   /** Resolves a presented secret to a principal, or null when unknown or revoked. */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
+    const hash = sha256Hex(secret);
+    const now = this.clock.now();
+    const cached = this.principals.get(hash);
+    if (cached && cached.until > now) return cached.principal;
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .select(['api_keys.id', 'api_keys.account_id', 'api_keys.permissions', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
-      .where('api_keys.key_hash', '=', sha256Hex(secret))
+      .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
-    if (!row || row.revoked_at !== null || row.active !== 1) return null;
-    const now = this.clock.now();
+    if (!row || row.revoked_at !== null || row.active !== 1) {
+      this.principals.delete(hash);
+      return null;
+    }
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
       await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
-    return {
+    const principal: Principal = {
       accountId: row.account_id,
       permissions: new Set(parseJson<Permission[]>(row.permissions, [])),
       via: 'api_key',
       subjectId: row.id,
     };
+    if (this.principals.size >= PRINCIPAL_CACHE_MAX) this.principals.clear();
+    this.principals.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+    return principal;
   }
 
   private toInfo(row: { id: string; name: string; display_prefix: string; permissions: string; created_at: number; last_used_at: number | null; revoked_at: number | null }): ApiKeyInfo {

@@ -1,9 +1,20 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 export interface JsonExchange {
   status: number;
   body?: unknown;
+}
+
+/** A JSON-RPC 2.0 request, notification or response, structurally. */
+function isEnvelope(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return false;
+  const idOk = o.id === undefined || typeof o.id === 'string' || (typeof o.id === 'number' && Number.isFinite(o.id));
+  if (!idOk) return false;
+  if (typeof o.method === 'string') return o.params === undefined || (typeof o.params === 'object' && o.params !== null);
+  return o.id !== undefined && ('result' in o || 'error' in o);
 }
 
 const rpcError = (code: number, message: string, id: RequestId | null = null) => ({ jsonrpc: '2.0' as const, id, error: { code, message } });
@@ -55,9 +66,9 @@ export class JsonResponseTransport implements Transport {
     if (raw.length === 0) return { status: 400, body: rpcError(-32600, 'Invalid Request: empty batch') };
     const messages: JSONRPCMessage[] = [];
     for (const m of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(m);
-      if (!parsed.success) return { status: 400, body: rpcError(-32600, 'Invalid Request: not a JSON-RPC 2.0 message') };
-      messages.push(parsed.data);
+      // The envelope only; the SDK's Server validates each request's params against its schema.
+      if (!isEnvelope(m)) return { status: 400, body: rpcError(-32600, 'Invalid Request: not a JSON-RPC 2.0 message') };
+      messages.push(m as JSONRPCMessage);
     }
     const requests = messages.filter(isJSONRPCRequest);
     for (const r of requests) this.waiting.add(r.id);

@@ -49,6 +49,8 @@ function calledTools(body: unknown): string[] {
 export function mcpRouter(ctx: AppContext): Router {
   const router = express.Router();
   router.all('/', async (req: Request, res: Response) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
     if (!hostAllowed(req, ctx.config.publicUrl)) {
       res.status(403).json(errorBody(new AppError('FORBIDDEN', 'Host or Origin not allowed for /mcp')));
       return;

@@ -45,19 +45,6 @@ export function TotpPage({ csrf, next, error }: { csrf: string; next: string; er
   );
 }
 
-export function HomePage({ user, accountName }: { user: { email: string; csrfToken: string }; accountName: string }) {
-  return (
-    <Layout title="Console" user={user}>
-      <section class="card">
-        <h1>{accountName}</h1>
-        <p>
-          You are signed in as <strong>{user.email}</strong>.
-        </p>
-      </section>
-    </Layout>
-  );
-}
-
 export function MessagePage({ title, message, status }: { title: string; message: string; status?: 'error' | 'info' }) {
   return (
     <Layout title={title}>

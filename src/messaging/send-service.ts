@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
@@ -168,6 +169,17 @@ export class SendService {
     };
   }
 
+  /** The checks every RCS send starts with: body and content, sender, fallback sender, schedule. */
+  private async prepareRcs<S extends typeof SendMessageRequestSchema | typeof SendBatchRequestSchema>(tx: Tx, c: Common, schema: S, raw: unknown) {
+    const { body } = parseSendBody(schema, raw, { rcs: true, customFieldTags: c.customFieldTags });
+    const b = body as z.output<typeof SendMessageRequestSchema | typeof SendBatchRequestSchema>;
+    const sender = await usableSender(tx, c.account.id, b.sendernameId, 'RCS', 'sendernameId');
+    const fallbackSender = b.smsFallback ? await usableSender(tx, c.account.id, b.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
+    assertSkipAllowed(b.skipContactCreation, sender);
+    const schedule = scheduleFor(c.account, b.scheduleAt, b.timeZone, c.now);
+    return { body: body as z.output<S>, sender, fallbackSender, schedule };
+  }
+
   /** POST /send: one RCS message, immediate or scheduled. */
   async send(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<RcsSendResult | ScheduledResult>;
   async send(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
@@ -175,11 +187,7 @@ export class SendService {
     const source = opts.source ?? 'API_MESSAGE';
     const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
-      const { body } = parseSendBody(SendMessageRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
-      const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
-      const fallbackSender = body.smsFallback ? await usableSender(tx, accountId, body.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
-      assertSkipAllowed(body.skipContactCreation, sender);
-      const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
+      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, SendMessageRequestSchema, raw);
       let contact;
       if (body.contactId !== undefined) {
         assertId('ct', body.contactId, 'contactId');
@@ -271,11 +279,7 @@ export class SendService {
     const source = opts.source ?? 'API_MESSAGE';
     const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
-      const { body } = parseSendBody(SendBatchRequestSchema, raw, { rcs: true, customFieldTags: c.customFieldTags });
-      const sender = await usableSender(tx, accountId, body.sendernameId, 'RCS', 'sendernameId');
-      const fallbackSender = body.smsFallback ? await usableSender(tx, accountId, body.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
-      assertSkipAllowed(body.skipContactCreation, sender);
-      const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
+      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, SendBatchRequestSchema, raw);
       const res = await resolveRecipients(tx, this.d.directory, accountId, body.phoneNumbers, {
         channel: 'RCS',
         hasFallback: fallbackSender !== null,

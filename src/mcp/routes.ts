@@ -84,8 +84,14 @@ export function mcpRouter(ctx: AppContext): Router {
     // Every request has been answered when exchange resolves; the server and transport are then
     // simply dropped (closing would only build a "connection closed" error nobody reads).
     const answer = await transport.exchange(req.body, { accept: req.headers.accept, protocolVersion: req.get('mcp-protocol-version') });
-    if (answer.body === undefined) res.status(answer.status).end();
-    else res.status(answer.status).json(answer.body);
+    if (answer.body === undefined) {
+      res.status(answer.status).end();
+      return;
+    }
+    // Written directly: express's res.json adds freshness and ETag work a JSON-RPC answer never needs.
+    const text = JSON.stringify(answer.body);
+    res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
   });
   return router;
 }

@@ -8,6 +8,7 @@ import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
+import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
 import type { MessageEvents } from './events.js';
 import { smsPrice } from './pricing.js';
@@ -50,11 +51,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * again when the lease runs out, and the carrier recognises ids it has already taken.
  */
 export class Dispatcher {
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
-  private stopped = true;
-  private round: Promise<void> | null = null;
-  private wakeRequested = false;
+  private readonly loop: PollingLoop;
   /** The last round left due messages behind because their sender's bucket was empty. */
   private throttled = false;
   private readonly buckets = new Map<string, Bucket>();
@@ -68,57 +65,32 @@ export class Dispatcher {
     private readonly events: MessageEvents,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  ) {
+    this.loop = new PollingLoop(() => this.runRound(), (err) => this.logger.error({ err }, 'dispatcher round failed'), options.idleMs);
   }
 
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops claiming and waits for the round in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.round;
+    await this.loop.stop();
   }
 
   /** New work was committed: look now instead of after the idle pause. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.wake();
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.round = this.runRound().finally(() => (this.round = null));
-    }, ms);
-    this.timer.unref?.();
-  }
-
-  private async runRound(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    let claimed = 0;
-    try {
-      claimed = await this.tick();
-    } catch (err) {
-      this.logger.error({ err }, 'dispatcher round failed');
-    } finally {
-      this.running = false;
-    }
-    const again = claimed > 0 || this.wakeRequested;
-    this.wakeRequested = false;
+  /** One loop round: at once again while there is work, else until the next due message. */
+  private async runRound(): Promise<number> {
+    const claimed = await this.tick();
+    if (claimed > 0) return 0;
     // Due work held back by the per-sender buckets: wait for the next token instead of spinning.
     const throttled = this.throttled ? Math.min(this.options.idleMs, Math.max(1, Math.ceil(1000 / this.options.perSenderPerSecond))) : null;
     this.throttled = false;
-    this.schedule(again ? 0 : (throttled ?? (await this.idleDelay())));
+    return throttled ?? (await this.idleDelay());
   }
 
   /**

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import type { WebhookAttemptOutcome, WebhookDeliveriesTable, WebhookEndpointsTable } from '../platform/db/tables/webhooks-forms.js';
+import { PollingLoop } from '../platform/polling-loop.js';
 import type { Logger } from '../platform/logger.js';
 import { assertPublicHost, BlockedAddressError, guardedAgent, outboundUrlProblem } from '../platform/net/outbound.js';
 import type { AttemptReport } from './schemas.js';
@@ -70,10 +71,7 @@ function retryAfter(header: string | string[] | undefined, nowMs: number): numbe
  */
 export class DeliveryWorker {
   readonly leaseMs: number;
-  private stopped = true;
-  private timer: NodeJS.Timeout | null = null;
-  private pumping = false;
-  private again = false;
+  private readonly loop: PollingLoop;
   private readonly inFlight = new Set<Promise<void>>();
   private sweepTimer: NodeJS.Timeout | null = null;
 
@@ -82,12 +80,12 @@ export class DeliveryWorker {
     private readonly secretsOf: (row: WebhookEndpointsTable, now: number) => string[],
   ) {
     this.leaseMs = o.timeoutMs * 2 + 30_000;
+    this.loop = new PollingLoop(() => this.pump(), (err) => this.o.logger.error({ err }, 'webhook delivery round failed'), IDLE_MS);
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    if (!this.loop.isStopped) return;
+    this.loop.start();
     this.sweepTimer = setInterval(() => {
       this.sweep().catch((err: unknown) => this.o.logger.warn({ err }, 'webhook event sweep failed'));
     }, SWEEP_EVERY_MS);
@@ -96,54 +94,24 @@ export class DeliveryWorker {
 
   /** Stops claiming; waits for the posts in flight (each bounded by the timeout). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.timer = null;
     this.sweepTimer = null;
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
   /** Something was queued: look now rather than after the idle pause. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.wake();
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.pump();
-    }, ms);
-    this.timer.unref?.();
-  }
-
-  private async pump(): Promise<void> {
-    if (this.stopped || this.pumping) return;
-    this.pumping = true;
-    this.again = false;
-    let next = IDLE_MS;
-    try {
-      const free = this.o.concurrency - this.inFlight.size;
-      if (free > 0) {
-        const claimed = await this.claimDue(free);
-        for (const d of claimed) this.launch(d);
-        next = claimed.length === free || this.again ? 0 : await this.untilNextDue();
-      } else {
-        next = IDLE_MS; // a finishing post wakes us earlier
-      }
-    } catch (err) {
-      this.o.logger.error({ err }, 'webhook delivery round failed');
-    } finally {
-      this.pumping = false;
-    }
-    this.schedule(this.again ? 0 : next);
+  /** One loop round: claims what fits in the free slots; returns when to look again. */
+  private async pump(): Promise<number> {
+    const free = this.o.concurrency - this.inFlight.size;
+    if (free <= 0) return IDLE_MS; // a finishing post wakes us earlier
+    const claimed = await this.claimDue(free);
+    for (const d of claimed) this.launch(d);
+    return claimed.length === free ? 0 : await this.untilNextDue();
   }
 
   private launch(d: WebhookDeliveriesTable): void {

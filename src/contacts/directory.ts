@@ -1,7 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import type { DbOrTx } from '../platform/db/database.js';
-import { newId } from '../platform/ids.js';
-import { contactSearchText } from './service.js';
+import { newContactRow } from './service.js';
 
 /** What the messaging engine needs of a contact to address and merge a message. */
 export interface RecipientContact {
@@ -68,21 +67,7 @@ export class ContactDirectory {
     const now = this.clock.now();
     const result = new Map<string, RecipientContact>();
     for (const part of chunks(entries, 200)) {
-      const rows = part.map((e) => ({
-        id: newId('ct', now),
-        account_id: accountId,
-        phone: e.phone,
-        country: e.country,
-        first_name: null,
-        last_name: null,
-        email: null,
-        search_text: contactSearchText({ first_name: null, last_name: null, phone: e.phone, email: null }),
-        disabled: 0,
-        disabled_reason: null,
-        disabled_at: null,
-        created_at: now,
-        updated_at: now,
-      }));
+      const rows = part.map((e) => newContactRow(accountId, e, now));
       await tx.insertInto('contacts').values(rows).onConflict((oc) => oc.columns(['account_id', 'phone']).doNothing()).execute();
     }
     // Read back: a concurrent send may have created some of them first.

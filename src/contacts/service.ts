@@ -53,6 +53,31 @@ export function contactSearchText(c: { first_name: string | null; last_name: str
   return [name, c.phone, c.email ?? ''].join('\n').toLowerCase();
 }
 
+/** A new, enabled contact row; the one place that decides what a fresh contact holds. */
+export function newContactRow(
+  accountId: string,
+  c: { phone: string; country: string; firstName?: string | null | undefined; lastName?: string | null | undefined; email?: string | null | undefined },
+  now: number,
+): ContactsTable {
+  const row: ContactsTable = {
+    id: newId('ct', now),
+    account_id: accountId,
+    phone: c.phone,
+    country: c.country,
+    first_name: c.firstName ?? null,
+    last_name: c.lastName ?? null,
+    email: c.email ?? null,
+    search_text: '',
+    disabled: 0,
+    disabled_reason: null,
+    disabled_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  row.search_text = contactSearchText(row);
+  return row;
+}
+
 /** The LIKE term of a search: lower-cased; phone-like text reduced to its digits without + or 00. */
 export function searchTerm(search: string): string {
   const s = search.trim().toLowerCase();
@@ -254,22 +279,7 @@ export class ContactsService {
     const data = parseOrThrow(CreateContactSchema, input);
     const phone = await this.checkPhone(accountId, data.phone);
     const now = this.clock.now();
-    const row: ContactsTable = {
-      id: newId('ct'),
-      account_id: accountId,
-      phone: phone.digits,
-      country: phone.country,
-      first_name: data.firstName ?? null,
-      last_name: data.lastName ?? null,
-      email: data.email ?? null,
-      search_text: '',
-      disabled: 0,
-      disabled_reason: null,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    row.search_text = contactSearchText(row);
+    const row = newContactRow(accountId, { phone: phone.digits, country: phone.country, firstName: data.firstName, lastName: data.lastName, email: data.email }, now);
     try {
       return await inTransaction(this.db, async (tx) => {
         const groupIds = await this.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
@@ -439,22 +449,7 @@ export class ContactsService {
           touched.push(current.id);
           updated++;
         } else {
-          const row: ContactsTable = {
-            id: newId('ct'),
-            account_id: accountId,
-            phone: item.phone.digits,
-            country: item.phone.country,
-            first_name: item.row.firstName ?? null,
-            last_name: item.row.lastName ?? null,
-            email: item.row.email ?? null,
-            search_text: '',
-            disabled: 0,
-            disabled_reason: null,
-            disabled_at: null,
-            created_at: now,
-            updated_at: now,
-          };
-          row.search_text = contactSearchText(row);
+          const row = newContactRow(accountId, { phone: item.phone.digits, country: item.phone.country, firstName: item.row.firstName, lastName: item.row.lastName, email: item.row.email }, now);
           await tx.insertInto('contacts').values(row).execute();
           await this.fields.writeValues(accountId, row.id, item.values, tx);
           touched.push(row.id);

@@ -1,5 +1,5 @@
 import type { Content, MessageType } from '../src/content/index.js';
-import { ErrorNote, Layout } from './layout.js';
+import { ErrorNote, Layout, PostForm } from './layout.js';
 import { PhoneFrame, PhonePreview, SmsBubble } from './phone/index.js';
 
 export interface ApprovalPageProps {
@@ -157,18 +157,16 @@ export function ApprovalPage(p: ApprovalPageProps) {
             {!preview.approvalRequired ? <p class="muted">Approval is switched off for this account; the assistant may send without it. You can still reject.</p> : null}
             {decidable ? (
               <div class="decision">
-                <form method="post" action={`/preview/${preview.slug}/approve`}>
-                  <input type="hidden" name="csrf" value={p.user.csrfToken} />
+                <PostForm action={`/preview/${preview.slug}/approve`} csrf={p.user.csrfToken}>
                   <button type="submit" data-testid="approve" disabled={preview.status === 'approved'}>
                     Approve
                   </button>
-                </form>
-                <form method="post" action={`/preview/${preview.slug}/reject`}>
-                  <input type="hidden" name="csrf" value={p.user.csrfToken} />
+                </PostForm>
+                <PostForm action={`/preview/${preview.slug}/reject`} csrf={p.user.csrfToken}>
                   <button type="submit" class="danger" data-testid="reject" disabled={preview.status === 'rejected'}>
                     Reject
                   </button>
-                </form>
+                </PostForm>
               </div>
             ) : (
               <p class="muted">This preview can no longer be approved or rejected.</p>
@@ -176,8 +174,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
           </section>
           <section class="card">
             <h2>Save as template</h2>
-            <form method="post" action={`/preview/${preview.slug}/template`} class="stack">
-              <input type="hidden" name="csrf" value={p.user.csrfToken} />
+            <PostForm action={`/preview/${preview.slug}/template`} class="stack" csrf={p.user.csrfToken}>
               <label>
                 Name
                 <input name="name" required maxlength={100} />
@@ -194,7 +191,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
               <button type="submit" class="secondary">
                 Save template
               </button>
-            </form>
+            </PostForm>
           </section>
         </aside>
       </div>

@@ -1,4 +1,4 @@
-import { ErrorNote, Layout } from './layout.js';
+import { ErrorNote, Layout, PostForm } from './layout.js';
 
 export interface ConsentScope {
   scope: string;
@@ -63,8 +63,7 @@ export function ConsentPage({ user, accountName, requestId, client, scopes, erro
           <dd>30 days, or until you revoke it under Console → Connected apps</dd>
         </dl>
         <ErrorNote message={error} />
-        <form method="post" action="/consent" class="stack">
-          <input type="hidden" name="csrf" value={user.csrfToken} />
+        <PostForm action="/consent" class="stack" csrf={user.csrfToken}>
           <input type="hidden" name="request" value={requestId} />
           <fieldset class="scopes">
             <legend>Permissions requested</legend>
@@ -86,7 +85,7 @@ export function ConsentPage({ user, accountName, requestId, client, scopes, erro
               Deny
             </button>
           </div>
-        </form>
+        </PostForm>
       </section>
     </Layout>
   );

@@ -1,5 +1,5 @@
 import type { ConfirmView, PublicForm } from '../src/forms/service.js';
-import { ErrorNote, Layout } from './layout.js';
+import { ErrorNote, Layout, PostForm } from './layout.js';
 
 export interface FormPageProps {
   form: PublicForm;
@@ -51,8 +51,7 @@ export function FormPage({ form, csrf, values = {}, errors = {}, error }: FormPa
         <h1>{form.title}</h1>
         {form.description ? <p class="form-description">{form.description}</p> : null}
         <ErrorNote message={error} />
-        <form method="post" action={`/f/${form.slug}`} class="stack" novalidate>
-          <input type="hidden" name="csrf" value={csrf} />
+        <PostForm action={`/f/${form.slug}`} class="stack" novalidate csrf={csrf}>
           {input('phone', 'Mobile number', 'required', 'tel', 'tel', 'With country code, e.g. +49 151 12345678')}
           {form.firstName !== 'off' ? input('firstName', 'First name', form.firstName, 'text', 'given-name') : null}
           {form.email !== 'off' ? input('email', 'Email', form.email, 'email', 'email') : null}
@@ -70,7 +69,7 @@ export function FormPage({ form, csrf, values = {}, errors = {}, error }: FormPa
             </button>
           </div>
           {form.doubleOptIn ? <p class="muted small">We will text you a link to confirm your number.</p> : null}
-        </form>
+        </PostForm>
       </section>
     </Layout>
   );
@@ -131,12 +130,11 @@ export function ConfirmPage({ view, csrf, action, error }: ConfirmPageProps) {
           <p>
             Confirm that the number ending in <strong class="nowrap">{view.phoneEnding}</strong> may receive messages from {view.accountName}: “{view.formName}”.
           </p>
-          <form method="post" action={action} class="stack">
-            <input type="hidden" name="csrf" value={csrf} />
+          <PostForm action={action ?? ''} class="stack" csrf={csrf ?? ''}>
             <button type="submit" id="confirm-optin">
               Confirm subscription
             </button>
-          </form>
+          </PostForm>
         </section>
       </Layout>
     );

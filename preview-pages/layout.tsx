@@ -30,18 +30,30 @@ export function Layout({ title, children, user, scripts = [], wide = false }: La
             RCS&nbsp;MCP&nbsp;Server
           </a>
           {user ? (
-            <form method="post" action="/logout" class="logout">
+            <PostForm action="/logout" class="logout" csrf={user.csrfToken}>
               <span class="who">{user.email}</span>
-              <input type="hidden" name="csrf" value={user.csrfToken} />
               <button type="submit" class="link">
                 Log out
               </button>
-            </form>
+            </PostForm>
           ) : null}
         </header>
         <main class={wide ? 'wide' : 'narrow'}>{children}</main>
       </body>
     </html>
+  );
+}
+
+/**
+ * Every state-changing form: a POST that carries the CSRF token (of the session, or the
+ * double-submit cookie before login). Writing forms through this keeps the token from being forgotten.
+ */
+export function PostForm({ action, csrf, class: className, novalidate, children }: { action: string; csrf: string; class?: string; novalidate?: boolean; children: ComponentChildren }) {
+  return (
+    <form method="post" action={action} class={className} novalidate={novalidate}>
+      <input type="hidden" name="csrf" value={csrf} />
+      {children}
+    </form>
   );
 }
 

@@ -1,4 +1,4 @@
-import { ErrorNote, Layout } from './layout.js';
+import { ErrorNote, Layout, PostForm } from './layout.js';
 
 export function LoginPage({ csrf, next, error, email }: { csrf: string; next: string; error?: string | undefined; email?: string | undefined }) {
   return (
@@ -6,8 +6,7 @@ export function LoginPage({ csrf, next, error, email }: { csrf: string; next: st
       <section class="card">
         <h1>Log in</h1>
         <ErrorNote message={error} />
-        <form method="post" action="/login" class="stack">
-          <input type="hidden" name="csrf" value={csrf} />
+        <PostForm action="/login" class="stack" csrf={csrf}>
           <input type="hidden" name="next" value={next} />
           <label>
             Email
@@ -18,7 +17,7 @@ export function LoginPage({ csrf, next, error, email }: { csrf: string; next: st
             <input type="password" name="password" autocomplete="current-password" required />
           </label>
           <button type="submit">Continue</button>
-        </form>
+        </PostForm>
       </section>
     </Layout>
   );
@@ -31,15 +30,14 @@ export function TotpPage({ csrf, next, error }: { csrf: string; next: string; er
         <h1>Enter your code</h1>
         <p class="muted">Open your authenticator app and enter the 6-digit code for this server.</p>
         <ErrorNote message={error} />
-        <form method="post" action="/login/totp" class="stack">
-          <input type="hidden" name="csrf" value={csrf} />
+        <PostForm action="/login/totp" class="stack" csrf={csrf}>
           <input type="hidden" name="next" value={next} />
           <label>
             Code
             <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength={7} required />
           </label>
           <button type="submit">Log in</button>
-        </form>
+        </PostForm>
       </section>
     </Layout>
   );

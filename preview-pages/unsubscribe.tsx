@@ -1,4 +1,4 @@
-import { ErrorNote, Layout } from './layout.js';
+import { ErrorNote, Layout, PostForm } from './layout.js';
 
 export interface UnsubscribePageProps {
   state: 'confirm' | 'done' | 'already';
@@ -27,12 +27,11 @@ export function UnsubscribePage({ state, accountName, phoneEnding, optedOutOn, c
           <p>
             Stop all messages from <strong>{accountName}</strong> to the number ending in <strong class="nowrap">{phoneEnding}</strong>?
           </p>
-          <form method="post" action={action} class="stack">
-            <input type="hidden" name="csrf" value={csrf} />
+          <PostForm action={action ?? ''} class="stack" csrf={csrf ?? ''}>
             <button type="submit" class="danger" id="unsubscribe-confirm">
               Unsubscribe
             </button>
-          </form>
+          </PostForm>
           <p class="muted small">Scheduled messages to this number are cancelled as well. You can also reply STOP to any of their messages.</p>
         </section>
       </Layout>

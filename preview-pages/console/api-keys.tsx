@@ -1,5 +1,5 @@
 import type { ApiKeyInfo } from '../../src/accounts/api-keys.js';
-import { ErrorNote } from '../layout.js';
+import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
 
@@ -65,12 +65,11 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
                   <td>{formatTime(k.createdAt, timezone)}</td>
                   <td>{formatTime(k.lastUsedAt, timezone)}</td>
                   <td>
-                    <form method="post" action={`/console/api-keys/${k.id}/revoke`}>
-                      <input type="hidden" name="csrf" value={user.csrfToken} />
+                    <PostForm action={`/console/api-keys/${k.id}/revoke`} csrf={user.csrfToken}>
                       <button type="submit" class="danger small" aria-label={`Revoke ${k.name}`}>
                         Revoke
                       </button>
-                    </form>
+                    </PostForm>
                   </td>
                 </tr>
               ))}
@@ -82,8 +81,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
       <section class="card">
         <h2>Create a key</h2>
         <ErrorNote message={error} />
-        <form method="post" action="/console/api-keys" class="stack">
-          <input type="hidden" name="csrf" value={user.csrfToken} />
+        <PostForm action="/console/api-keys" class="stack" csrf={user.csrfToken}>
           <label>
             Name
             <input name="name" required maxlength={100} placeholder="CRM sync" value={form?.name ?? ''} />
@@ -104,7 +102,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
           <div class="actions">
             <button type="submit">Create key</button>
           </div>
-        </form>
+        </PostForm>
       </section>
 
       {revoked.length > 0 ? (

@@ -1,3 +1,4 @@
+import { PostForm } from '../layout.js';
 import type { ConnectedApp } from '../../oauth/connected-apps.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
@@ -53,14 +54,13 @@ export function AppsPage({ user, accountName, timezone, apps, notice }: AppsPage
                   <td>{formatTime(a.lastUsedAt, timezone)}</td>
                   <td>{formatTime(a.expiresAt, timezone)}</td>
                   <td>
-                    <form method="post" action="/console/apps/revoke">
-                      <input type="hidden" name="csrf" value={user.csrfToken} />
+                    <PostForm action="/console/apps/revoke" csrf={user.csrfToken}>
                       <input type="hidden" name="client_id" value={a.clientId} />
                       <input type="hidden" name="user_id" value={a.userId} />
                       <button type="submit" class="danger small">
                         Revoke
                       </button>
-                    </form>
+                    </PostForm>
                   </td>
                 </tr>
               ))}

@@ -1,5 +1,5 @@
 import type { Form, Submission } from '../../src/forms/schemas.js';
-import { ErrorNote } from '../layout.js';
+import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
 
@@ -38,8 +38,7 @@ const MODES: Array<[string, string]> = [
 function FormEditor({ user, action, values, choices, submitLabel }: { user: ConsoleUser; action: string; values: FormEditorValues; choices: EditorChoices; submitLabel: string }) {
   const cf = new Map(values.customFields.map((f) => [f.fieldId, f.required]));
   return (
-    <form method="post" action={action} class="stack form-editor">
-      <input type="hidden" name="csrf" value={user.csrfToken} />
+    <PostForm action={action} class="stack form-editor" csrf={user.csrfToken}>
       <div class="field-grid">
         <label>
           Name
@@ -162,7 +161,7 @@ function FormEditor({ user, action, values, choices, submitLabel }: { user: Cons
       <div class="actions">
         <button type="submit">{submitLabel}</button>
       </div>
-    </form>
+    </PostForm>
   );
 }
 
@@ -298,12 +297,11 @@ export function FormDetailPage({ user, accountName, timezone, form, submissions,
       <section class="card">
         <h2>Delete</h2>
         <p class="muted small">Deletes the form and its submissions. Contacts it created stay.</p>
-        <form method="post" action={`/console/forms/${form.id}/delete`}>
-          <input type="hidden" name="csrf" value={user.csrfToken} />
+        <PostForm action={`/console/forms/${form.id}/delete`} csrf={user.csrfToken}>
           <button type="submit" class="danger small">
             Delete form
           </button>
-        </form>
+        </PostForm>
       </section>
     </ConsoleFrame>
   );

@@ -1,3 +1,4 @@
+import { PostForm } from '../layout.js';
 import type { CompanyField } from '../../src/accounts/schemas.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 
@@ -23,8 +24,7 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
   const zoneList = timezones.includes(form.timezone) ? timezones : [form.timezone, ...timezones];
   return (
     <ConsoleFrame user={user} accountName={accountName} active="settings" title="Settings" notice={notice}>
-      <form method="post" action="/console/settings" class="settings">
-        <input type="hidden" name="csrf" value={user.csrfToken} />
+      <PostForm action="/console/settings" class="settings" csrf={user.csrfToken}>
         {errors.length > 0 ? (
           <div class="card error-list" role="alert">
             <p class="error">The settings were not saved:</p>
@@ -86,7 +86,7 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
         <div class="actions">
           <button type="submit">Save settings</button>
         </div>
-      </form>
+      </PostForm>
     </ConsoleFrame>
   );
 }

@@ -1,5 +1,5 @@
 import type { AttemptReport, Delivery, Webhook, WebhookSecret, WebhookWithSecret } from '../../src/webhooks/schemas.js';
-import { ErrorNote } from '../layout.js';
+import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, Placeholder, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
 
@@ -129,8 +129,7 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
       <section class="card">
         <h2>Add a webhook</h2>
         <ErrorNote message={error} />
-        <form method="post" action="/console/webhooks" class="stack">
-          <input type="hidden" name="csrf" value={user.csrfToken} />
+        <PostForm action="/console/webhooks" class="stack" csrf={user.csrfToken}>
           <label>
             URL
             <input name="url" type="url" required maxlength={2000} placeholder="https://example.com/rcs-events" value={form?.url ?? ''} />
@@ -143,7 +142,7 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
           <div class="actions">
             <button type="submit">Add webhook</button>
           </div>
-        </form>
+        </PostForm>
       </section>
     </ConsoleFrame>
   );
@@ -171,7 +170,6 @@ function attemptText(a: AttemptReport): string {
 
 export function WebhookDetailPage({ user, accountName, timezone, webhook: w, events, deliveries, nextCursor, revealed, revealedTitle, attempt, error, notice }: WebhookDetailProps) {
   const base = `/console/webhooks/${w.id}`;
-  const csrf = <input type="hidden" name="csrf" value={user.csrfToken} />;
   return (
     <ConsoleFrame user={user} accountName={accountName} active="webhooks" title="Webhook" notice={notice}>
       <p class="small">
@@ -219,20 +217,17 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
           <dd>{formatTime(w.health.lastFailureAt, timezone)}</dd>
         </dl>
         <div class="actions">
-          <form method="post" action={`${base}/test`}>
-            {csrf}
+          <PostForm action={`${base}/test`} csrf={user.csrfToken}>
             <button type="submit" class="small" id="send-test">
               Send test event
             </button>
-          </form>
-          <form method="post" action={`${base}/reveal`}>
-            {csrf}
+          </PostForm>
+          <PostForm action={`${base}/reveal`} csrf={user.csrfToken}>
             <button type="submit" class="small secondary" id="reveal-secret">
               Reveal secret
             </button>
-          </form>
-          <form method="post" action={`${base}/rotate`} class="inline-form">
-            {csrf}
+          </PostForm>
+          <PostForm action={`${base}/rotate`} class="inline-form" csrf={user.csrfToken}>
             <label class="inline">
               Overlap
               <select name="overlapHours">
@@ -245,15 +240,14 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
             <button type="submit" class="small secondary">
               Rotate secret
             </button>
-          </form>
+          </PostForm>
         </div>
       </section>
 
       <section class="card">
         <h2>Settings</h2>
         <ErrorNote message={error} />
-        <form method="post" action={base} class="stack">
-          {csrf}
+        <PostForm action={base} class="stack" csrf={user.csrfToken}>
           <label>
             URL
             <input name="url" type="url" required maxlength={2000} value={w.url} />
@@ -270,7 +264,7 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
           <div class="actions">
             <button type="submit">Save</button>
           </div>
-        </form>
+        </PostForm>
       </section>
 
       <section class="card">
@@ -327,12 +321,11 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
                   <td>{d.lastLatencyMs !== null ? `${d.lastLatencyMs} ms` : '—'}</td>
                   <td>{d.status === 'pending' ? formatTime(d.nextAttemptAt, timezone) : '—'}</td>
                   <td>
-                    <form method="post" action={`${base}/deliveries/${d.id}/redeliver`}>
-                      {csrf}
+                    <PostForm action={`${base}/deliveries/${d.id}/redeliver`} csrf={user.csrfToken}>
                       <button type="submit" class="small secondary" aria-label={`Redeliver ${d.eventId}`}>
                         Redeliver
                       </button>
-                    </form>
+                    </PostForm>
                   </td>
                 </tr>
               ))}
@@ -349,12 +342,11 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
       <section class="card">
         <h2>Delete</h2>
         <p class="muted small">Deletes the webhook, its queued deliveries and its log.</p>
-        <form method="post" action={`${base}/delete`}>
-          {csrf}
+        <PostForm action={`${base}/delete`} csrf={user.csrfToken}>
           <button type="submit" class="danger small">
             Delete webhook
           </button>
-        </form>
+        </PostForm>
       </section>
     </ConsoleFrame>
   );

@@ -7,6 +7,8 @@ export interface RecipientContact {
   id: string;
   /** Digits with country code. */
   phone: string;
+  /** ISO 3166-1 alpha-2 country of the number, as found when the contact was saved. */
+  country: string;
   firstName: string | null;
   lastName: string | null;
   email: string | null;
@@ -37,12 +39,12 @@ export class ContactDirectory {
     for (const part of chunks(phones)) {
       const rows = await tx
         .selectFrom('contacts')
-        .select(['id', 'phone', 'first_name', 'last_name', 'email', 'disabled'])
+        .select(['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled'])
         .where('account_id', '=', accountId)
         .where('phone', 'in', part)
         .execute();
       for (const r of rows) {
-        result.set(r.phone, { id: r.id, phone: r.phone, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} });
+        result.set(r.phone, { id: r.id, phone: r.phone, country: r.country, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} });
       }
     }
     await this.attachCustomFields(tx, accountId, [...result.values()]);
@@ -52,12 +54,12 @@ export class ContactDirectory {
   async findById(tx: DbOrTx, accountId: string, id: string): Promise<RecipientContact | null> {
     const r = await tx
       .selectFrom('contacts')
-      .select(['id', 'phone', 'first_name', 'last_name', 'email', 'disabled'])
+      .select(['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled'])
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
     if (!r) return null;
-    const contact = { id: r.id, phone: r.phone, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} };
+    const contact = { id: r.id, phone: r.phone, country: r.country, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} };
     await this.attachCustomFields(tx, accountId, [contact]);
     return contact;
   }

@@ -42,6 +42,11 @@ interface SmsJob {
   rcsOutcome?: SendOutcome;
 }
 
+/** An adopted row is sent from memory only while its lease has at least this long to run. */
+const ADOPT_MARGIN_MS = 5_000;
+/** Adopted rows held in memory at most (one full batch). */
+const MAX_ADOPTED = 10_000;
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -56,6 +61,8 @@ export class Dispatcher {
   private throttled = false;
   private readonly buckets = new Map<string, Bucket>();
   private readonly senderNames = new Map<string, { name: string; isTest: boolean }>();
+  /** Messages a send leased to this process when it committed them (see leaseForNewMessages). */
+  private adopted: MessagesTable[] = [];
 
   constructor(
     private readonly db: Db,
@@ -76,6 +83,18 @@ export class Dispatcher {
   /** Stops claiming and waits for the round in progress. */
   async stop(): Promise<void> {
     await this.loop.stop();
+    // Adopted messages not sent yet give their lease back, so a restart sends them at once
+    // instead of after the lease. (After a crash nothing runs here: the lease simply runs out.)
+    const left = this.adopted.map((r) => r.id);
+    this.adopted = [];
+    for (let i = 0; i < left.length; i += 500) {
+      await this.db
+        .updateTable('messages')
+        .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
+        .where('id', 'in', left.slice(i, i + 500))
+        .where('pending', '=', 1)
+        .execute();
+    }
   }
 
   /** New work was committed: look now instead of after the idle pause. */
@@ -116,9 +135,72 @@ export class Dispatcher {
     }
   }
 
-  /** One round: claim what is due (within per-sender budgets), send, record. Returns how many were claimed. */
+  /**
+   * A send that is about to commit messages due now asks for a lease on them, so this process can
+   * send them from memory (adopt) instead of reading them back and claiming them with a second
+   * write of every row. Returns the lease to store on the rows (lease_until, attempts 1) and how
+   * many of them the sender's current budget covers; the rest are claimed from the table as usual.
+   * Nothing is taken from the budget yet: adopt() does that when it sends.
+   */
+  leaseForNewMessages(senderId: string, count: number): { count: number; leaseUntil: number } {
+    if (this.loop.isStopped) return { count: 0, leaseUntil: 0 };
+    const now = this.clock.now();
+    const b = this.buckets.get(senderId);
+    const rate = this.options.perSenderPerSecond;
+    const available = b ? Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate) : rate;
+    return { count: Math.max(0, Math.min(count, Math.floor(available), MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs };
+  }
+
+  /**
+   * Takes over committed messages that carry a lease from leaseForNewMessages. They are sent in
+   * the next rounds; if this process dies first, their lease runs out and any worker claims them.
+   */
+  adopt(rows: readonly MessagesTable[]): void {
+    if (rows.length === 0) return;
+    this.adopted.push(...rows);
+    this.wake();
+  }
+
+  /**
+   * The next adopted rows to send, within the per-sender budgets. A row whose lease is about to
+   * run out is dropped here: it will be claimed from the table like any other (and the carrier
+   * recognises it by id if it was handed over already).
+   */
+  private takeAdopted(now: number): MessagesTable[] {
+    if (this.adopted.length === 0) return [];
+    const take: MessagesTable[] = [];
+    const keep: MessagesTable[] = [];
+    const budget = new Map<string, number>();
+    for (const row of this.adopted) {
+      if ((row.lease_until ?? 0) < now + ADOPT_MARGIN_MS) continue;
+      if (take.length >= this.options.claimLimit) {
+        keep.push(row);
+        continue;
+      }
+      let left = budget.get(row.sendername_id);
+      if (left === undefined) left = this.takeTokens(row.sendername_id, now);
+      if (left <= 0) {
+        budget.set(row.sendername_id, 0);
+        keep.push(row);
+        this.throttled = true;
+        continue;
+      }
+      budget.set(row.sendername_id, left - 1);
+      take.push(row);
+    }
+    this.refund(budget, now);
+    this.adopted = keep;
+    return take;
+  }
+
+  /** One round: adopted messages first, else claim what is due (within per-sender budgets); send, record. Returns how many were sent. */
   async tick(): Promise<number> {
     const now = this.clock.now();
+    const adopted = this.takeAdopted(now);
+    if (adopted.length > 0) {
+      await this.process(adopted);
+      return adopted.length;
+    }
     const candidates = await this.db
       .selectFrom('messages')
       .select(['id', 'sendername_id'])

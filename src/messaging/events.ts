@@ -7,6 +7,11 @@ import type { MessagesTable, MessageStatus } from '../platform/db/tables/messagi
  */
 export interface MessageEvents {
   statusChanged(tx: Tx, message: MessagesTable, previous: MessageStatus): Promise<void>;
+  /**
+   * Whether statusChanged does anything for this account. Receipts for 10,000 messages need not
+   * read 10,000 whole rows back when nobody listens. Absent: always.
+   */
+  wantsStatusChanges?(tx: Tx, accountId: string): Promise<boolean>;
 }
 
 export class MessageEventHub implements MessageEvents {
@@ -18,5 +23,10 @@ export class MessageEventHub implements MessageEvents {
 
   async statusChanged(tx: Tx, message: MessagesTable, previous: MessageStatus): Promise<void> {
     for (const l of this.listeners) await l.statusChanged(tx, message, previous);
+  }
+
+  async wantsStatusChanges(tx: Tx, accountId: string): Promise<boolean> {
+    for (const l of this.listeners) if (!l.wantsStatusChanges || (await l.wantsStatusChanges(tx, accountId))) return true;
+    return false;
   }
 }

@@ -88,7 +88,13 @@ export class StatusService {
           await tx.updateTable('messages').set(patch).where('id', 'in', groupIds.slice(i, i + CHUNK)).execute();
         }
       }
-      const changed = [...before.keys()];
+      const wanted = new Map<string, boolean>();
+      const changed: string[] = [];
+      for (const [id, row] of before) {
+        let wants = wanted.get(row.account_id);
+        if (wants === undefined) wanted.set(row.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, row.account_id) : true));
+        if (wants) changed.push(id);
+      }
       for (let i = 0; i < changed.length; i += CHUNK) {
         const full = await tx.selectFrom('messages').selectAll().where('id', 'in', changed.slice(i, i + CHUNK)).execute();
         for (const row of full) await this.events.statusChanged(tx, row, before.get(row.id)!.status);
@@ -99,7 +105,7 @@ export class StatusService {
 }
 
 type StatusEvent = Extract<CarrierEvent, { kind: 'status' }>;
-const STATUS_FIELDS = ['id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
+const STATUS_FIELDS = ['id', 'account_id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
 type StatusFields = Pick<MessagesTable, (typeof STATUS_FIELDS)[number]>;
 const CHUNK = 500;
 

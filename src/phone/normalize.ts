@@ -21,6 +21,20 @@ const SEPARATORS = /[\s\-().\/]/g;
 export const NON_GEOGRAPHIC_REGION = '001';
 
 /**
+ * The digits a number is written with once punctuation and the `+` or `00` prefix are removed,
+ * before any validation; null when something other than digits is left. A stored number (a
+ * contact's phone) is exactly these digits, so callers can find known numbers without parsing.
+ */
+export function candidateDigits(input: string): string | null {
+  let rest = input.trim().replace(SEPARATORS, '');
+  if (rest.startsWith('+')) rest = rest.slice(1);
+  else if (rest.startsWith('00')) rest = rest.slice(2);
+  return DIGITS.test(rest) ? rest : null;
+}
+
+const DIGITS = /^\d+$/;
+
+/**
  * Normalises a phone number to E.164. Accepts `+49…`, `0049…` and bare digits, with spaces,
  * dashes, dots, slashes and parentheses. Bare digits always include the country code (that is how
  * the spec stores numbers), so a national number like `0151…` is refused rather than guessed.
@@ -30,10 +44,8 @@ export function normalizePhone(input: unknown): NormalizedPhone {
   if (typeof input !== 'string' || input.trim() === '') {
     return fail('invalid_phone', 'A phone number is required, e.g. +4915112345678.');
   }
-  let rest = input.trim().replace(SEPARATORS, '');
-  if (rest.startsWith('+')) rest = rest.slice(1);
-  else if (rest.startsWith('00')) rest = rest.slice(2);
-  if (!/^\d+$/.test(rest)) {
+  const rest = candidateDigits(input);
+  if (rest === null) {
     return fail('invalid_phone', `"${clip(input)}" is not a phone number: use digits with the country code, e.g. +4915112345678.`);
   }
   if (rest.length < PHONE_MIN_DIGITS) {

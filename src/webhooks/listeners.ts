@@ -87,7 +87,10 @@ export async function emitButtonInteraction(webhooks: WebhooksService, tx: Tx, i
 /** The listeners src/context.ts registers with the messaging and engagement event hubs. */
 export function webhookListeners(webhooks: WebhooksService): { messages: MessageEvents; engagement: Partial<EngagementEvents> } {
   return {
-    messages: { statusChanged: (tx, message, previous) => emitDeliveryStatus(webhooks, tx, message, previous) },
+    messages: {
+      statusChanged: (tx, message, previous) => emitDeliveryStatus(webhooks, tx, message, previous),
+      wantsStatusChanges: (tx, accountId) => webhooks.hasTargets(tx, accountId, 'delivery_status'),
+    },
     engagement: {
       inboundReceived: (tx, message, contact) => emitInboundMessage(webhooks, tx, message, contact),
       interactionRecorded: (tx, interaction, contact) => emitButtonInteraction(webhooks, tx, interaction, contact),

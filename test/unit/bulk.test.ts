@@ -1,0 +1,68 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { executeBulk, updateRowsById } from '../../src/platform/db/bulk.js';
+
+interface T {
+  id: string;
+  status: string;
+  n: number | null;
+  note: string | null;
+  pending: number;
+}
+
+let db: Kysely<{ t: T }>;
+
+beforeEach(async () => {
+  db = new Kysely<{ t: T }>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
+  await sql`create table t (id text primary key, status text not null, n integer, note text, pending integer not null)`.execute(db);
+  const rows = Array.from({ length: 30 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, status: 'NEW', n: i, note: null, pending: i % 10 === 9 ? 0 : 1 }));
+  await executeBulk(db, 'test.insert', rows, (part) => db.insertInto('t').values([...part]));
+});
+
+const all = () => db.selectFrom('t').selectAll().orderBy('id').execute();
+
+describe('executeBulk', () => {
+  it('inserts every row, also when the compiled statement of a shape is re-used', async () => {
+    await executeBulk(db, 'test.insert', [{ id: 'x1', status: 'A', n: 1, note: 'a', pending: 1 }], (part) => db.insertInto('t').values([...part]));
+    await executeBulk(db, 'test.insert', [{ id: 'x2', status: 'B', n: null, note: "it's", pending: 0 }], (part) => db.insertInto('t').values([...part]));
+    const rows = await all();
+    expect(rows).toHaveLength(32);
+    expect(rows.find((r) => r.id === 'x2')).toEqual({ id: 'x2', status: 'B', n: null, note: "it's", pending: 0 });
+  });
+});
+
+describe('updateRowsById', () => {
+  it('writes per-row values and shared values, only where extraWhere holds, and returns the ids it changed', async () => {
+    const patches = Array.from({ length: 30 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, status: 'SENT', note: `carrier-${i}`, n: i % 2 === 0 ? null : i * 100 }));
+    const updated = await updateRowsById(db, 't', patches, sql`pending = 1`, 7);
+    const expected = patches.filter((_, i) => i % 10 !== 9).map((p) => p.id);
+    expect([...updated].sort()).toEqual(expected);
+    for (const r of await all()) {
+      const i = Number(r.id.slice(1));
+      if (i % 10 === 9) expect(r).toMatchObject({ status: 'NEW', n: i, note: null });
+      else expect(r).toMatchObject({ status: 'SENT', note: `carrier-${i}`, n: i % 2 === 0 ? null : i * 100 });
+    }
+  });
+
+  it('groups patches by their columns and leaves columns a patch does not name alone', async () => {
+    const updated = await updateRowsById(db, 't', [
+      { id: 'r00', status: 'FAILED' },
+      { id: 'r01', note: 'only the note' },
+      { id: 'r02', status: 'READ', note: 'both' },
+      { id: 'nope', status: 'X' },
+    ]);
+    expect([...updated].sort()).toEqual(['r00', 'r01', 'r02']);
+    const rows = await all();
+    expect(rows[0]).toMatchObject({ status: 'FAILED', note: null, n: 0 });
+    expect(rows[1]).toMatchObject({ status: 'NEW', note: 'only the note', n: 1 });
+    expect(rows[2]).toMatchObject({ status: 'READ', note: 'both', n: 2 });
+  });
+
+  it('re-uses a compiled shape with new values (chunks of the same size)', async () => {
+    await updateRowsById(db, 't', [{ id: 'r03', note: 'a' }, { id: 'r04', note: 'b' }]);
+    await updateRowsById(db, 't', [{ id: 'r05', note: 'c' }, { id: 'r06', note: 'd' }]);
+    const rows = await all();
+    expect(rows.slice(3, 7).map((r) => r.note)).toEqual(['a', 'b', 'c', 'd']);
+  });
+});

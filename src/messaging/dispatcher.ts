@@ -278,7 +278,10 @@ export class Dispatcher {
   /**
    * Sends one claimed round: capability checks, then every RCS message in one hand-over, then
    * every SMS (standalone and fallbacks) in another, then one transaction records all outcomes.
-   * The event loop gets a turn between the phases, so HTTP requests are answered during a round.
+   * The event loop gets a turn before the hand-over, so HTTP requests are answered during a
+   * round; from the hand-over to the record it gets none unless a carrier does I/O, so receipts
+   * of the simulated network (on this event loop) find the outcome recorded instead of being
+   * deferred and read again.
    */
   private async process(rows: MessagesTable[]): Promise<void> {
     const updates: Update[] = [];
@@ -323,7 +326,6 @@ export class Dispatcher {
         else if (outcome.retryable && row.attempts < this.options.maxAttempts) updates.push(this.retryOrFail(row, outcome));
         else sms.push({ row, fallbackReason: `RCS_FAILED: ${outcome.code}`, rcsOutcome: outcome });
       });
-      await yieldToEventLoop();
     }
 
     // SMS: standalone messages and fallbacks. A fallback without smsFallback fails here.
@@ -390,7 +392,6 @@ export class Dispatcher {
         }
         updates.push({ ...this.sent(row, outcome.carrierMessageId, 'SMS'), ...base, id: row.id, credits_cost_milli: cost });
       }
-      await yieldToEventLoop();
     }
     await this.record(rows, updates);
   }

@@ -6,7 +6,7 @@ import { contentSummary, normalizeContent, type Content, type MessageType } from
 import type { ContactDirectory } from '../contacts/directory.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
 import type { Clock } from '../platform/clock.js';
-import { executeBulk } from '../platform/db/bulk.js';
+import { executeBulk, insertRowsAsJson } from '../platform/db/bulk.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
@@ -487,12 +487,9 @@ export class SendService {
       throw new AppError('INSUFFICIENT_CREDITS', `This send costs ${milliToCredits(total)} credits but the account has ${c.account.credits}`, { extra: { creditsRequired: milliToCredits(total), creditsAvailable: c.account.credits } });
     }
     if (job) await tx.insertInto('jobs').values({ ...job, credits_milli: total }).execute();
-    // Multi-row inserts: 10,000 messages in ~20 statements instead of 10,000.
+    // 10,000 messages in 10 statements, each reading its rows from one JSON parameter (bulk.ts).
+    await insertRowsAsJson(tx, 'messages', rows.map((r) => r.message));
     const CHUNK = 500;
-    // Compiled once per chunk shape, then re-bound (platform/db/bulk.ts).
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await executeBulk(tx, 'messages.insert', rows.slice(i, i + CHUNK).map((r) => r.message), (part) => tx.insertInto('messages').values([...part]));
-    }
     const tokens = rows.flatMap((r) => (r.token ? [r.token] : []));
     for (let i = 0; i < tokens.length; i += CHUNK) {
       await executeBulk(tx, 'unsubscribe_tokens.insert', tokens.slice(i, i + CHUNK), (part) => tx.insertInto('unsubscribe_tokens').values([...part]));

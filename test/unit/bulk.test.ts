@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { executeBulk, updateRowsById } from '../../src/platform/db/bulk.js';
+import { executeBulk, insertRowsAsJson, updateRowsById } from '../../src/platform/db/bulk.js';
 
 interface T {
   id: string;
@@ -65,5 +65,34 @@ describe('updateRowsById', () => {
     await updateRowsById(db, 't', [{ id: 'r05', note: 'c' }, { id: 'r06', note: 'd' }]);
     const rows = await all();
     expect(rows.slice(3, 7).map((r) => r.note)).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('insertRowsAsJson', () => {
+  it('stores every value with its type: per-row and shared columns, nulls, large integers, quotes and emoji', async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => ({ id: `j${String(i).padStart(2, '0')}`, status: 'SAME', n: i % 3 === 0 ? null : 1_790_000_000_000 + i, note: i === 4 ? `it's "quoted" \\ 😀` : null, pending: 1 }));
+    await insertRowsAsJson(db, 't', rows, { chunk: 10 });
+    const back = (await all()).filter((r) => r.id.startsWith('j'));
+    expect(back).toEqual(rows);
+    const types = await sql<{ t: string }>`select distinct typeof(n) as t from t where id like 'j%' and n is not null`.execute(db);
+    expect(types.rows).toEqual([{ t: 'integer' }]);
+  });
+
+  it('re-uses a compiled shape with other values in the shared columns', async () => {
+    await insertRowsAsJson(db, 't', [{ id: 'k1', status: 'A', n: 1, note: null, pending: 1 }, { id: 'k2', status: 'A', n: 2, note: null, pending: 1 }]);
+    await insertRowsAsJson(db, 't', [{ id: 'k3', status: 'B', n: 3, note: null, pending: 0 }, { id: 'k4', status: 'B', n: 4, note: null, pending: 0 }]);
+    const back = (await all()).filter((r) => r.id.startsWith('k'));
+    expect(back.map((r) => [r.id, r.status, r.n, r.pending])).toEqual([['k1', 'A', 1, 1], ['k2', 'A', 2, 1], ['k3', 'B', 3, 0], ['k4', 'B', 4, 0]]);
+  });
+});
+
+describe('insertRowsAsJson with an upsert suffix', () => {
+  it('returns the stored row for new and for already present ids', async () => {
+    const suffix = sql`on conflict (id) do update set id = excluded.id returning id, status`;
+    const out = await insertRowsAsJson<T, { id: string; status: string }>(db, 't', [
+      { id: 'r00', status: 'OTHER', n: 0, note: null, pending: 1 },
+      { id: 'u1', status: 'FRESH', n: 1, note: null, pending: 1 },
+    ], { suffix });
+    expect(out.sort((a, b) => a.id.localeCompare(b.id))).toEqual([{ id: 'r00', status: 'NEW' }, { id: 'u1', status: 'FRESH' }]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock.js';
-import { executeBulk } from '../../platform/db/bulk.js';
+import { sql } from 'kysely';
+import { insertRowsAsJson } from '../../platform/db/bulk.js';
 import type { Db } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
@@ -64,7 +65,7 @@ export class SimulatedNetwork implements Carriers {
   }
 
   /**
-   * Stores the messages the network takes, one multi-row statement per 500. The message id is
+   * Stores the messages the network takes, one statement per 1,000. The message id is
    * unique here: a second hand-over of the same message (after a crash) is answered with the first
    * one's carrier id and nothing is delivered again. The no-op DO UPDATE makes RETURNING yield the
    * existing row on a conflict (SQLite ≥ 3.35 and PostgreSQL both support this form).
@@ -104,16 +105,8 @@ export class SimulatedNetwork implements Carriers {
         failed_at: null,
       });
     });
-    for (let i = 0; i < rows.length; i += ACCEPT_CHUNK) {
-      const stored = await executeBulk(this.db, 'sim_messages.accept', rows.slice(i, i + ACCEPT_CHUNK), (part) =>
-        this.db
-          .insertInto('sim_messages')
-          .values([...part])
-          .onConflict((oc) => oc.column('message_id').doUpdateSet((eb) => ({ message_id: eb.ref('excluded.message_id') })))
-          .returning(['id', 'message_id']),
-      );
-      for (const r of stored.rows) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
-    }
+    const stored = await insertRowsAsJson<SimMessagesTable, { id: string; message_id: string }>(this.db, 'sim_messages', rows, { suffix: ACCEPT_UPSERT });
+    for (const r of stored) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
     for (let i = 0; i < outcomes.length; i++) {
       outcomes[i] ??= { ok: false, retryable: true, code: 'SIM_INTERNAL', reason: 'The simulated network did not confirm the message' };
     }
@@ -242,7 +235,7 @@ export class SimulatedNetwork implements Carriers {
   }
 }
 
-/** Messages stored per statement (14 columns each, well below SQLite's parameter limit). */
-const ACCEPT_CHUNK = 500;
+/** A message id the network has seen answers with its first row (RETURNING yields it thanks to the no-op update). */
+const ACCEPT_UPSERT = sql`on conflict (message_id) do update set message_id = excluded.message_id returning id, message_id`;
 /** Receipts fired per kind and tick. */
 const BATCH = 2000;

@@ -1,9 +1,7 @@
+import { sql } from 'kysely';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
 import { cancelScheduledMessages } from '../messaging/log-service.js';
 import type { EngagementEvents } from './events.js';
-
-// SQLite allows 32,766 bound parameters per statement; stay well below it.
-const CHUNK = 900;
 
 /** Marks disabled_reason of contacts disabled by an opt-out, so START can undo exactly those. */
 export const OPTED_OUT_REASON_PREFIX = 'Opted out';
@@ -15,12 +13,15 @@ export const OPTED_OUT_REASON_PREFIX = 'Opted out';
  */
 export async function optedOutPhones(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
-  for (let i = 0; i < phones.length; i += CHUNK) {
-    const part = phones.slice(i, i + CHUNK);
-    if (part.length === 0) continue;
-    const rows = await tx.selectFrom('opt_outs').select('phone').where('account_id', '=', accountId).where('phone', 'in', part).execute();
-    for (const r of rows) out.add(r.phone);
-  }
+  if (phones.length === 0) return out;
+  // One statement for a whole batch: the numbers travel as one JSON parameter (SQLite json_each).
+  const rows = await tx
+    .selectFrom('opt_outs')
+    .select('phone')
+    .where('account_id', '=', accountId)
+    .where('phone', 'in', sql<string>`(select value from json_each(${JSON.stringify(phones)}))`)
+    .execute();
+  for (const r of rows) out.add(r.phone);
   return out;
 }
 

@@ -75,10 +75,43 @@ function isCustomField(name: string, ctx: MergeContext): boolean {
   return ctx.customFieldTags.has(name) || (ctx.contact !== null && Object.hasOwn(ctx.contact.customFields, name));
 }
 
+/** A text cut at its placeholders: literal[0] name[0] literal[1] … name[n-1] literal[n]. */
+interface Template {
+  literals: string[];
+  names: string[];
+  /** Each placeholder as written, for the ones left as written. */
+  wholes: string[];
+}
+
+/** A batch merges the same few texts for thousands of recipients: each is cut once. */
+const templates = new Map<string, Template>();
+const TEMPLATE_CACHE_SIZE = 500;
+
+function templateOf(text: string): Template {
+  let t = templates.get(text);
+  if (t) return t;
+  t = { literals: [], names: [], wholes: [] };
+  const re = placeholderPattern();
+  let from = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    t.literals.push(text.slice(from, m.index));
+    t.names.push(m[1] as string);
+    t.wholes.push(m[0]);
+    from = m.index + m[0].length;
+  }
+  t.literals.push(text.slice(from));
+  if (templates.size >= TEMPLATE_CACHE_SIZE) templates.clear();
+  templates.set(text, t);
+  return t;
+}
+
 /** Replaces every `{{name}}` in text following §2.13 for the given channel. */
 export function mergeText(text: string, ctx: MergeContext, channel: MergeChannel): string {
   if (text.indexOf('{{') === -1) return text;
-  return text.replace(placeholderPattern(), (whole: string, name: string) => resolve(name, ctx, channel) ?? whole);
+  const t = templateOf(text);
+  let out = t.literals[0]!;
+  for (let i = 0; i < t.names.length; i++) out += (resolve(t.names[i]!, ctx, channel) ?? t.wholes[i]!) + t.literals[i + 1]!;
+  return out;
 }
 
 /**

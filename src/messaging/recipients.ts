@@ -59,17 +59,16 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
   // accepting a 10,000-recipient batch (bench/batch.ts). Lists are mostly the account's contacts.
   const contacts = new Map<string, RecipientContact>();
   const looked = new Set<string>();
+  const digits: (string | null)[] = inputs.map((input) => (typeof input === 'string' && !opts.contact ? candidateDigits(input) : null));
   if (opts.contact) contacts.set(opts.contact.phone, opts.contact);
   else {
-    for (const input of inputs) {
-      const d = typeof input === 'string' ? candidateDigits(input) : null;
-      if (d !== null) looked.add(d);
-    }
+    for (const d of digits) if (d !== null) looked.add(d);
     for (const [phone, c] of await directory.findByPhones(tx, accountId, [...looked])) contacts.set(phone, c);
   }
 
-  for (const input of inputs) {
-    const d = typeof input === 'string' && !opts.contact ? candidateDigits(input) : null;
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i];
+    const d = digits[i]!;
     const known = d !== null ? contacts.get(d) : undefined;
     const n = known ? ({ ok: true, e164: `+${known.phone}`, digits: known.phone, country: known.country } as const) : normalizePhone(input);
     if (!n.ok) {
@@ -142,7 +141,7 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
       rejected.push({ phoneNumber: c.e164, code: 'CONTACT_DISABLED', reason: 'The contact is disabled or opted out (send with skipDisabled:false to override where lawful)' });
       continue;
     }
-    accepted.push({ ...c, contact });
+    accepted.push({ phone: c.phone, e164: c.e164, country: c.country, contact, testPhone: c.testPhone, smsOnly: c.smsOnly });
   }
   return { accepted, rejected, duplicates };
 }

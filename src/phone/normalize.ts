@@ -26,6 +26,8 @@ export const NON_GEOGRAPHIC_REGION = '001';
  * contact's phone) is exactly these digits, so callers can find known numbers without parsing.
  */
 export function candidateDigits(input: string): string | null {
+  // Most lists are E.164 already: no trimming or replacing needed.
+  if (E164.test(input)) return input.slice(1);
   let rest = input.trim().replace(SEPARATORS, '');
   if (rest.startsWith('+')) rest = rest.slice(1);
   else if (rest.startsWith('00')) rest = rest.slice(2);
@@ -33,6 +35,7 @@ export function candidateDigits(input: string): string | null {
 }
 
 const DIGITS = /^\d+$/;
+const E164 = /^\+\d+$/;
 
 /**
  * Normalises a phone number to E.164. Accepts `+49…`, `0049…` and bare digits, with spaces,

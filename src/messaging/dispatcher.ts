@@ -460,10 +460,14 @@ export class Dispatcher {
       for (const [accountId, milli] of credit) {
         await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
       }
+      const wanted = new Map<string, boolean>();
       for (const id of updated) {
         const before = byId.get(id)!;
         const after = afters.get(id)!;
-        if (after.status !== before.status) await this.events.statusChanged(tx, after, before.status);
+        if (after.status === before.status) continue;
+        let wants = wanted.get(after.account_id);
+        if (wants === undefined) wanted.set(after.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, after.account_id) : true));
+        if (wants) await this.events.statusChanged(tx, after, before.status);
       }
     });
   }

@@ -78,7 +78,9 @@ export class StatusService {
       // Receipts of one tick mostly carry the same change: one UPDATE per distinct patch.
       const groups = new Map<string, { patch: Partial<MessagesTable>; ids: string[] }>();
       for (const [id, patch] of patches) {
-        const key = JSON.stringify(Object.entries(patch).sort(([a], [b]) => a.localeCompare(b)));
+        // Patches come from nextStatus, so equal ones have their keys in the same order.
+        let key = '';
+        for (const k in patch) key += `${k}=${JSON.stringify(patch[k as keyof typeof patch])};`;
         const g = groups.get(key);
         if (g) g.ids.push(id);
         else groups.set(key, { patch, ids: [id] });

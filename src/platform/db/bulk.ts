@@ -23,10 +23,10 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
   const updated = new Set<string>();
   const groups = new Map<string, RowPatch[]>();
   for (const p of patches) {
-    const key = Object.keys(p)
-      .filter((k) => k !== 'id' && p[k] !== undefined)
-      .sort()
-      .join(',');
+    // Patches built by one function have their keys in the same order: no sorting needed to
+    // group them (differently ordered equal patches merely land in separate statements).
+    let key = '';
+    for (const k in p) if (k !== 'id' && p[k] !== undefined) key += key === '' ? k : `,${k}`;
     if (key === '') continue;
     const g = groups.get(key);
     if (g) g.push(p);

@@ -305,21 +305,20 @@ export class Dispatcher {
     await yieldToEventLoop();
 
     if (rcs.length > 0) {
-      const outcomes = await this.handOver(rcs, async (list) =>
-        this.carriers.rcs.sendMany(
-          await Promise.all(
-            list.map(async (row) => ({
-              messageId: row.id,
-              accountId: row.account_id,
-              senderId: row.sendername_id,
-              senderName: await this.senderName(row.sendername_id),
-              to: `+${row.phone}`,
-              messageType: row.message_type ?? 'text',
-              content: parseJson<Record<string, unknown>>(row.content, {}),
-            })),
-          ),
-        ),
-      );
+      const outcomes = await this.handOver(rcs, async (list) => {
+        const names = await this.senderNamesOf(list.map((row) => row.sendername_id));
+        return this.carriers.rcs.sendMany(
+          list.map((row) => ({
+            messageId: row.id,
+            accountId: row.account_id,
+            senderId: row.sendername_id,
+            senderName: names.get(row.sendername_id)!,
+            to: `+${row.phone}`,
+            messageType: row.message_type ?? 'text',
+            content: parseJson<Record<string, unknown>>(row.content, {}),
+          })),
+        );
+      });
       rcs.forEach((row, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) updates.push(this.sent(row, outcome.carrierMessageId, 'RCS'));
@@ -345,26 +344,27 @@ export class Dispatcher {
       handOver.push({ job, fallback });
     }
     if (handOver.length > 0) {
-      const outcomes = await this.handOver(handOver, async (list) =>
-        this.carriers.sms.sendMany(
-          await Promise.all(
-            list.map(async ({ job, fallback }) => {
-              const text = fallback ? job.row.fallback_text! : job.row.text;
-              const senderId = fallback ? fallback.sendernameId : job.row.sendername_id;
-              return {
-                messageId: job.row.id,
-                accountId: job.row.account_id,
-                senderId,
-                senderName: await this.senderName(senderId),
-                to: `+${job.row.phone}`,
-                text,
-                parts: splitSms(text).map((p) => p.text),
-                encoding: fallback ? analyzeSms(text).encoding : ((job.row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode'),
-              };
-            }),
-          ),
-        ),
-      );
+      const outcomes = await this.handOver(handOver, async (list) => {
+        const senderOf = ({ job, fallback }: (typeof list)[number]) => (fallback ? fallback.sendernameId : job.row.sendername_id);
+        const names = await this.senderNamesOf(list.map(senderOf));
+        return this.carriers.sms.sendMany(
+          list.map((item) => {
+            const { job, fallback } = item;
+            const text = fallback ? job.row.fallback_text! : job.row.text;
+            const senderId = senderOf(item);
+            return {
+              messageId: job.row.id,
+              accountId: job.row.account_id,
+              senderId,
+              senderName: names.get(senderId)!,
+              to: `+${job.row.phone}`,
+              text,
+              parts: splitSms(text).map((p) => p.text),
+              encoding: fallback ? analyzeSms(text).encoding : ((job.row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode'),
+            };
+          }),
+        );
+      });
       for (let i = 0; i < handOver.length; i++) {
         const { job, fallback } = handOver[i]!;
         const outcome = outcomes[i]!;
@@ -472,8 +472,11 @@ export class Dispatcher {
     });
   }
 
-  private async senderName(id: string): Promise<string> {
-    return (await this.sender(id)).name;
+  /** Display names of the senders of a round, looked up once per sender rather than once per message. */
+  private async senderNamesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const id of ids) if (!names.has(id)) names.set(id, (await this.sender(id)).name);
+    return names;
   }
 
   private async sender(id: string): Promise<{ name: string; isTest: boolean }> {

@@ -4,7 +4,7 @@ import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from '
 import { FakeClock } from '../../../src/platform/clock.js';
 import { createLogger } from '../../../src/platform/logger.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
-import { creditsOf, de, messageRow, simRows } from './util.js';
+import { creditsOf, de, messageRow, simRows, waitFor } from './util.js';
 
 /**
  * The durable queue under the REST API, driven by hand with a fake clock: per-sender throughput,
@@ -195,5 +195,84 @@ describe('the simulated network', () => {
     expect((await messageRow(t, id!))!.status).toBe('READ');
     const after = (await simRows(t, id!))[0]!;
     expect(after).toMatchObject({ deliver_due: null, read_due: null, delivered_at: clock.now(), read_at: clock.now() });
+  });
+});
+
+describe('messages adopted at accept (leased as they are written)', () => {
+  it('are sent from memory without a second claim, and a graceful stop gives back the leases of those not sent yet', async () => {
+    const ids = await queueBatch(Array.from({ length: 5 }, () => fresh()), acc.senders.rcs, { batchSize: 1000, delayMs: 0 });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let handedOver!: () => void;
+    const firstHandOver = new Promise<void>((r) => (handedOver = r));
+    const sim = t.ctx.carriers;
+    const d = dispatcher(
+      withRcs(async (ms) => {
+        handedOver();
+        await released;
+        return sim.rcs.sendMany(ms);
+      }),
+      { claimLimit: 2 },
+    );
+    expect(d.leaseForNewMessages(acc.senders.rcs, 5).count).toBe(0); // not running: nothing is adopted
+    d.start();
+    try {
+      const lease = d.leaseForNewMessages(acc.senders.rcs, 5);
+      expect(lease.count).toBe(5);
+      // What SendService writes for messages due now: the lease and the first attempt.
+      await t.ctx.db.updateTable('messages').set({ lease_until: lease.leaseUntil, attempts: 1 }).where('id', 'in', ids).execute();
+      const rows = await t.ctx.db.selectFrom('messages').selectAll().where('id', 'in', ids).orderBy('id').execute();
+      d.adopt(rows);
+      await firstHandOver; // the first round of two is at the carrier
+    } finally {
+      const stopping = d.stop();
+      release();
+      await stopping;
+    }
+    const after = await t.ctx.db.selectFrom('messages').select(['id', 'status', 'pending', 'lease_until', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
+    expect(after.slice(0, 2)).toEqual(ids.slice(0, 2).map((id) => ({ id, status: 'SENT', pending: 0, lease_until: null, attempts: 1 })));
+    // Not sent before the stop: released for the next start, the attempt not counted.
+    expect(after.slice(2)).toEqual(ids.slice(2).map((id) => ({ id, status: 'SENDING', pending: 1, lease_until: null, attempts: 0 })));
+    // A plain claim picks them up.
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(3);
+    for (const id of ids) expect(await simRows(t, id)).toHaveLength(1);
+  });
+
+  it('a row whose lease is about to run out is left to the normal claim instead of being sent from memory', async () => {
+    const [id] = await queueBatch([fresh()]);
+    const d = dispatcher(t.ctx.carriers);
+    d.start();
+    try {
+      await t.ctx.db.updateTable('messages').set({ lease_until: clock.now() + 1000, attempts: 1 }).where('id', '=', id!).execute();
+      d.adopt(await t.ctx.db.selectFrom('messages').selectAll().where('id', '=', id!).execute());
+      expect(await d.tick()).toBe(0); // dropped from memory; the lease still holds in the table
+    } finally {
+      await d.stop();
+    }
+    expect((await messageRow(t, id!))!).toMatchObject({ status: 'SENDING', pending: 1 });
+    clock.advance(1001);
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+    expect((await messageRow(t, id!))!).toMatchObject({ status: 'SENT', attempts: 2 });
+  });
+});
+
+describe('a batch through the running server', () => {
+  it('every message of a batch is handed over once, on its first attempt', async () => {
+    const live = await startTestServer();
+    try {
+      const a = await live.createAccount();
+      const phones = Array.from({ length: 50 }, (_, i) => de(9000 + i));
+      const r = await live.api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Hi {{contact_phone}}' }, sendernameId: a.senders.rcs, batchSize: 1000, delayMs: 0 }, { key: a.apiKey });
+      expect(r.status).toBe(202);
+      const rows = await waitFor(
+        () => live.ctx.db.selectFrom('messages').select(['id', 'status', 'attempts', 'pending']).where('job_id', '=', r.body.jobId).execute(),
+        { until: (rs) => rs.length === 50 && rs.every((m) => m.pending === 0), what: 'the batch to be sent' },
+      );
+      expect(rows.every((m) => m.attempts === 1 && ['SENT', 'DELIVERED', 'READ'].includes(m.status))).toBe(true);
+      const sims = await live.ctx.db.selectFrom('sim_messages').select('message_id').where('message_id', 'in', rows.map((m) => m.id)).execute();
+      expect(sims).toHaveLength(50);
+    } finally {
+      await live.close();
+    }
   });
 });

@@ -123,9 +123,9 @@ export async function run(options: { recipients?: number; print?: boolean } = {}
     if (!(await waitAllSent(warm.body.jobId, 500, 30_000))) throw new Error('warm-up batch did not finish');
     await sleep(300); // let the receipts of the warm-up drain
 
-    let peakRss = process.memoryUsage().rss;
+    let peakRss = process.memoryUsage.rss();
     const sampleRss = () => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
     };
     const payload = body(N, 0);
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : null;

@@ -440,22 +440,19 @@ export class Dispatcher {
     if (updates.length === 0) return;
     const byId = new Map(rows.map((r) => [r.id, r]));
     await this.db.transaction().execute(async (tx) => {
-      const afters = new Map<string, MessagesTable>();
-      const patches = updates.map((u) => {
+      const patchOf = new Map<string, Update>();
+      for (const u of updates) {
         const before = byId.get(u.id)!;
-        const patch: Update = { ...u };
         // A message that never left is not charged.
-        if (patch.status === 'FAILED' && (before.credits_cost_milli ?? 0) !== 0) patch.credits_cost_milli = 0;
-        afters.set(u.id, { ...before, ...patch } as MessagesTable);
-        return patch as RowPatch;
-      });
-      const updated = await updateRowsById(tx, 'messages', patches, sql`pending = 1`);
+        patchOf.set(u.id, u.status === 'FAILED' && (before.credits_cost_milli ?? 0) !== 0 ? { ...u, credits_cost_milli: 0 } : u);
+      }
+      const updated = await updateRowsById(tx, 'messages', [...patchOf.values()] as RowPatch[], sql`pending = 1`);
       const credit = new Map<string, number>();
       for (const id of updated) {
         const before = byId.get(id)!;
-        const after = afters.get(id)!;
-        const giveBack = (before.credits_cost_milli ?? 0) - (after.credits_cost_milli ?? 0);
-        if (giveBack !== 0) credit.set(after.account_id, (credit.get(after.account_id) ?? 0) + giveBack);
+        const patch = patchOf.get(id)!;
+        const giveBack = patch.credits_cost_milli === undefined ? 0 : (before.credits_cost_milli ?? 0) - (patch.credits_cost_milli ?? 0);
+        if (giveBack !== 0) credit.set(before.account_id, (credit.get(before.account_id) ?? 0) + giveBack);
       }
       for (const [accountId, milli] of credit) {
         await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
@@ -463,11 +460,11 @@ export class Dispatcher {
       const wanted = new Map<string, boolean>();
       for (const id of updated) {
         const before = byId.get(id)!;
-        const after = afters.get(id)!;
-        if (after.status === before.status) continue;
-        let wants = wanted.get(after.account_id);
-        if (wants === undefined) wanted.set(after.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, after.account_id) : true));
-        if (wants) await this.events.statusChanged(tx, after, before.status);
+        const patch = patchOf.get(id)!;
+        if (patch.status === undefined || patch.status === before.status) continue;
+        let wants = wanted.get(before.account_id);
+        if (wants === undefined) wanted.set(before.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, before.account_id) : true));
+        if (wants) await this.events.statusChanged(tx, { ...before, ...patch } as MessagesTable, before.status);
       }
     });
   }

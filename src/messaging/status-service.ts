@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CarrierEvent } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
@@ -54,11 +55,10 @@ export class StatusService {
       // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
       const rows = new Map<string, StatusFields>();
-      for (let i = 0; i < ids.length; i += CHUNK) {
-        const part = await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
-        for (const r of part) rows.set(r.id, r);
-      }
-      const before = new Map<string, StatusFields>();
+      for (const r of await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', idList(ids)).execute()) rows.set(r.id, r);
+      // The rows are this call's own copies: they are updated in place as events apply, so the
+      // next event of the same message sees the new state (no object copies per event).
+      const before = new Map<string, { status: MessageStatus; accountId: string }>();
       const patches = new Map<string, Partial<MessagesTable>>();
       for (const i of statusIdx) {
         const event = events[i] as StatusEvent;
@@ -70,9 +70,11 @@ export class StatusService {
         }
         const patch = nextStatus(row, event);
         if (!patch) continue;
-        if (!before.has(row.id)) before.set(row.id, row);
-        rows.set(row.id, { ...row, ...patch } as StatusFields);
-        patches.set(row.id, { ...patches.get(row.id), ...patch });
+        if (!before.has(row.id)) before.set(row.id, { status: row.status, accountId: row.account_id });
+        Object.assign(row, patch);
+        const merged = patches.get(row.id);
+        if (merged) Object.assign(merged, patch);
+        else patches.set(row.id, patch);
       }
       if (patches.size === 0) return;
       // Receipts of one tick mostly carry the same change: one UPDATE per distinct patch.
@@ -86,15 +88,13 @@ export class StatusService {
         else groups.set(key, { patch, ids: [id] });
       }
       for (const { patch, ids: groupIds } of groups.values()) {
-        for (let i = 0; i < groupIds.length; i += CHUNK) {
-          await tx.updateTable('messages').set(patch).where('id', 'in', groupIds.slice(i, i + CHUNK)).execute();
-        }
+        await tx.updateTable('messages').set(patch).where('id', 'in', idList(groupIds)).execute();
       }
       const wanted = new Map<string, boolean>();
       const changed: string[] = [];
-      for (const [id, row] of before) {
-        let wants = wanted.get(row.account_id);
-        if (wants === undefined) wanted.set(row.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, row.account_id) : true));
+      for (const [id, was] of before) {
+        let wants = wanted.get(was.accountId);
+        if (wants === undefined) wanted.set(was.accountId, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, was.accountId) : true));
         if (wants) changed.push(id);
       }
       for (let i = 0; i < changed.length; i += CHUNK) {
@@ -110,6 +110,12 @@ type StatusEvent = Extract<CarrierEvent, { kind: 'status' }>;
 const STATUS_FIELDS = ['id', 'account_id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
 type StatusFields = Pick<MessagesTable, (typeof STATUS_FIELDS)[number]>;
 const CHUNK = 500;
+
+/**
+ * `id IN (…)` for any number of ids as one JSON parameter (SQLite json_each): the statement text
+ * stays the same for every call, so it is compiled and prepared once.
+ */
+const idList = (ids: readonly string[]) => sql<string>`(select value from json_each(${JSON.stringify(ids)}))`;
 
 export function nextStatus(row: StatusFields, event: Extract<CarrierEvent, { kind: 'status' }>): Partial<MessagesTable> | null {
   if (row.status === 'FAILED' || row.pending === 1) return null;

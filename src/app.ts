@@ -4,7 +4,7 @@ import type { AppContext } from './context.js';
 import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
-import { mcpRouter } from './mcp/routes.js';
+import { mcpHandler } from './mcp/routes.js';
 import { previewPages } from './previews/page-routes.js';
 import { consoleFeeds } from './console/feeds.js';
 import { logRoutes } from './messaging/log-routes.js';
@@ -61,8 +61,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(requestLog(ctx.logger));
   const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
-  // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpRouter.
-  app.use(BASE.mcp, json, mcpRouter(ctx));
+  // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
+  app.all(BASE.mcp, json, mcpHandler(ctx));
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -47,11 +47,13 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unk
   return json;
 }
 
+const filterKey = (filter: ToolFilter) => `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
+
 const listCache = new Map<string, ListedTool[]>();
 
 /** The tools/list entries for a filter, built once per filter: JSON Schema generation is not free. */
 export function listedTools(filter: ToolFilter): ListedTool[] {
-  const key = `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
+  const key = filterKey(filter);
   let cached = listCache.get(key);
   if (!cached) {
     cached = selectTools(filter).map((t) => ({
@@ -64,6 +66,32 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
       _meta: { toolset: t.toolset, permissions: [...t.permissions] },
     }));
     listCache.set(key, cached);
+  }
+  return cached;
+}
+
+const listJsonCache = new Map<string, string>();
+
+/** The same entries as JSON, serialised once per filter (the full list is ~210 KB). */
+export function listedToolsJson(filter: ToolFilter): string {
+  const key = filterKey(filter);
+  let cached = listJsonCache.get(key);
+  if (cached === undefined) {
+    cached = JSON.stringify(listedTools(filter));
+    listJsonCache.set(key, cached);
+  }
+  return cached;
+}
+
+const servedCache = new Map<string, ReadonlyMap<string, ToolDef>>();
+
+/** The tools a filter serves, by name; built once per filter (there are few distinct filters). */
+export function servedTools(filter: ToolFilter): ReadonlyMap<string, ToolDef> {
+  const key = filterKey(filter);
+  let cached = servedCache.get(key);
+  if (!cached) {
+    cached = new Map(selectTools(filter).map((t) => [t.name, t]));
+    servedCache.set(key, cached);
   }
   return cached;
 }

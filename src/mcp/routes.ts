@@ -1,24 +1,35 @@
-import type { Request, Response, Router } from 'express';
-import express from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
-import { JsonResponseTransport } from './json-transport.js';
+import { answerDirect, directRequest } from './direct.js';
+import { checkPost, JsonResponseTransport } from './json-transport.js';
 import { buildMcpServer } from './server.js';
 
+const NO_FILTER = parseToolFilter({});
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+// Parsed once, not per request; keyed by the text because listen() fixes the URL after the app is built.
+let publicUrlCache: { text: string; host: string; origin: string } | null = null;
+function parsedPublicUrl(text: string): { host: string; origin: string } {
+  if (publicUrlCache?.text !== text) {
+    const url = new URL(text);
+    publicUrlCache = { text, host: url.host.toLowerCase(), origin: url.origin };
+  }
+  return publicUrlCache;
+}
 
 /**
  * DNS-rebinding guard (MCP transport security): the Host must be this server's public host or a
  * loopback name, and an Origin, when a browser sends one, must be this server's origin or loopback.
  */
 export function hostAllowed(req: Request, publicUrl: string): boolean {
-  const pub = new URL(publicUrl);
+  const pub = parsedPublicUrl(publicUrl);
   const host = (req.headers.host ?? '').toLowerCase();
   const hostname = host.replace(/:\d+$/, '');
-  if (host !== pub.host.toLowerCase() && !LOOPBACK_HOSTS.has(hostname)) return false;
+  if (host !== pub.host && !LOOPBACK_HOSTS.has(hostname)) return false;
   const origin = req.headers.origin;
   if (origin === undefined || origin === 'null') return origin === undefined;
   try {
@@ -42,13 +53,19 @@ function calledTools(body: unknown): string[] {
   return out;
 }
 
+/** Written directly: express's res.json adds freshness and ETag work a JSON-RPC answer never needs. */
+function writeJson(res: Response, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 /**
  * POST /mcp: Streamable HTTP, stateless, answered with JSON (no sessions, no SSE stream, so GET
- * and DELETE are 405 as the transport specification allows).
+ * and DELETE are 405 as the transport specification allows). A plain handler for every method,
+ * mounted with app.all: a Router of its own would add a routing level to every call.
  */
-export function mcpRouter(ctx: AppContext): Router {
-  const router = express.Router();
-  router.all('/', async (req: Request, res: Response) => {
+export function mcpHandler(ctx: AppContext): RequestHandler {
+  return async (req: Request, res: Response) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
     if (!hostAllowed(req, ctx.config.publicUrl)) {
@@ -66,7 +83,8 @@ export function mcpRouter(ctx: AppContext): Router {
       res.status(405).json(errorBody(new AppError('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: use POST (no SSE stream, no sessions)')));
       return;
     }
-    const filter = parseToolFilter(req.query as Record<string, unknown>);
+    // Most connections use the bare endpoint: no query string to parse then.
+    const filter = req.url.includes('?') ? parseToolFilter(req.query as Record<string, unknown>) : NO_FILTER;
     // OAuth clients can ask the person for more scopes: a token lacking a tool's permission gets
     // the HTTP 403 insufficient_scope challenge. API keys get a tool error naming the permission.
     if (principal.via === 'oauth') {
@@ -78,20 +96,26 @@ export function mcpRouter(ctx: AppContext): Router {
         }
       }
     }
+    const checked = checkPost(req.body, { accept: req.headers.accept, protocolVersion: req.headers['mcp-protocol-version'] as string | undefined });
+    if ('refused' in checked) {
+      writeJson(res, checked.refused.status, JSON.stringify(checked.refused.body));
+      return;
+    }
+    const direct = directRequest(checked.messages, checked.batch);
+    if (direct) {
+      writeJson(res, 200, await answerDirect(ctx, principal, filter, direct));
+      return;
+    }
     const server = buildMcpServer(ctx, principal, filter);
     const transport = new JsonResponseTransport();
     await server.connect(transport);
     // Every request has been answered when exchange resolves; the server and transport are then
     // simply dropped (closing would only build a "connection closed" error nobody reads).
-    const answer = await transport.exchange(req.body, { accept: req.headers.accept, protocolVersion: req.get('mcp-protocol-version') });
+    const answer = await transport.exchange(checked);
     if (answer.body === undefined) {
       res.status(answer.status).end();
       return;
     }
-    // Written directly: express's res.json adds freshness and ETag work a JSON-RPC answer never needs.
-    const text = JSON.stringify(answer.body);
-    res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
-  });
-  return router;
+    writeJson(res, answer.status, JSON.stringify(answer.body));
+  };
 }

@@ -44,7 +44,7 @@ export function toolError(err: AppError, nextStep?: string): CallToolResult {
       ...(err.details?.length ? { details: err.details } : {}),
     },
   };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 export function isCallerError(err: unknown): err is AppError {

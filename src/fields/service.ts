@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isBuiltinMergeField } from '../merge/fields.js';
 import { toIso, type Clock } from '../platform/clock.js';
+import { selectCompiledOnce } from '../platform/compiled-query.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import type { CustomFieldsTable } from '../platform/db/tables/address-book.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
@@ -95,7 +96,8 @@ export class FieldsService {
 
   /** The tags of every definition of the account, as defined (for merge-field warnings). */
   async tags(accountId: string, tx: DbOrTx = this.db): Promise<Set<string>> {
-    const rows = await tx.selectFrom('custom_fields').select('tag').where('account_id', '=', accountId).execute();
+    // Compiled once: every content validation (rcs_validate, previews, sends) asks for these.
+    const rows = await selectCompiledOnce(tx, 'custom_fields.tags', [accountId], () => tx.selectFrom('custom_fields').select('tag').where('account_id', '=', accountId));
     return new Set(rows.map((r) => r.tag));
   }
 

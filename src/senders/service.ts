@@ -3,6 +3,7 @@ import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
+import { selectCompiledOnce } from '../platform/compiled-query.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
@@ -10,7 +11,10 @@ import { CreateSenderSchema, type CreateSenderInput, type Sendername, type Sende
 
 const digitsOnly = (p: string) => p.replace(/^\+/, '').replace(/^00/, '');
 
-export const toSendername = (row: SendersTable): Sendername => ({
+/** The columns a Sendername is made of (not the account, not the carrier configuration). */
+const SENDERNAME_COLUMNS = ['id', 'name', 'type', 'status', 'is_default', 'is_test', 'supports_conversation_billing', 'rejection_reason', 'test_phones', 'stop_keyword', 'created_at'] as const;
+
+export const toSendername = (row: Pick<SendersTable, (typeof SENDERNAME_COLUMNS)[number]>): Sendername => ({
   id: row.id,
   name: row.name,
   type: row.type,
@@ -55,10 +59,16 @@ export class SendersService {
     return toSendername(row);
   }
 
+  /**
+   * Compiled once per shape, and only the columns shown: list_sendernames is the read assistants
+   * call most (bench/mcp.ts), and the SQLite driver builds every row object column by column.
+   */
   async list(accountId: string, type?: SenderType): Promise<Sendername[]> {
-    let q = this.db.selectFrom('senders').selectAll().where('account_id', '=', accountId);
-    if (type) q = q.where('type', '=', type);
-    const rows = await q.orderBy('type').orderBy('is_default', 'desc').orderBy('created_at').execute();
+    const rows = await selectCompiledOnce(this.db, type ? 'senders.list|type' : 'senders.list', type ? [accountId, type] : [accountId], () => {
+      let q = this.db.selectFrom('senders').select(SENDERNAME_COLUMNS).where('account_id', '=', accountId);
+      if (type) q = q.where('type', '=', type);
+      return q.orderBy('type').orderBy('is_default', 'desc').orderBy('created_at');
+    });
     return rows.map(toSendername);
   }
 

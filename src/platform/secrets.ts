@@ -1,10 +1,11 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
 
 /** Random tokens (API keys, session ids, unsubscribe tokens) are stored only as this hash. */
-export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+// crypto.hash (Node ≥ 20.12) is the one-shot form: no Hash object per call; every API request hashes its key.
+export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
 
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 

@@ -85,15 +85,25 @@ export class Dispatcher {
     await this.loop.stop();
     // Adopted messages not sent yet give their lease back, so a restart sends them at once
     // instead of after the lease. (After a crash nothing runs here: the lease simply runs out.)
-    const left = this.adopted.map((r) => r.id);
+    // Only where the lease is still the one adopted: a row whose lease ran out may belong to a
+    // claim by now.
+    const byLease = new Map<number, string[]>();
+    for (const r of this.adopted) {
+      const list = byLease.get(r.lease_until ?? 0) ?? [];
+      list.push(r.id);
+      byLease.set(r.lease_until ?? 0, list);
+    }
     this.adopted = [];
-    for (let i = 0; i < left.length; i += 500) {
-      await this.db
-        .updateTable('messages')
-        .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
-        .where('id', 'in', left.slice(i, i + 500))
-        .where('pending', '=', 1)
-        .execute();
+    for (const [lease, ids] of byLease) {
+      for (let i = 0; i < ids.length; i += 500) {
+        await this.db
+          .updateTable('messages')
+          .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
+          .where('id', 'in', ids.slice(i, i + 500))
+          .where('pending', '=', 1)
+          .where('lease_until', '=', lease)
+          .execute();
+      }
     }
   }
 

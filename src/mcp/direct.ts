@@ -8,11 +8,12 @@ import { callTool } from './tool-call.js';
  * The two methods assistants call all the time, tools/call and tools/list, answered without the
  * SDK's Protocol. Per request the SDK parses each message against four zod schemas (three of them
  * failing type guards, which is the expensive case), the tools/call params twice and the result
- * once, and builds an AbortController; with a Server per request that was about a third of the
- * time of a read tool call (bench/mcp.ts). Only a single request whose envelope and params the
- * SDK's schemas certainly accept takes this path, so it answers exactly what the SDK would; anything
- * else — initialize, ping, notifications, batches, task-augmented calls, malformed or unusual
- * params — goes to the SDK's Server (server.ts), whose answers and errors stay the SDK's.
+ * once, and builds an AbortController; with a Server per request that cost about as much as the
+ * database read of list_sendernames itself (bench/mcp.ts). Only a single request whose envelope
+ * and params the SDK's schemas certainly accept takes this path, so it answers exactly what the
+ * SDK would; anything else — initialize, ping, notifications, batches, task-augmented calls,
+ * malformed or unusual params — goes to the SDK's Server (server.ts), whose answers and errors
+ * stay the SDK's.
  */
 
 /** A request the direct path answers. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { isBuiltinMergeField } from '../merge/fields.js';
 import { toIso, type Clock } from '../platform/clock.js';
-import { selectCompiledOnce } from '../platform/compiled-query.js';
+import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import type { CustomFieldsTable } from '../platform/db/tables/address-book.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';

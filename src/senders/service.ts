@@ -3,7 +3,7 @@ import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
-import { selectCompiledOnce } from '../platform/compiled-query.js';
+import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';

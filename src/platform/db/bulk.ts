@@ -1,4 +1,5 @@
-import { CompiledQuery, sql, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
+import { runCompiledOnce } from './compiled-once.js';
 import type { DbOrTx } from './database.js';
 
 /** One row's new values, by id. */
@@ -65,24 +66,6 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
   return updated;
 }
 
-/**
- * Runs the statement of `shape` with `params`, compiling it with Kysely only the first time: a
- * statement of hundreds of rows costs more to compile than to run. The first compile checks that
- * Kysely's parameters are exactly `params` in order; if not, that shape is always compiled afresh.
- */
-async function runCompiledOnce<O>(db: DbOrTx, shape: string, params: unknown[], compile: () => CompiledQuery<O>): Promise<QueryResult<O>> {
-  const cached = compiledByShape.get(shape);
-  if (cached) return db.executeQuery<O>(CompiledQuery.raw(cached, params));
-  const compiled = compile();
-  if (cached === undefined) {
-    const same = compiled.parameters.length === params.length && compiled.parameters.every((p, i) => p === params[i]);
-    compiledByShape.set(shape, same ? compiled.sql : null);
-  }
-  return db.executeQuery<O>(compiled);
-}
-
-/** Compiled SQL of bulk statements by shape; null when re-binding was found unsafe for that shape. */
-const compiledByShape = new Map<string, string | null>();
 
 /**
  * Runs a multi-row statement (an INSERT of `rows`, optionally with ON CONFLICT / RETURNING) built

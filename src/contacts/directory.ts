@@ -1,3 +1,4 @@
+import { jsonList } from '../platform/db/sql.js';
 import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { DbOrTx } from '../platform/db/database.js';
@@ -60,7 +61,7 @@ export class ContactDirectory {
       select c.id, c.phone, c.country, c.first_name, c.last_name, c.email, c.disabled,
         (select json_group_object(f.tag, v.value) from contact_field_values v join custom_fields f on f.id = v.field_id where v.contact_id = c.id) as fields
       from contacts c
-      where c.account_id = ${accountId} and c.phone in (select value from json_each(${JSON.stringify(phones)}))`.execute(tx);
+      where c.account_id = ${accountId} and c.phone in ${jsonList(phones)}`.execute(tx);
     for (const r of rows) {
       result.set(r.phone, {
         id: r.id,

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { jsonList } from '../platform/db/sql.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
 import { cancelScheduledMessages } from '../messaging/log-service.js';
 import type { EngagementEvents } from './events.js';
@@ -19,7 +19,7 @@ export async function optedOutPhones(tx: DbOrTx, accountId: string, phones: read
     .selectFrom('opt_outs')
     .select('phone')
     .where('account_id', '=', accountId)
-    .where('phone', 'in', sql<string>`(select value from json_each(${JSON.stringify(phones)}))`)
+    .where('phone', 'in', jsonList(phones))
     .execute();
   for (const r of rows) out.add(r.phone);
   return out;

@@ -10,7 +10,7 @@ import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
-import type { MessageEvents } from './events.js';
+import { statusListenerCheck, type MessageEvents } from './events.js';
 import { smsPrice } from './pricing.js';
 
 export interface DispatcherOptions {
@@ -155,9 +155,7 @@ export class Dispatcher {
   leaseForNewMessages(senderId: string, count: number): { count: number; leaseUntil: number } {
     if (this.loop.isStopped) return { count: 0, leaseUntil: 0 };
     const now = this.clock.now();
-    const b = this.buckets.get(senderId);
-    const rate = this.options.perSenderPerSecond;
-    const available = b ? Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate) : rate;
+    const available = this.bucket(senderId, now).tokens;
     return { count: Math.max(0, Math.min(count, Math.floor(available), MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs };
   }
 
@@ -467,14 +465,12 @@ export class Dispatcher {
       for (const [accountId, milli] of credit) {
         await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
       }
-      const wanted = new Map<string, boolean>();
+      const listens = statusListenerCheck(this.events, tx);
       for (const id of updated) {
         const before = byId.get(id)!;
         const patch = patchOf.get(id)!;
         if (patch.status === undefined || patch.status === before.status) continue;
-        let wants = wanted.get(before.account_id);
-        if (wants === undefined) wanted.set(before.account_id, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, before.account_id) : true));
-        if (wants) await this.events.statusChanged(tx, { ...before, ...patch } as MessagesTable, before.status);
+        if (await listens(before.account_id)) await this.events.statusChanged(tx, { ...before, ...patch } as MessagesTable, before.status);
       }
     });
   }
@@ -496,14 +492,20 @@ export class Dispatcher {
     return info;
   }
 
-  private takeTokens(senderId: string, now: number, want = Infinity): number {
+  /** The sender's bucket, refilled up to now. */
+  private bucket(senderId: string, now: number): Bucket {
     const rate = this.options.perSenderPerSecond;
     const b = this.buckets.get(senderId) ?? { tokens: rate, at: now };
     b.tokens = Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate);
     b.at = now;
+    this.buckets.set(senderId, b);
+    return b;
+  }
+
+  private takeTokens(senderId: string, now: number, want = Infinity): number {
+    const b = this.bucket(senderId, now);
     const take = Math.floor(Math.min(b.tokens, want));
     b.tokens -= take;
-    this.buckets.set(senderId, b);
     return take;
   }
 

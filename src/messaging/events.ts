@@ -30,3 +30,16 @@ export class MessageEventHub implements MessageEvents {
     return false;
   }
 }
+
+/**
+ * Whether an account has a status listener, asked once per account within one transaction:
+ * a round of receipts or records touches thousands of messages of a few accounts.
+ */
+export function statusListenerCheck(events: MessageEvents, tx: Tx): (accountId: string) => Promise<boolean> {
+  const known = new Map<string, boolean>();
+  return async (accountId) => {
+    let wants = known.get(accountId);
+    if (wants === undefined) known.set(accountId, (wants = events.wantsStatusChanges ? await events.wantsStatusChanges(tx, accountId) : true));
+    return wants;
+  };
+}

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import { jsonList } from '../platform/db/sql.js';
 import type { CarrierEvent } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
-import type { MessageEvents } from './events.js';
+import { statusListenerCheck, type MessageEvents } from './events.js';
 
 /** Order of outbound progress; a receipt never moves a message backwards (READ stays READ). */
 const RANK: Partial<Record<MessageStatus, number>> = { SENDING: 0, SENT: 1, DELIVERED: 2, READ: 3 };
@@ -55,7 +55,7 @@ export class StatusService {
       // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
       const rows = new Map<string, StatusFields>();
-      for (const r of await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', idList(ids)).execute()) rows.set(r.id, r);
+      for (const r of await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(ids)).execute()) rows.set(r.id, r);
       // The rows are this call's own copies: they are updated in place as events apply, so the
       // next event of the same message sees the new state (no object copies per event).
       const before = new Map<string, { status: MessageStatus; accountId: string }>();
@@ -88,15 +88,11 @@ export class StatusService {
         else groups.set(key, { patch, ids: [id] });
       }
       for (const { patch, ids: groupIds } of groups.values()) {
-        await tx.updateTable('messages').set(patch).where('id', 'in', idList(groupIds)).execute();
+        await tx.updateTable('messages').set(patch).where('id', 'in', jsonList(groupIds)).execute();
       }
-      const wanted = new Map<string, boolean>();
+      const listens = statusListenerCheck(this.events, tx);
       const changed: string[] = [];
-      for (const [id, was] of before) {
-        let wants = wanted.get(was.accountId);
-        if (wants === undefined) wanted.set(was.accountId, (wants = this.events.wantsStatusChanges ? await this.events.wantsStatusChanges(tx, was.accountId) : true));
-        if (wants) changed.push(id);
-      }
+      for (const [id, was] of before) if (await listens(was.accountId)) changed.push(id);
       for (let i = 0; i < changed.length; i += CHUNK) {
         const full = await tx.selectFrom('messages').selectAll().where('id', 'in', changed.slice(i, i + CHUNK)).execute();
         for (const row of full) await this.events.statusChanged(tx, row, before.get(row.id)!.status);
@@ -110,12 +106,6 @@ type StatusEvent = Extract<CarrierEvent, { kind: 'status' }>;
 const STATUS_FIELDS = ['id', 'account_id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
 type StatusFields = Pick<MessagesTable, (typeof STATUS_FIELDS)[number]>;
 const CHUNK = 500;
-
-/**
- * `id IN (…)` for any number of ids as one JSON parameter (SQLite json_each): the statement text
- * stays the same for every call, so it is compiled and prepared once.
- */
-const idList = (ids: readonly string[]) => sql<string>`(select value from json_each(${JSON.stringify(ids)}))`;
 
 export function nextStatus(row: StatusFields, event: Extract<CarrierEvent, { kind: 'status' }>): Partial<MessagesTable> | null {
   if (row.status === 'FAILED' || row.pending === 1) return null;

@@ -1,3 +1,4 @@
+import { jsonList } from '../../platform/db/sql.js';
 import type { Clock } from '../../platform/clock.js';
 import { sql } from 'kysely';
 import { insertRowsAsJson } from '../../platform/db/bulk.js';
@@ -233,7 +234,7 @@ export class SimulatedNetwork implements Carriers {
   private async mark(ids: string[], set: Partial<SimMessagesTable>): Promise<void> {
     if (ids.length === 0) return;
     // The ids as one JSON parameter (json_each): one statement, prepared once, for any number.
-    await this.db.updateTable('sim_messages').set(set).where('id', 'in', sql<string>`(select value from json_each(${JSON.stringify(ids)}))`).execute();
+    await this.db.updateTable('sim_messages').set(set).where('id', 'in', jsonList(ids)).execute();
   }
 }
 

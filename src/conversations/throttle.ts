@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
+import { jsonList } from '../platform/db/sql.js';
 import type { RecipientThrottle } from '../messaging/recipients.js';
 
 export interface ThrottleOptions {
@@ -22,7 +23,6 @@ export interface RateLimitState {
   retryAfterMs: number;
 }
 
-const CHUNK = 900;
 /** Up to this many numbers are looked up directly. */
 const SMALL = 50;
 
@@ -74,18 +74,18 @@ export class RecipientRateLimiter implements RecipientThrottle {
         .execute();
       for (const r of rows) if (wanted.has(r.phone)) full.push(r.phone);
     } else {
-      for (let i = 0; i < phones.length; i += CHUNK) {
-        const rows = await tx
-          .selectFrom('messages')
-          .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
-          .where('account_id', '=', accountId)
-          .where('phone', 'in', phones.slice(i, i + CHUNK))
-          .where('direction', '=', 'OUTBOUND')
-          .where('created_at', '>', since)
-          .groupBy('phone')
-          .execute();
-        for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
-      }
+      // One statement for any number of phones; the (account_id, phone, created_at) index reads
+      // only each number's messages inside the window, however long its history is.
+      const rows = await tx
+        .selectFrom('messages')
+        .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
+        .where('account_id', '=', accountId)
+        .where('phone', 'in', jsonList(phones))
+        .where('direction', '=', 'OUTBOUND')
+        .where('created_at', '>', since)
+        .groupBy('phone')
+        .execute();
+      for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
     }
     for (const phone of full) {
       const state = await this.state(accountId, phone, tx, now);

@@ -7,6 +7,8 @@ import type { Clock } from '../platform/clock.js';
 import { listTimezones, resolveScheduleTime } from '../schedule/index.js';
 import type { TimezonesResponseSchema, ValidateScheduleTimeResponseSchema } from './schemas.js';
 
+const NO_TAGS: ReadonlySet<string> = new Set();
+
 interface Issue {
   path: string;
   code: string;
@@ -32,8 +34,13 @@ export class ValidationService {
 
   /** Content (and fallback) against every rule; the account's custom-field tags are known placeholders. */
   async validate(accountId: string, messageType: unknown, content: unknown, smsFallback?: unknown): Promise<ValidationResult> {
-    const knownMergeFields = await this.fields.tags(accountId);
-    return validateContent(messageType, content, { knownMergeFields, ...(smsFallback !== undefined ? { smsFallback } : {}) });
+    const fallback = smsFallback !== undefined ? { smsFallback } : {};
+    // The tags only ever silence unknown_merge_field warnings, so they are read only when a
+    // placeholder is not a built-in: most content (and the assistant's repeated rcs_validate
+    // calls) then needs no database read at all, and the result is the same either way.
+    const first = validateContent(messageType, content, { knownMergeFields: NO_TAGS, ...fallback });
+    if (!first.warnings.some((w) => w.code === 'unknown_merge_field')) return first;
+    return validateContent(messageType, content, { knownMergeFields: await this.fields.tags(accountId), ...fallback });
   }
 
   async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {

@@ -1,10 +1,14 @@
 import type { AppContext } from './context.js';
+import { startCheckpointer, type Checkpointer } from './platform/db/checkpointer.js';
 import { startSandboxSweeper } from './sandbox/service.js';
 
 const stops = new WeakMap<AppContext, () => void>();
+const checkpointers = new WeakMap<AppContext, Checkpointer>();
 
-/** Background work: carrier receipts, the dispatcher, webhook deliveries. Started after the HTTP server listens. */
+/** Background work: carrier receipts, the dispatcher, webhook deliveries, WAL checkpoints. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
+  const checkpointer = startCheckpointer(ctx.config.databaseFile, { writer: ctx.database.raw, onError: (err) => ctx.logger.warn({ err }, 'WAL checkpoint thread') });
+  if (checkpointer) checkpointers.set(ctx, checkpointer);
   await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
   ctx.dispatcher.start();
   // Webhook deliveries: the outbox is in the database, so whatever was pending before a restart is posted now.
@@ -18,4 +22,6 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.dispatcher.stop();
   await ctx.services.webhooks.worker.stop();
   await ctx.carriers.stop();
+  await checkpointers.get(ctx)?.stop();
+  checkpointers.delete(ctx);
 }

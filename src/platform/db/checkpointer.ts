@@ -18,7 +18,7 @@ export interface CheckpointerOptions {
    * The application's connection. While the thread runs, its auto-checkpoint is raised from
    * `wal_autocheckpoint` to a backstop of BACKSTOP_PAGES, and put back on stop.
    */
-  writer?: { pragma(source: string, options?: { simple: boolean }): unknown };
+  writer?: { readonly open: boolean; pragma(source: string, options?: { simple: boolean }): unknown };
   onCheckpoint?: (r: CheckpointResult) => void;
   onError?: (err: Error) => void;
 }
@@ -83,10 +83,8 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   const worker = new Worker(THREAD, {
     eval: true,
     workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 1000 },
-    // Nothing in the thread should keep the process alive on its own.
-    stdout: false,
-    stderr: false,
   });
+  // The thread alone does not keep the process alive.
   worker.unref();
   const writer = options.writer;
   const ownThreshold = writer ? Number(writer.pragma('wal_autocheckpoint', { simple: true })) : 0;
@@ -106,7 +104,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
         const timeout = setTimeout(() => void worker.terminate(), 5000);
         await exited;
         clearTimeout(timeout);
-        writer?.pragma(`wal_autocheckpoint = ${ownThreshold}`);
+        if (writer?.open) writer.pragma(`wal_autocheckpoint = ${ownThreshold}`);
       })();
       return stopping;
     },

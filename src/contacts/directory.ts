@@ -1,5 +1,4 @@
-import { jsonList } from '../platform/db/sql.js';
-import { sql } from 'kysely';
+import { jsonList, jsonObjectAgg, selectRowsViaJson } from '../platform/db/sql.js';
 import type { Clock } from '../platform/clock.js';
 import type { DbOrTx } from '../platform/db/database.js';
 import { newContactRow } from './service.js';
@@ -30,6 +29,8 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
 
 /** One contact as findByPhones reads it: id, phone, country, first, last, email, disabled, fields. */
 type ContactTuple = [string, string, string, string | null, string | null, string | null, number, Record<string, string> | null];
+const CONTACT_COLUMNS = ['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled', 'fields'] as const;
+const FIELDS_COLUMN: ReadonlySet<string> = new Set(['fields']);
 
 /**
  * Bulk contact access for sends: look-ups by phone for up to 10,000 recipients in a few queries,
@@ -41,21 +42,28 @@ export class ContactDirectory {
 
   /**
    * Contacts of these phones with their custom fields, in one statement for any number of phones:
-   * the list travels as one JSON parameter (json_each) instead of thousands of bound values, and
-   * the answer comes back as one JSON array of rows, each with its custom fields as an object.
-   * One JSON.parse of that array costs a third of what 10,000 result rows of eight columns cost
-   * through the driver (measured: ~25 ms against ~80 ms for 10,000 contacts). SQLite's JSON
-   * functions; the PostgreSQL equivalents are jsonb_array_elements_text, jsonb_agg and jsonb_object_agg.
+   * the list travels as one JSON parameter (jsonList) instead of thousands of bound values, each
+   * contact's custom fields come back as one JSON object, and the rows as one JSON array
+   * (selectRowsViaJson: a third of the cost of 10,000 driver rows).
    */
   async findByPhones(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<Map<string, RecipientContact>> {
     const result = new Map<string, RecipientContact>();
     if (phones.length === 0) return result;
-    const { rows } = await sql<{ rows: string }>`
-      select json_group_array(json_array(c.id, c.phone, c.country, c.first_name, c.last_name, c.email, c.disabled,
-        json((select json_group_object(f.tag, v.value) from contact_field_values v join custom_fields f on f.id = v.field_id where v.contact_id = c.id)))) as rows
-      from contacts c
-      where c.account_id = ${accountId} and c.phone in ${jsonList(phones)}`.execute(tx);
-    for (const [id, phone, country, firstName, lastName, email, disabled, fields] of JSON.parse(rows[0]!.rows) as ContactTuple[]) {
+    const query = tx
+      .selectFrom('contacts as c')
+      .select(['c.id', 'c.phone', 'c.country', 'c.first_name', 'c.last_name', 'c.email', 'c.disabled'])
+      .select((eb) =>
+        eb
+          .selectFrom('contact_field_values as v')
+          .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
+          .select(jsonObjectAgg('f.tag', 'v.value').as('fields'))
+          .whereRef('v.contact_id', '=', 'c.id')
+          .as('fields'),
+      )
+      .where('c.account_id', '=', accountId)
+      .where('c.phone', 'in', jsonList(phones));
+    const rows = await selectRowsViaJson<ContactTuple>(tx, query, CONTACT_COLUMNS, FIELDS_COLUMN);
+    for (const [id, phone, country, firstName, lastName, email, disabled, fields] of rows) {
       result.set(phone, { id, phone, country, firstName, lastName, email, disabled: disabled === 1, customFields: fields ?? {} });
     }
     return result;

@@ -1,4 +1,4 @@
-import { jsonList } from '../platform/db/sql.js';
+import { jsonList, selectRowsViaJson } from '../platform/db/sql.js';
 import type { CarrierEvent } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
@@ -55,7 +55,10 @@ export class StatusService {
       // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
       const rows = new Map<string, StatusFields>();
-      for (const r of await tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(ids)).execute()) rows.set(r.id, r);
+      const query = tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(ids));
+      for (const [id, account_id, status, pending, sent_at, delivered_at, read_at] of await selectRowsViaJson<StatusTuple>(tx, query, STATUS_FIELDS)) {
+        rows.set(id, { id, account_id, status, pending, sent_at, delivered_at, read_at });
+      }
       // The rows are this call's own copies: they are updated in place as events apply, so the
       // next event of the same message sees the new state (no object copies per event).
       const before = new Map<string, { status: MessageStatus; accountId: string }>();
@@ -105,6 +108,7 @@ export class StatusService {
 type StatusEvent = Extract<CarrierEvent, { kind: 'status' }>;
 const STATUS_FIELDS = ['id', 'account_id', 'status', 'pending', 'sent_at', 'delivered_at', 'read_at'] as const;
 type StatusFields = Pick<MessagesTable, (typeof STATUS_FIELDS)[number]>;
+type StatusTuple = [string, string, MessageStatus, number, number | null, number | null, number | null];
 const CHUNK = 500;
 
 export function nextStatus(row: StatusFields, event: Extract<CarrierEvent, { kind: 'status' }>): Partial<MessagesTable> | null {

@@ -7,7 +7,11 @@ const checkpointers = new WeakMap<AppContext, Checkpointer>();
 
 /** Background work: carrier receipts, the dispatcher, webhook deliveries, WAL checkpoints. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
-  const checkpointer = startCheckpointer(ctx.config.databaseFile, { writer: ctx.database.raw, onError: (err) => ctx.logger.warn({ err }, 'WAL checkpoint thread') });
+  const checkpointer = startCheckpointer(ctx.config.databaseFile, {
+    writer: ctx.database.raw,
+    onCheckpoint: (r) => ctx.logger.debug({ walFrames: r.log, checkpointed: r.checkpointed, busy: r.busy }, 'WAL checkpoint'),
+    onError: (err) => ctx.logger.warn({ err }, 'WAL checkpoint thread'),
+  });
   if (checkpointer) checkpointers.set(ctx, checkpointer);
   await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
   ctx.dispatcher.start();

@@ -45,6 +45,20 @@ describe('startCheckpointer', () => {
     expect(db.prepare('select count(*) as n from t').get()).toEqual({ n: 2000 });
   });
 
+  it('reports a pass only when the WAL changed since the last one', async () => {
+    const seen: CheckpointResult[] = [];
+    write(100); // before the thread starts, so that its first pass sees all of it
+    const ck = startCheckpointer(file, { intervalMs: 10, onCheckpoint: (r) => seen.push(r) })!;
+    const deadline = Date.now() + 10_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 150)); // ~15 idle passes
+    expect(seen).toHaveLength(1);
+    write(100);
+    while (seen.length === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await ck.stop();
+    expect(seen.length).toBe(2);
+  });
+
   it("raises the writer's own auto-checkpoint to the backstop while it runs and puts it back on stop", async () => {
     const ck = startCheckpointer(file, { writer: db, intervalMs: 1000 })!;
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(BACKSTOP_PAGES);

@@ -42,11 +42,15 @@ try {
   // Errors of the driver's own class lose their message crossing threads: send it as text.
   report(err);
 }
+let last = '';
 const checkpoint = () => {
   if (!db) return;
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (r.log > 0) parentPort.postMessage({ kind: 'checkpoint', result: r });
+    // Reported when the WAL changed since the last pass: an idle database says nothing.
+    const now = r.log + '/' + r.checkpointed + '/' + r.busy;
+    if (r.log > 0 && now !== last) parentPort.postMessage({ kind: 'checkpoint', result: r });
+    last = now;
   } catch (err) {
     report(err);
   }

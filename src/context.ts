@@ -5,6 +5,7 @@ import { LoginService } from './accounts/login.js';
 import { SessionsService } from './accounts/sessions.js';
 import { UsersService } from './accounts/users.js';
 import { type Clock, systemClock } from './platform/clock.js';
+import { changeStampOf } from './platform/db/change-stamp.js';
 import { openDatabase, type Db, type OpenDb } from './platform/db/database.js';
 import type { CredentialResolver } from './platform/http/auth.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -139,7 +140,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     users: new UsersService(db, clock),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
     login: new LoginService(db, clock, config.login),
-    senders: new SendersService(db, clock),
+    senders: new SendersService(db, clock, changeStampOf(database.raw)),
     oauth: new OAuthService(db, clock, config),
     fields,
     groups,

@@ -111,7 +111,8 @@ export const listSendernames = defineTool({
   output: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }),
   annotations: READ,
   run: async ({ app, principal }, input) => {
-    const sendernames = await app.services.senders.list(principal.accountId, input.type);
+    // The service's list is frozen and shared; the result gets its own array.
+    const sendernames = [...(await app.services.senders.list(principal.accountId, input.type))];
     return { success: true as const, count: sendernames.length, sendernames };
   },
 });

@@ -6,7 +6,7 @@ export interface SendersPageProps {
   user: ConsoleUser;
   accountName: string;
   timezone: string;
-  senders: Sendername[];
+  senders: readonly Sendername[];
 }
 
 /** Read-only: sender identities are approved by the operator (admin CLI). */

@@ -3,6 +3,7 @@ import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { ChangeStamp } from '../platform/db/change-stamp.js';
 import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -10,6 +11,14 @@ import { parseOrThrow } from '../platform/validation.js';
 import { CreateSenderSchema, type CreateSenderInput, type Sendername, type SenderType } from './schemas.js';
 
 const digitsOnly = (p: string) => p.replace(/^\+/, '').replace(/^00/, '');
+
+/** Accounts whose lists are kept; beyond it the cache starts over (a few hundred bytes each). */
+const LIST_CACHE_MAX = 10_000;
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) Object.freeze(v);
+  return Object.freeze(o);
+}
 
 /** The columns a Sendername is made of (not the account, not the carrier configuration). */
 const SENDERNAME_COLUMNS = ['id', 'name', 'type', 'status', 'is_default', 'is_test', 'supports_conversation_billing', 'rejection_reason', 'test_phones', 'stop_keyword', 'created_at'] as const;
@@ -30,9 +39,13 @@ export const toSendername = (row: Pick<SendersTable, (typeof SENDERNAME_COLUMNS)
 
 /** Sender identities (spec §2.6, §3.2). Status changes are operator actions (admin CLI). */
 export class SendersService {
+  /** Sender lists by account and type, valid while the database's change stamp is the same. */
+  private readonly lists = new Map<string, { stamp: string; value: readonly Sendername[] }>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly stamp?: ChangeStamp,
   ) {}
 
   async create(accountId: string, input: CreateSenderInput, tx: DbOrTx = this.db): Promise<Sendername> {
@@ -60,16 +73,27 @@ export class SendersService {
   }
 
   /**
-   * Compiled once per shape, and only the columns shown: list_sendernames is the read assistants
-   * call most (bench/mcp.ts), and the SQLite driver builds every row object column by column.
+   * The account's senders, from memory while the database has not changed at all (change-stamp.ts):
+   * list_sendernames is the tool assistants call first and most (bench/mcp.ts), and the data
+   * changes rarely. Otherwise one query, compiled once per shape, of only the columns shown. The
+   * list is frozen: it is shared by every caller until the next change.
    */
-  async list(accountId: string, type?: SenderType): Promise<Sendername[]> {
+  async list(accountId: string, type?: SenderType): Promise<readonly Sendername[]> {
+    const key = `${accountId}|${type ?? ''}`;
+    const stamp = this.stamp?.();
+    const hit = this.lists.get(key);
+    if (hit && hit.stamp === stamp) return hit.value;
     const rows = await selectCompiledOnce(this.db, type ? 'senders.list|type' : 'senders.list', type ? [accountId, type] : [accountId], () => {
       let q = this.db.selectFrom('senders').select(SENDERNAME_COLUMNS).where('account_id', '=', accountId);
       if (type) q = q.where('type', '=', type);
       return q.orderBy('type').orderBy('is_default', 'desc').orderBy('created_at');
     });
-    return rows.map(toSendername);
+    const value = Object.freeze(rows.map((r) => deepFreeze(toSendername(r))));
+    if (stamp !== undefined) {
+      if (this.lists.size >= LIST_CACHE_MAX) this.lists.clear();
+      this.lists.set(key, { stamp, value });
+    }
+    return value;
   }
 
   /** Row access for the messaging engine; scoped by account so a foreign id is simply not found. */

@@ -1,3 +1,4 @@
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageLogRecordSchema } from '../../../src/messaging/records.js';
 import { SendMessageResponseSchema } from '../../../src/messaging/schemas.js';
@@ -48,6 +49,35 @@ describe('GET /senders', () => {
     expect(sms.body.sendernames.map((s: any) => s.id)).toEqual([acc.senders.sms]);
     expect((await t.api('GET', '/api/rcs/senders?type=MMS', undefined, { key: acc.apiKey })).status).toBe(400);
     expect((await t.api('GET', '/api/rcs/senders', undefined, { key: null })).status).toBe(401);
+  });
+
+  it('shows every change at once, made in this process or by another one (the CLI), though it is kept in memory', async () => {
+    const other = await t.createAccount();
+    const list = async () => (await t.api('GET', '/api/rcs/senders?type=SMS', undefined, { key: other.apiKey })).body.sendernames as { id: string; status: string; name: string }[];
+    const before = await list();
+    expect(await list()).toEqual(before); // answered from memory, the same
+    // In this process: a new sender, then an operator decision through the service.
+    const added = await t.ctx.services.senders.create(other.accountId, { name: 'LATER', type: 'SMS', status: 'PENDING' });
+    expect((await list()).map((s) => s.id)).toContain(added.id);
+    await t.ctx.services.senders.setStatus(other.accountId, added.id, 'APPROVED');
+    expect((await list()).find((s) => s.id === added.id)?.status).toBe('APPROVED');
+    // Another connection, as the admin CLI in its own process would write.
+    const cli = new SQLite(t.ctx.config.databaseFile);
+    try {
+      cli.prepare("update senders set status = 'REJECTED', rejection_reason = 'by the CLI' where id = ?").run(added.id);
+    } finally {
+      cli.close();
+    }
+    expect((await list()).find((s) => s.id === added.id)?.status).toBe('REJECTED');
+    // Another tenant's list is its own.
+    expect((await t.api('GET', '/api/rcs/senders?type=SMS', undefined, { key: acc.apiKey })).body.sendernames.map((s: { id: string }) => s.id)).not.toContain(added.id);
+  });
+
+  it('hands out a frozen list: a caller cannot change what the next caller gets', async () => {
+    const list = await t.ctx.services.senders.list(acc.accountId);
+    expect(Object.isFrozen(list)).toBe(true);
+    expect(Object.isFrozen(list[0])).toBe(true);
+    expect(() => (list as { name: string }[])[0]!.name = 'changed').toThrow(TypeError);
   });
 });
 

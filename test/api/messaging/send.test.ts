@@ -77,7 +77,7 @@ describe('GET /senders', () => {
     const list = await t.ctx.services.senders.list(acc.accountId);
     expect(Object.isFrozen(list)).toBe(true);
     expect(Object.isFrozen(list[0])).toBe(true);
-    expect(() => (list as { name: string }[])[0]!.name = 'changed').toThrow(TypeError);
+    expect(() => ((list[0] as unknown) as { name: string }).name = 'changed').toThrow(TypeError);
   });
 });
 

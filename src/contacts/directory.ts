@@ -29,7 +29,8 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
 
 /** One contact as findByPhones reads it: id, phone, country, first, last, email, disabled, fields. */
 type ContactTuple = [string, string, string, string | null, string | null, string | null, number, Record<string, string> | null];
-const CONTACT_COLUMNS = ['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled', 'fields'] as const;
+const CONTACT_FIELDS = ['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled'] as const;
+const CONTACT_COLUMNS = [...CONTACT_FIELDS, 'fields'] as const;
 const FIELDS_COLUMN: ReadonlySet<string> = new Set(['fields']);
 
 /**
@@ -51,7 +52,7 @@ export class ContactDirectory {
     if (phones.length === 0) return result;
     const query = tx
       .selectFrom('contacts as c')
-      .select(['c.id', 'c.phone', 'c.country', 'c.first_name', 'c.last_name', 'c.email', 'c.disabled'])
+      .select(CONTACT_FIELDS)
       .select((eb) =>
         eb
           .selectFrom('contact_field_values as v')

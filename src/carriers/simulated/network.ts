@@ -178,8 +178,8 @@ export class SimulatedNetwork implements Carriers {
     // Up to BATCH receipts per tick, read as one JSON value (selectRowsViaJson: cheaper than driver rows).
     const deliveries = await selectRowsViaJson<[string, string, string, number | null]>(
       this.db,
-      this.db.selectFrom('sim_messages').select(['id', 'message_id', 'to_phone', 'read_due']).where('deliver_due', '<=', now).orderBy('deliver_due').limit(BATCH),
-      ['id', 'message_id', 'to_phone', 'read_due'],
+      this.db.selectFrom('sim_messages').select(DELIVERY_FIELDS).where('deliver_due', '<=', now).orderBy('deliver_due').limit(BATCH),
+      DELIVERY_FIELDS,
     );
     if (deliveries.length > 0) {
       // A read that is due as well (no read delay) travels with its delivery receipt.
@@ -241,3 +241,5 @@ export class SimulatedNetwork implements Carriers {
 const ACCEPT_UPSERT = sql`on conflict (message_id) do update set message_id = excluded.message_id returning id, message_id`;
 /** Receipts fired per kind and tick. */
 const BATCH = 2000;
+/** What a delivery receipt needs of a carrier row, in selectRowsViaJson's column order. */
+const DELIVERY_FIELDS = ['id', 'message_id', 'to_phone', 'read_due'] as const;

@@ -55,7 +55,7 @@ export const rcsSend = defineTool({
   annotations: SEND,
   run: async ({ app, principal }, { preview_id, ...payload }) => {
     const { payload: expanded } = await app.services.previews.expandRcs(principal.accountId, payload);
-    return app.services.previews.send(principal, preview_id, 'rcs', expanded, (p) => app.services.send.send(principal.accountId, p, { source: 'MCP' }));
+    return app.services.previews.send(principal, preview_id, 'rcs', expanded, 'MCP');
   },
 });
 
@@ -70,7 +70,7 @@ export const rcsSendBatch = defineTool({
   annotations: SEND,
   run: async ({ app, principal }, { preview_id, ...payload }) => {
     const { payload: expanded } = await app.services.previews.expandRcs(principal.accountId, payload);
-    return app.services.previews.send(principal, preview_id, 'rcs_batch', expanded, (p) => app.services.send.sendBatch(principal.accountId, p, { source: 'MCP' }));
+    return app.services.previews.send(principal, preview_id, 'rcs_batch', expanded, 'MCP');
   },
 });
 

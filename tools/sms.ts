@@ -43,7 +43,7 @@ export const smsSend = defineTool({
   output: SmsSendOutputSchema,
   annotations: SEND,
   run: ({ app, principal }, { preview_id, ...payload }) =>
-    app.services.previews.send(principal, preview_id, 'sms', app.services.previews.expandSms(payload), (p) => app.services.send.sendSms(principal.accountId, p, { source: 'MCP' })),
+    app.services.previews.send(principal, preview_id, 'sms', app.services.previews.expandSms(payload), 'MCP'),
 });
 
 export const smsTools = [smsPreview, smsSend];

@@ -42,6 +42,7 @@ export const CONTENT_WARNING_CODES = [
   'placeholder_not_merged',
   'sms_unicode',
   'sms_many_segments',
+  'empty_merge_value',
 ] as const;
 
 export type ContentErrorCode = (typeof CONTENT_ERROR_CODES)[number];

@@ -272,6 +272,19 @@ class Checker {
     return s;
   }
 
+  /**
+   * A button/chip URL after merging: the placeholders are gone, so the whole URL is checked — a
+   * leading placeholder may not smuggle in another scheme (`javascript:`) or an empty host.
+   */
+  mergedButtonUrl(v: string, path: string): void {
+    const s = this.str(v, path, { required: true, max: URL_MAX_LENGTH, nonBlank: true });
+    if (s === undefined || s.trim() === '' || s.length > URL_MAX_LENGTH) return;
+    const url = tryUrl(s);
+    if (!url || url.hostname === '' || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      this.err(path, 'invalid_url', `${leaf(path)} must be an absolute http(s) URL after merge fields are filled in (got ${url ? `a ${url.protocol.slice(0, -1)} URL` : 'no URL'}).`);
+    }
+  }
+
   webhookUrl(v: unknown, path: string): void {
     const s = this.str(v, path, { max: URL_MAX_LENGTH, nonBlank: true });
     if (s === undefined || s.trim() === '' || s.length > URL_MAX_LENGTH) return;
@@ -346,6 +359,38 @@ export function validateContent(messageType: unknown, content: unknown, opts?: V
   const result: ValidationResult = { valid: c.errors.length === 0, errors: c.errors, warnings: c.warnings };
   if (sms) result.sms = sms;
   return result;
+}
+
+/** What a merged string is, for checkMergedValue: the field it fills decides the rules. */
+export type MergedSlot = 'text' | 'textBasic' | 'title' | 'description' | 'caption' | 'buttonUrl' | 'sms';
+
+const MERGED_TEXT_MAX: Readonly<Record<Exclude<MergedSlot, 'buttonUrl'>, number>> = {
+  text: TEXT_MAX_LENGTH,
+  textBasic: TEXT_BASIC_MAX_LENGTH,
+  title: TITLE_MAX_LENGTH,
+  description: DESCRIPTION_MAX_LENGTH,
+  caption: CAPTION_MAX_LENGTH,
+  sms: SMS_MAX_LENGTH,
+};
+const NO_ISSUES: readonly Issue<ContentErrorCode>[] = Object.freeze([]);
+
+/**
+ * The rules of the literal field, applied to one recipient's merged value (DESIGN §6: merged
+ * values are validated per recipient). Called only for strings whose literal held a placeholder,
+ * so a 10,000-recipient batch costs one length comparison per such string in the common case.
+ * `required`: the field must not end up blank (a text message's text, an SMS).
+ */
+export function checkMergedValue(slot: MergedSlot, value: string, path: string, required = false): readonly Issue<ContentErrorCode>[] {
+  if (slot !== 'buttonUrl' && value.length <= MERGED_TEXT_MAX[slot] && (!required || value.trim() !== '')) return NO_ISSUES;
+  const c = new Checker(null);
+  if (slot === 'buttonUrl') c.mergedButtonUrl(value, path);
+  else {
+    const max = MERGED_TEXT_MAX[slot];
+    c.str(value, path, { required, max, nonBlank: required });
+    const last = c.errors[c.errors.length - 1];
+    if (last) last.message = `${last.message.replace(/\.$/, '')} after merge fields are filled in.`;
+  }
+  return c.errors;
 }
 
 function checkMessageType(v: unknown, c: Checker): MessageType | null {

@@ -24,6 +24,7 @@ const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   NO_VALID_CONTACTS: 'None of the given contact ids qualified; list_contacts shows valid ids and their disabled state.',
   PREVIEW_MISMATCH: 'Send exactly the payload you previewed, or call rcs_preview / sms_preview again with the new payload and have it approved.',
   PREVIEW_EXPIRED: 'Create a new preview with the same payload and ask the user to approve it.',
+  PREVIEW_STALE: 'Merged values (contact or custom fields, company profile, today) changed since the preview, so the user did not approve what would be sent. Call rcs_preview or sms_preview again with the same payload, ask the user to approve the new share_url, then send with the new preview_id.',
   PREVIEW_REJECTED: 'The user rejected this message. Ask what to change, then preview again.',
   PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same payload.',
   RATE_LIMITED: 'Wait a little and try again.',

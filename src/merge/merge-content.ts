@@ -43,3 +43,71 @@ function mergeAction(action: Action, ctx: MergeContext): Action {
   }
   return out;
 }
+
+/**
+ * One string of an RCS content object that mergeContent fills in and whose literal form holds a
+ * placeholder. `at` is the key path into the content (read it back from a merged copy with
+ * `readMerged`); `path` is the same as a request path (`content.cardContents[1].title`).
+ */
+export interface MergedString {
+  path: string;
+  at: readonly (string | number)[];
+  /** `url`: a button/chip URL; `unsubscribe`: the URL of an unsubscribeLink action (our own link). */
+  kind: 'text' | 'url' | 'unsubscribe';
+  literal: string;
+}
+
+/**
+ * The strings mergeContent touches that carry a placeholder, in a fixed order. Kept beside
+ * mergeContent so the two walk the same fields: callers validate these per recipient and
+ * fingerprint the values put into them, and nothing else of the content changes by merging.
+ */
+export function mergedStrings(content: Content): MergedString[] {
+  const out: MergedString[] = [];
+  const text = (v: unknown, at: (string | number)[]) => {
+    if (typeof v === 'string' && v.includes('{{')) out.push({ path: pathOf(at), at, kind: 'text', literal: v });
+  };
+  const actions = (list: unknown, at: (string | number)[]) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((a: Action, i) => action(a, [...at, i]));
+  };
+  const action = (a: Action | undefined, at: (string | number)[]) => {
+    if (typeof a !== 'object' || a === null) return;
+    const open = a.openUrlAction?.url;
+    if (typeof open === 'string' && open.includes('{{')) {
+      out.push({ path: pathOf([...at, 'openUrlAction', 'url']), at: [...at, 'openUrlAction', 'url'], kind: a.type === 'unsubscribeLink' ? 'unsubscribe' : 'url', literal: open });
+    }
+    const webview = a.openUrlInWebviewAction?.url;
+    if (typeof webview === 'string' && webview.includes('{{')) {
+      out.push({ path: pathOf([...at, 'openUrlInWebviewAction', 'url']), at: [...at, 'openUrlInWebviewAction', 'url'], kind: 'url', literal: webview });
+    }
+  };
+  for (const key of ['text', 'title', 'description', 'caption'] as const) text(content[key], [key]);
+  actions(content.cardActions, ['cardActions']);
+  if (Array.isArray(content.cardContents)) {
+    content.cardContents.forEach((card: CardContent, i) => {
+      if (typeof card !== 'object' || card === null) return;
+      text(card.title, ['cardContents', i, 'title']);
+      text(card.description, ['cardContents', i, 'description']);
+      actions(card.cardActions, ['cardContents', i, 'cardActions']);
+    });
+  }
+  if (Array.isArray(content.suggestions)) content.suggestions.forEach((s: Suggestion, i) => action(s?.action, ['suggestions', i, 'action']));
+  return out;
+}
+
+/** The value at a MergedString's `at` in a (merged) content object. */
+export function readMerged(content: Content, at: readonly (string | number)[]): unknown {
+  let v: unknown = content;
+  for (const k of at) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
+function pathOf(at: readonly (string | number)[]): string {
+  let p = 'content';
+  for (const k of at) p += typeof k === 'number' ? `[${k}]` : `.${k}`;
+  return p;
+}

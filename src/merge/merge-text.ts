@@ -39,6 +39,14 @@ export interface MergeContext {
 /** `undefined` means "leave the placeholder as written". */
 type Resolution = string | undefined;
 
+/**
+ * The value one placeholder takes for one recipient (what mergeText inserts), or undefined when
+ * it is left as written. Previews use it to warn about empty values and to fingerprint them.
+ */
+export function resolveMergeField(name: string, ctx: MergeContext, channel: MergeChannel): Resolution {
+  return resolve(name, ctx, channel);
+}
+
 function resolve(name: string, ctx: MergeContext, channel: MergeChannel): Resolution {
   const contact = ctx.contact;
   if (isContactMergeField(name)) {

@@ -17,6 +17,8 @@ export interface Recipient {
   testPhone: boolean;
   /** RCS is not priced for the country but SMS is: goes straight to the SMS fallback. */
   smsOnly: boolean;
+  /** The contact was created by this send (unknown number, §2.13 rule 3). */
+  contactCreated?: boolean;
 }
 
 export interface ResolveOptions {
@@ -129,9 +131,15 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
     const unlooked = candidates.filter((c) => !contacts.has(c.phone) && !looked.has(c.phone)).map((c) => c.phone);
     if (unlooked.length > 0) for (const [phone, c] of await directory.findByPhones(tx, accountId, unlooked)) contacts.set(phone, c);
   }
+  const created = new Set<string>();
   if (!opts.skipContactCreation) {
     const missing = candidates.filter((c) => !contacts.has(c.phone)).map((c) => ({ phone: c.phone, country: c.country }));
-    if (missing.length > 0) for (const [phone, c] of await directory.createMany(tx, accountId, missing)) contacts.set(phone, c);
+    if (missing.length > 0) {
+      for (const [phone, c] of await directory.createMany(tx, accountId, missing)) {
+        contacts.set(phone, c);
+        created.add(phone);
+      }
+    }
   }
 
   const accepted: Recipient[] = [];
@@ -141,7 +149,7 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
       rejected.push({ phoneNumber: c.e164, code: 'CONTACT_DISABLED', reason: 'The contact is disabled or opted out (send with skipDisabled:false to override where lawful)' });
       continue;
     }
-    accepted.push({ phone: c.phone, e164: c.e164, country: c.country, contact, testPhone: c.testPhone, smsOnly: c.smsOnly });
+    accepted.push({ phone: c.phone, e164: c.e164, country: c.country, contact, testPhone: c.testPhone, smsOnly: c.smsOnly, contactCreated: created.has(c.phone) });
   }
   return { accepted, rejected, duplicates };
 }

@@ -63,6 +63,10 @@ export const RejectedRecipientSchema = z.object({
   code: z.string(),
   reason: z.string(),
   retryAfterSeconds: z.number().int().optional().describe('RATE_LIMITED only: when this number may get a message again'),
+  details: z
+    .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
+    .optional()
+    .describe('INVALID_MERGED_CONTENT only: which fields of this recipient\'s merged message break which rule'),
 });
 export type RejectedRecipient = z.infer<typeof RejectedRecipientSchema>;
 

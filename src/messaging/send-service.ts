@@ -26,6 +26,10 @@ import {
   type RejectedRecipient,
 } from './schemas.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
+import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
+import { compareFingerprints, MergeAudit, staleError, type MergeFingerprint } from './merge-audit.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import type { MergeContext } from '../merge/index.js';
 
 /** FORM: a form's double opt-in confirmation SMS (src/forms). */
 export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM';
@@ -37,6 +41,12 @@ export interface SendOptions {
    * transaction, then roll it back and return the estimate instead of sending (MCP previews).
    */
   dryRun?: boolean;
+  /**
+   * The send of an approved preview: the merge fingerprint the preview stored. Recomputed here,
+   * from the data this send merges, and compared before anything is debited or written; any
+   * difference refuses the send with PREVIEW_STALE (DESIGN §6).
+   */
+  expectMerge?: MergeFingerprint;
 }
 
 /** What a send would do, from a dry run (nothing is written). */
@@ -51,6 +61,10 @@ export interface SendEstimate {
   samples: { phoneNumber: string; text: string; fallbackText: string | null; creditsCost: number }[];
   sms?: { segments: number; encoding: 'GSM-7' | 'Unicode' };
   schedule?: { scheduleTime: string; localScheduleTime: string; effectiveTimezone: string; timezoneSource: 'request' | 'account' };
+  /** `empty_merge_value` warnings: fields that are empty for some of the recipients. */
+  mergeWarnings?: ErrorDetail[];
+  /** What was merged per recipient; the preview stores it and its send compares (not for display). */
+  mergeFingerprint?: MergeFingerprint;
 }
 
 /** Thrown inside the transaction to roll a dry run back with its result. */
@@ -69,7 +83,7 @@ async function runOrEstimate<T>(work: () => Promise<T>): Promise<T | SendEstimat
   }
 }
 
-function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null): SendEstimate {
+function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null, audit: MergeAudit | null): SendEstimate {
   const first = rows[0]?.message;
   return {
     dryRun: true,
@@ -81,7 +95,20 @@ function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], 
     samples: rows.slice(0, 5).map((r) => ({ phoneNumber: `+${r.message.phone}`, text: r.message.text, fallbackText: r.message.fallback_text, creditsCost: milliToCredits(r.message.credits_cost_milli ?? 0) })),
     ...(channel === 'SMS' && first ? { sms: { segments: first.sms_segments ?? 0, encoding: (first.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' } } : {}),
     ...(schedule ? { schedule: { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource } } : {}),
+    ...(audit ? { mergeWarnings: audit.emptyWarnings(), mergeFingerprint: audit.fingerprint() } : {}),
   };
+}
+
+/** Previews (dry run) record what was merged; the send of a preview checks it did not change. */
+function auditFor(opts: SendOptions): boolean {
+  return opts.dryRun === true || opts.expectMerge !== undefined;
+}
+
+/** Refuses the send of a preview whose merged values changed (inside the send's transaction). */
+function assertNotStale(opts: SendOptions, audit: MergeAudit | null): void {
+  if (!opts.expectMerge || !audit) return;
+  const report = compareFingerprints(opts.expectMerge, audit.fingerprint());
+  if (report) throw staleError(report);
 }
 
 export interface SendDeps {
@@ -208,18 +235,21 @@ export class SendService {
         throw new AppError('VALIDATION_ERROR', 'phoneNumber does not match the contact given by contactId', { details: [{ path: 'phoneNumber', code: 'contact_mismatch', message: `The contact's phone is +${contact.phone}` }] });
       }
       const recipient = res.accepted[0];
-      if (!recipient) throw rejectionError(res.rejected[0]!);
+      if (!recipient) throw refusal(opts, null, res.rejected);
       const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
-      const rows = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
+      const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,
         jobId: job?.id ?? null,
         dueAt: () => (schedule ? schedule.epochMs : c.now),
         schedule,
+        audit: auditFor(opts),
       });
+      if (rows.length === 0) throw refusal(opts, audit, rejected);
+      assertNotStale(opts, audit);
       await this.persist(tx, c, rows, job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule));
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule, audit));
       return { row: rows[0]!.message, schedule, job };
     }));
     if ('dryRun' in outcome) return outcome;
@@ -248,11 +278,14 @@ export class SendService {
         throttle: this.d.throttle,
       });
       const recipient = res.accepted[0];
-      if (!recipient) throw rejectionError(res.rejected[0]!);
+      if (!recipient) throw refusal(opts, null, res.rejected);
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'SMS', sender.id, null, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
-      const row = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule });
+      const built = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule, audit: auditFor(opts) });
+      const row = built.row;
+      if (!row) throw refusal(opts, built.audit, [built.rejected]);
+      assertNotStale(opts, built.audit);
       await this.persist(tx, c, [row], job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule));
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule, built.audit));
       return { row: row.message, schedule, job };
     }));
     if ('dryRun' in outcome) return outcome;
@@ -290,22 +323,29 @@ export class SendService {
         throttle: this.d.throttle,
       });
       if (res.accepted.length === 0) {
-        throw new AppError('VALIDATION_ERROR', 'No recipient can be sent to', { details: res.rejected.slice(0, 100).map((r, i) => ({ path: `phoneNumbers[${i}]`, code: r.code.toLowerCase(), message: `${r.phoneNumber}: ${r.reason}` })), extra: { rejected: res.rejected } });
+        throw opts.expectMerge ? refusal(opts, null, res.rejected, () => noRecipientError(res.rejected)) : noRecipientError(res.rejected);
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
       const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
-      const rows = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
+      const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,
         jobId: job.id,
         dueAt: (i) => start + Math.floor(i / body.batchSize) * body.delayMs,
         schedule,
+        audit: auditFor(opts),
       });
+      const { rows, audit } = built;
+      const sent = { accepted: rows.length, rejected: built.rejected.length > 0 ? [...res.rejected, ...built.rejected] : res.rejected, duplicates: res.duplicates };
+      if (rows.length === 0) throw refusal(opts, audit, sent.rejected, () => noRecipientError(sent.rejected));
+      assertNotStale(opts, audit);
+      job.total = rows.length;
+      job.rejected = JSON.stringify(sent.rejected);
       const leased = schedule ? [] : this.leaseDue(rows, sender.id, c.now);
       const charged = await this.persist(tx, c, rows, job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule));
-      return { job, res, schedule, body, charged, leased, lastDue: rows[rows.length - 1]!.message.due_at };
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, sent, schedule, audit));
+      return { job, res: sent, schedule, body, charged, leased, lastDue: rows[rows.length - 1]!.message.due_at };
     }));
     if ('dryRun' in outcome) return outcome;
     if (!outcome.schedule) {
@@ -320,7 +360,7 @@ export class SendService {
       scheduled: schedule !== null,
       queued: schedule === null,
       totalRequested: body.phoneNumbers.length,
-      accepted: res.accepted.length,
+      accepted: res.accepted,
       duplicates: res.duplicates,
       rejectedCount: res.rejected.length,
       rejected: res.rejected,
@@ -364,40 +404,49 @@ export class SendService {
     payload: { messageType: MessageType; content: Content },
     sender: SendersTable,
     fallback: { message: string; sender: SendersTable } | null,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null },
-  ): Promise<{ message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[]> {
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: boolean },
+  ): Promise<{ rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[]; rejected: RejectedRecipient[]; audit: MergeAudit | null }> {
     const contentText = JSON.stringify(payload.content);
     const wantsUnsubscribe = containsUnsubscribePlaceholder(contentText) || (fallback !== null && containsUnsubscribePlaceholder(fallback.message));
     const hasPlaceholders = contentText.includes('{{');
+    const plan = rcsMergePlan(payload.messageType, payload.content, fallback?.message ?? null);
+    const audit = o.audit ? new MergeAudit(plan.names, 'rcs', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
     const fallbackJson = fallback ? JSON.stringify({ message: fallback.message, sendernameId: fallback.sender.id }) : null;
-    const ids = recipients.map(() => newId('msg', c.now));
+    // Merge and check every recipient first: one whose merged message breaks a content rule is
+    // rejected here, the same way in the preview's dry run and in the real send, and takes no
+    // conversation window or credit.
+    const merged: { r: Recipient; id: string; link: ReturnType<typeof issueUnsubscribeLink> | null; content: Content; fallbackText: string | null }[] = [];
+    const rejected: RejectedRecipient[] = [];
+    for (const r of recipients) {
+      const id = newId('msg', c.now);
+      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
+      const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
+      const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
+      const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
+      const problems = checkMergedMessage(plan, content, fallbackText);
+      if (problems.length > 0) {
+        rejected.push(mergeRejection(r.e164, problems));
+        continue;
+      }
+      audit?.add(r.phone, identityOf(r), ctx);
+      merged.push({ r, id, link, content, fallbackText });
+    }
     // Conversation windows (spec §3.3): one question per send, inside this transaction.
     const free = await this.d.conversation.freeMessages(
       tx,
       c.account.id,
       sender,
-      recipients.flatMap((r, i) => (r.testPhone || r.smsOnly ? [] : [{ messageId: ids[i]!, phone: r.phone, country: r.country, at: o.dueAt(i) }])),
+      merged.flatMap((m, i) => (m.r.testPhone || m.r.smsOnly ? [] : [{ messageId: m.id, phone: m.r.phone, country: m.r.country, at: o.dueAt(i) }])),
     );
-    const out = [];
-    for (let i = 0; i < recipients.length; i++) {
-      const r = recipients[i]!;
-      const id = ids[i]!;
-      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
-      const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
-      const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
-      const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
-      if (fallbackText !== null && fallbackText.length > SMS_MAX_LENGTH) {
-        // Spec §2.5/§8: 1530 characters, as for /send-sms after merging (§2.13 rule 5).
-        throw new AppError('VALIDATION_ERROR', `smsFallback.message is ${fallbackText.length} characters after merging for ${r.e164}; the limit is ${SMS_MAX_LENGTH}`, {
-          details: [{ path: 'smsFallback.message', code: 'too_long', message: `At most ${SMS_MAX_LENGTH} characters after merge fields are filled in (${r.e164})` }],
-        });
-      }
+    const rows = [];
+    for (let i = 0; i < merged.length; i++) {
+      const { r, id, link, content, fallbackText } = merged[i]!;
       const fallbackSms = fallbackText !== null ? analyzeSms(fallbackText) : null;
       let cost: number;
       if (r.testPhone) cost = 0;
       else if (r.smsOnly) cost = smsPrice(c.priceList, r.country, fallbackSms!.segments) ?? 0;
       else cost = free.has(id) ? 0 : (rcsPrice(c.priceList, r.country) ?? 0);
-      out.push({
+      rows.push({
         token: link?.row ?? null,
         message: newMessageRow(c, r, sender, o, {
           id,
@@ -416,7 +465,7 @@ export class SendService {
         }),
       });
     }
-    return out;
+    return { rows, rejected, audit };
   }
 
   private async smsRow(
@@ -425,33 +474,40 @@ export class SendService {
     r: Recipient,
     text: string,
     sender: SendersTable,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: boolean },
   ) {
     const id = newId('msg', c.now);
+    const plan: MergePlan = smsMergePlan(text);
     const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
-    const merged = mergeSmsText(text, mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null }), 'sms');
-    if (merged.length > SMS_MAX_LENGTH) {
-      throw new AppError('VALIDATION_ERROR', `message is ${merged.length} characters after merging; the limit is ${SMS_MAX_LENGTH}`, { details: [{ path: 'message', code: 'too_long', message: `At most ${SMS_MAX_LENGTH} characters after merge fields are filled in` }] });
-    }
+    const ctx: MergeContext = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
+    const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
+    const merged = mergeSmsText(text, ctx, 'sms');
+    const problems = checkMergedMessage(plan, null, merged);
+    if (problems.length > 0) return { row: null, rejected: mergeRejection(r.e164, problems), audit };
+    audit?.add(r.phone, identityOf(r), ctx);
     const sms = analyzeSms(merged);
     const cost = r.testPhone ? 0 : (smsPrice(c.priceList, r.country, sms.segments) ?? 0);
     return {
-      token: link?.row ?? null,
-      message: newMessageRow(c, r, sender, o, {
-        id,
-        type: 'SMS',
-        message_type: null,
-        content: null,
-        text: merged,
-        sms_fallback: null,
-        fallback_text: null,
-        credits_cost_milli: cost,
-        sms_segments: sms.segments,
-        sms_encoding: sms.encoding,
-        fallback_used: 0,
-        fallback_reason: null,
-        due_at: o.dueAt,
-      }),
+      rejected: null,
+      audit,
+      row: {
+        token: link?.row ?? null,
+        message: newMessageRow(c, r, sender, o, {
+          id,
+          type: 'SMS',
+          message_type: null,
+          content: null,
+          text: merged,
+          sms_fallback: null,
+          fallback_text: null,
+          credits_cost_milli: cost,
+          sms_segments: sms.segments,
+          sms_encoding: sms.encoding,
+          fallback_used: 0,
+          fallback_reason: null,
+          due_at: o.dueAt,
+        }),
+      },
     };
   }
 
@@ -591,6 +647,31 @@ function scheduledResult(jobId: string, row: MessagesTable, s: ScheduleOk): Sche
   };
 }
 
+/** Who a contact-backed message goes to, for the preview fingerprint: the contact or a new one. */
+function identityOf(r: Recipient): string {
+  if (!r.contact) return 'none';
+  return r.contactCreated ? 'new' : r.contact.id;
+}
+
+/**
+ * A single send whose only recipient is refused: PREVIEW_STALE when it is the send of a preview
+ * that had accepted the recipient, otherwise the refusal itself.
+ */
+function refusal(opts: SendOptions, audit: MergeAudit | null, rejected: RejectedRecipient[], otherwise = () => rejectionError(rejected[0]!)): AppError {
+  if (opts.expectMerge) {
+    const report = compareFingerprints(opts.expectMerge, { ...(audit?.fingerprint() ?? opts.expectMerge), recipients: {} });
+    if (report) return staleError(report);
+  }
+  return otherwise();
+}
+
+function noRecipientError(rejected: RejectedRecipient[]): AppError {
+  return new AppError('VALIDATION_ERROR', 'No recipient can be sent to', {
+    details: rejected.slice(0, 100).map((r, i) => ({ path: `phoneNumbers[${i}]`, code: r.code.toLowerCase(), message: `${r.phoneNumber}: ${r.reason}` })),
+    extra: { rejected },
+  });
+}
+
 /** A single send's recipient was refused: the reason becomes the error, with the spec's codes. */
 function rejectionError(r: RejectedRecipient): AppError {
   const details = [{ path: 'phoneNumber', code: r.code.toLowerCase(), message: r.reason }];
@@ -609,6 +690,8 @@ function rejectionError(r: RejectedRecipient): AppError {
     }
     case 'NOT_A_TEST_PHONE':
       return new AppError('SENDER_NOT_ALLOWED', r.reason, { details });
+    case INVALID_MERGED_CONTENT:
+      return new AppError('VALIDATION_ERROR', r.reason, { details: r.details ?? details });
     default:
       return new AppError('VALIDATION_ERROR', `phoneNumber: ${r.reason}`, { details });
   }

@@ -56,7 +56,11 @@ export const PreviewResultSchema = z.object({
   expires_at: z.string(),
   kind: z.enum(['rcs', 'rcs_batch', 'sms']),
   send_with: z.enum(['rcs_send', 'rcs_send_batch', 'sms_send']).describe('The tool that sends this preview.'),
-  recipients: z.object({ accepted: z.number().int(), duplicates: z.number().int(), rejected: z.array(z.object({ phoneNumber: z.string(), code: z.string(), reason: z.string() })) }),
+  recipients: z.object({
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.array(z.object({ phoneNumber: z.string(), code: z.string(), reason: z.string(), details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional() })),
+  }),
   creditsEstimated: z.number(),
   smsSegments: z.number().int().optional(),
   smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),

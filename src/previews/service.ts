@@ -11,7 +11,9 @@ import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Principal } from '../platform/permissions.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
-import type { SendEstimate, SendService } from '../messaging/send-service.js';
+import type { MessageSource, RcsSendResult, ScheduledResult, SendEstimate, SendService, SmsSendResult } from '../messaging/send-service.js';
+import { compareFingerprints, type MergeFingerprint } from '../messaging/merge-audit.js';
+import type { BatchResponse } from '../messaging/schemas.js';
 import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
 import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson, differingPaths } from './canonical.js';
@@ -24,6 +26,14 @@ const SENDING_STUCK_MS = 60_000;
 
 type Kind = PreviewsTable['kind'];
 const SEND_TOOL: Record<Kind, PreviewResult['send_with']> = { rcs: 'rcs_send', rcs_batch: 'rcs_send_batch', sms: 'sms_send' };
+const PREVIEW_TOOL: Record<Kind, string> = { rcs: 'rcs_preview', rcs_batch: 'rcs_preview', sms: 'sms_preview' };
+
+/** What sending a preview of each kind returns. */
+export interface PreviewSendResults {
+  rcs: RcsSendResult | ScheduledResult;
+  rcs_batch: BatchResponse;
+  sms: SmsSendResult | ScheduledResult;
+}
 
 export interface PreviewDeps {
   db: Db;
@@ -102,10 +112,14 @@ export class PreviewsService {
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }
 
-  private async store(principal: Principal, kind: Kind, payload: Record<string, unknown>, estimate: SendEstimate, warnings: ErrorDetail[], reuse: boolean): Promise<PreviewResult> {
+  private async store(principal: Principal, kind: Kind, payload: Record<string, unknown>, dryRun: SendEstimate, contentWarnings: ErrorDetail[], reuse: boolean): Promise<PreviewResult> {
     const now = this.d.clock.now();
     const canonical = canonicalJson(payload);
     const hash = sha256Hex(canonical);
+    // The fingerprint is kept beside the estimate, not in it: it is for the send's check only.
+    const { mergeFingerprint, mergeWarnings, ...estimate } = dryRun;
+    const fingerprint = mergeFingerprint ?? null;
+    const warnings = [...contentWarnings, ...(mergeWarnings ?? [])];
     if (reuse) {
       const existing = await this.d.db
         .selectFrom('previews')
@@ -117,7 +131,8 @@ export class PreviewsService {
         .where('expires_at', '>', now)
         .orderBy('created_at', 'desc')
         .executeTakeFirst();
-      if (existing) return this.toResult(existing);
+      // Only while it still shows what would be sent: a stale one would be refused at send time.
+      if (existing && fingerprint && !this.isStale(existing, fingerprint)) return this.toResult(existing);
     }
     const account = await this.d.accounts.get(principal.accountId);
     const row: PreviewsTable = {
@@ -138,9 +153,15 @@ export class PreviewsService {
       decided_at: null,
       send_started_at: null,
       result: null,
+      merge_fingerprint: fingerprint ? JSON.stringify(fingerprint) : null,
     };
     await this.d.db.insertInto('previews').values(row).execute();
     return this.toResult(row);
+  }
+
+  private isStale(row: PreviewsTable, current: MergeFingerprint): boolean {
+    const stored = parseJson<MergeFingerprint | null>(row.merge_fingerprint, null);
+    return stored === null || compareFingerprints(stored, current) !== null;
   }
 
   toResult(row: PreviewsTable): PreviewResult {
@@ -212,9 +233,11 @@ export class PreviewsService {
 
   /**
    * Sends a preview once. Refuses unknown/expired/rejected/unapproved previews and payloads that
-   * differ from the preview (naming the fields); a repeat returns the first result.
+   * differ from the preview (naming the fields); a repeat returns the first result. The send runs
+   * through SendService with the preview's merge fingerprint, which refuses with PREVIEW_STALE
+   * when anything a recipient would get merged in changed since the preview.
    */
-  async send<R>(principal: Principal, previewId: string, kind: Kind, payload: Record<string, unknown>, sendFn: (payload: Record<string, unknown>) => Promise<R>): Promise<R> {
+  async send<K extends Kind>(principal: Principal, previewId: string, kind: K, payload: Record<string, unknown>, source: MessageSource): Promise<PreviewSendResults[K]> {
     const row = await this.get(principal.accountId, previewId);
     const shareUrl = this.shareUrl(row.slug);
     if (row.kind !== kind) {
@@ -228,7 +251,7 @@ export class PreviewsService {
         extra: { differingFields: diff },
       });
     }
-    if (row.result !== null) return JSON.parse(row.result) as R;
+    if (row.result !== null) return JSON.parse(row.result) as PreviewSendResults[K];
     const now = this.d.clock.now();
     if (row.status === 'rejected') throw new AppError('PREVIEW_REJECTED', 'The user rejected this preview; nothing was sent.');
     if (row.expires_at <= now) throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; nothing was sent.');
@@ -249,13 +272,33 @@ export class PreviewsService {
       .where('status', '=', row.status)
       .where('result', 'is', null)
       .executeTakeFirst();
-    if (Number(claim.numUpdatedRows) === 0) return this.send(principal, previewId, kind, payload, sendFn);
+    if (Number(claim.numUpdatedRows) === 0) return this.send(principal, previewId, kind, payload, source);
     try {
-      const result = await sendFn(stored);
+      const result = (await this.sendStored(principal.accountId, row, stored, source)) as PreviewSendResults[K];
       await this.d.db.updateTable('previews').set({ status: 'sent', result: JSON.stringify(result) }).where('id', '=', row.id).execute();
       return result;
     } catch (err) {
       await this.d.db.updateTable('previews').set({ status: row.status, send_started_at: null }).where('id', '=', row.id).execute();
+      throw err;
+    }
+  }
+
+  /** The real send of a stored preview payload, checked against what the preview merged. */
+  private async sendStored(accountId: string, row: PreviewsTable, stored: Record<string, unknown>, source: MessageSource): Promise<PreviewSendResults[Kind]> {
+    const fingerprint = parseJson<MergeFingerprint | null>(row.merge_fingerprint, null);
+    const nextStep = `Call ${PREVIEW_TOOL[row.kind]} again with the same payload, ask the user to open the new share_url and approve what recipients will now get, then call ${SEND_TOOL[row.kind]} with the new preview_id.`;
+    if (!fingerprint) {
+      throw new AppError('PREVIEW_STALE', 'This preview was made before merged values were recorded, so what recipients would get cannot be checked. Nothing was sent or charged.', { extra: { nextStep } });
+    }
+    const opts = { source, expectMerge: fingerprint };
+    try {
+      if (row.kind === 'rcs') return await this.d.send.send(accountId, stored, opts);
+      if (row.kind === 'rcs_batch') return await this.d.send.sendBatch(accountId, stored, opts);
+      return await this.d.send.sendSms(accountId, stored, opts);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'PREVIEW_STALE') {
+        throw new AppError('PREVIEW_STALE', err.message, { details: err.details, extra: { ...err.extra, nextStep } });
+      }
       throw err;
     }
   }

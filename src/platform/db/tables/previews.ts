@@ -27,6 +27,11 @@ export interface PreviewsTable {
   send_started_at: number | null;
   /** The first send's result, returned again on repeats. JSON. */
   result: string | null;
+  /**
+   * What each recipient got merged in (MergeFingerprint JSON): the send compares it with the
+   * current data and refuses with PREVIEW_STALE on any change. Null: made before migration 013.
+   */
+  merge_fingerprint: string | null;
 }
 
 export interface PreviewTables {

@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import { TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, isCompanyMergeField, isContactMergeField, resolveMergeField, type MergeChannel, type MergeContext } from '../merge/index.js';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+
+/**
+ * What a preview's recipients got merged in, compactly: enough to tell at send time whether any
+ * recipient would now get something else, and to name the fields (docs/decisions.md "Stale
+ * previews are refused"). The per-send unsubscribe token is not part of it: a fresh one is
+ * issued on every send by design (§2.13 rule 4).
+ */
+export interface MergeFingerprint {
+  v: 1;
+  /** Values that are the same for every recipient (company profile, today): name → hash. */
+  shared: Record<string, string>;
+  /** Per-recipient placeholder names (contact, custom and unknown fields), in tag order. */
+  fields: string[];
+  /**
+   * Phone digits → a 96-bit hash over the recipient's contact identity and every per-recipient
+   * value (what decides), then one 24-bit tag for the identity and one per field (what names
+   * the changed fields; short, so 10,000 recipients stay around 300 KB).
+   */
+  recipients: Record<string, string>;
+}
+
+const STRONG_CHARS = 16;
+const TAG_CHARS = 4;
+/** Stands for a placeholder left as written (unknown name in RCS, unsubscribe link without a contact). */
+const LEFT_AS_WRITTEN = '\u0000';
+/** The pseudo-field naming a change of the contact behind a number (deleted, replaced, newly created). */
+export const CONTACT_IDENTITY = 'contact';
+
+const strongHash = (s: string): string => createHash('sha256').update(s).digest('base64url').slice(0, STRONG_CHARS);
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** FNV-1a, 24 bits as 4 base64url characters: only names fields; the strong hash decides. */
+function tag(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h >>>= 8;
+  return B64[(h >>> 18) & 63]! + B64[(h >>> 12) & 63]! + B64[(h >>> 6) & 63]! + B64[h & 63]!;
+}
+
+/**
+ * Collects, recipient by recipient inside the send's own merge loop, the fingerprint and the
+ * count of empty merge values. Used by the preview's dry run and by the send of a preview.
+ */
+export class MergeAudit {
+  private readonly shared: string[] = [];
+  private readonly perRecipient: string[] = [];
+  private readonly sharedHashes: Record<string, string> = {};
+  private readonly sharedEmpty: string[] = [];
+  private readonly emptyCounts: number[];
+  private readonly counted: boolean[];
+  private readonly recipients = new Map<string, string>();
+
+  /** `sharedCtx`: any merge context of this send (company values and today are everybody's). */
+  constructor(names: readonly string[], private readonly channel: MergeChannel, sharedCtx: MergeContext) {
+    for (const n of names) {
+      if (n === UNSUBSCRIBE_MERGE_FIELD) continue;
+      if (isCompanyMergeField(n) || n === TODAY_MERGE_FIELD) this.shared.push(n);
+      else this.perRecipient.push(n);
+    }
+    for (const n of this.shared) {
+      const v = resolveMergeField(n, sharedCtx, channel) ?? LEFT_AS_WRITTEN;
+      this.sharedHashes[n] = strongHash(v);
+      if (n !== TODAY_MERGE_FIELD && v.trim() === '') this.sharedEmpty.push(n);
+    }
+    // Unknown names already get `unknown_merge_field` from the validator; only real fields are counted.
+    this.counted = this.perRecipient.map((n) => isContactMergeField(n) || sharedCtx.customFieldTags.has(n));
+    this.emptyCounts = this.perRecipient.map(() => 0);
+  }
+
+  /** `identity`: the contact id, `new` for a contact this send creates, `none` without a contact. */
+  add(phone: string, identity: string, ctx: MergeContext): void {
+    const values = [identity];
+    let tags = tag(identity);
+    for (let i = 0; i < this.perRecipient.length; i++) {
+      const v = resolveMergeField(this.perRecipient[i]!, ctx, this.channel) ?? LEFT_AS_WRITTEN;
+      values.push(v);
+      tags += tag(v);
+      if (this.counted[i] && v.trim() === '') this.emptyCounts[i]!++;
+    }
+    this.recipients.set(phone, strongHash(JSON.stringify(values)) + tags);
+  }
+
+  fingerprint(): MergeFingerprint {
+    return { v: 1, shared: { ...this.sharedHashes }, fields: [...this.perRecipient], recipients: Object.fromEntries(this.recipients) };
+  }
+
+  /** `empty_merge_value` warnings: which field has no value for how many of the recipients. */
+  emptyWarnings(): ErrorDetail[] {
+    const total = this.recipients.size;
+    if (total === 0) return [];
+    const out: ErrorDetail[] = [];
+    const warn = (name: string, count: number) => {
+      const who = count === total ? `all ${total} recipient${total === 1 ? '' : 's'}` : `${count} of ${total} recipients`;
+      out.push({
+        path: `merge.${name}`,
+        code: 'empty_merge_value',
+        message: `{{${name}}} has no value for ${who}: they get the message with nothing in its place. Fill in the value, or change the text, before approving.`,
+      });
+    };
+    this.perRecipient.forEach((n, i) => {
+      if (this.emptyCounts[i]! > 0) warn(n, this.emptyCounts[i]!);
+    });
+    for (const n of this.sharedEmpty) warn(n, total);
+    return out;
+  }
+}
+
+/** How a send's merge inputs differ from the preview's. */
+export interface StaleReport {
+  /** Recipients whose message would differ, or who were added to or dropped from the send. */
+  recipients: number;
+  /** Recipients of the preview. */
+  total: number;
+  /** Changed fields with the number of recipients each affects. */
+  fields: { name: string; recipients: number }[];
+  /** Previewed recipients that would not be sent to now (contact disabled, opted out, now invalid …). */
+  dropped: number;
+  /** Recipients that would be sent to now but were not accepted by the preview. */
+  added: number;
+}
+
+/** null when every recipient would get exactly what the preview merged (unsubscribe token aside). */
+export function compareFingerprints(before: MergeFingerprint, after: MergeFingerprint): StaleReport | null {
+  const fieldCounts = new Map<string, number>();
+  const bump = (name: string, by = 1) => fieldCounts.set(name, (fieldCounts.get(name) ?? 0) + by);
+  const sameFields = before.fields.length === after.fields.length && before.fields.every((f, i) => after.fields[i] === f);
+  const changed = new Set<string>();
+  let added = 0;
+  for (const [phone, now] of Object.entries(after.recipients)) {
+    const then = before.recipients[phone];
+    if (then === undefined) {
+      added++;
+      continue;
+    }
+    if (then.slice(0, STRONG_CHARS) === now.slice(0, STRONG_CHARS) && sameFields) continue;
+    changed.add(phone);
+    const names = sameFields ? [CONTACT_IDENTITY, ...after.fields] : [];
+    let named = false;
+    for (let i = 0; i < names.length; i++) {
+      const at = STRONG_CHARS + i * TAG_CHARS;
+      if (then.slice(at, at + TAG_CHARS) !== now.slice(at, at + TAG_CHARS)) {
+        bump(names[i]!);
+        named = true;
+      }
+    }
+    if (!named) bump('merge values');
+  }
+  let dropped = 0;
+  for (const phone of Object.keys(before.recipients)) if (!Object.hasOwn(after.recipients, phone)) dropped++;
+  const kept = Object.keys(after.recipients).filter((p) => Object.hasOwn(before.recipients, p));
+  for (const name of new Set([...Object.keys(before.shared), ...Object.keys(after.shared)])) {
+    if (before.shared[name] === after.shared[name]) continue;
+    bump(name, kept.length);
+    for (const p of kept) changed.add(p);
+  }
+  const recipients = changed.size + added + dropped;
+  if (recipients === 0) return null;
+  return { recipients, total: Object.keys(before.recipients).length, fields: [...fieldCounts].map(([name, n]) => ({ name, recipients: n })), dropped, added };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** PREVIEW_STALE: refused before anything is written or debited; the preview must be made again. */
+export function staleError(r: StaleReport): AppError {
+  const parts = r.fields.map((f) => `${f.name === CONTACT_IDENTITY ? 'contact (deleted, replaced or created)' : f.name} for ${plural(f.recipients, 'recipient')}`);
+  if (r.dropped > 0) parts.push(`${plural(r.dropped, 'recipient')} can no longer be sent to (contact disabled, opted out or deleted, or message now invalid)`);
+  if (r.added > 0) parts.push(`${plural(r.added, 'recipient')} would now be sent to that the preview did not include`);
+  const details: ErrorDetail[] = [
+    ...r.fields.map((f) => ({ path: `merge.${f.name}`, code: 'changed_since_preview', message: `Changed for ${plural(f.recipients, 'recipient')} since the preview` })),
+    ...(r.dropped > 0 ? [{ path: 'recipients', code: 'no_longer_accepted', message: `${plural(r.dropped, 'recipient')} of the preview would not be sent to now` }] : []),
+    ...(r.added > 0 ? [{ path: 'recipients', code: 'newly_accepted', message: `${plural(r.added, 'recipient')} would be sent to that the preview did not include` }] : []),
+  ];
+  return new AppError(
+    'PREVIEW_STALE',
+    `The message changed since the preview for ${plural(r.recipients, 'recipient')} (of ${r.total} previewed): ${parts.join('; ')}. Nothing was sent or charged.`,
+    { details, extra: { staleRecipients: r.recipients, previewRecipients: r.total, changedFields: r.fields.map((f) => f.name) } },
+  );
+}

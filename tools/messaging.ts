@@ -29,7 +29,7 @@ export const RcsSendOutputSchema = z.object({
 });
 
 const SendPayloadNote =
-  'Pass preview_id and exactly the payload returned by rcs_preview (its `payload` field). A payload that differs is refused, naming the fields; an unapproved preview is refused while approval is required. Calling again with the same preview returns the first result instead of sending twice.';
+  'Pass preview_id and exactly the payload returned by rcs_preview (its `payload` field). A payload that differs is refused, naming the fields; an unapproved preview is refused while approval is required. Calling again with the same preview returns the first result instead of sending twice. If merged values (contact or custom fields, company profile, today) changed since the preview, the send is refused with PREVIEW_STALE: preview again.';
 
 export const rcsPreview = defineTool({
   name: 'rcs_preview',

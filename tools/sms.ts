@@ -36,7 +36,7 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass preview_id and exactly the previewed payload; a different payload is refused naming the fields. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
+    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass preview_id and exactly the previewed payload; a different payload is refused naming the fields. Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema.extend({ preview_id: PreviewIdField }),

@@ -155,7 +155,7 @@ export function compareFingerprints(before: MergeFingerprint, after: MergeFinger
   for (const phone of Object.keys(before.recipients)) if (!Object.hasOwn(after.recipients, phone)) dropped++;
   const kept = Object.keys(after.recipients).filter((p) => Object.hasOwn(before.recipients, p));
   for (const name of new Set([...Object.keys(before.shared), ...Object.keys(after.shared)])) {
-    if (before.shared[name] === after.shared[name]) continue;
+    if (before.shared[name] === after.shared[name] || kept.length === 0) continue;
     bump(name, kept.length);
     for (const p of kept) changed.add(p);
   }

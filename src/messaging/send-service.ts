@@ -4,13 +4,14 @@ import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
 import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import type { ContactDirectory } from '../contacts/directory.js';
+import type { MergeContext } from '../merge/index.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
 import type { Clock } from '../platform/clock.js';
 import { executeBulk, insertRowsAsJson } from '../platform/db/bulk.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { analyzeSms, SMS_MAX_LENGTH } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
@@ -28,8 +29,6 @@ import {
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type MergeFingerprint } from './merge-audit.js';
-import type { ErrorDetail } from '../platform/errors.js';
-import type { MergeContext } from '../merge/index.js';
 
 /** FORM: a form's double opt-in confirmation SMS (src/forms). */
 export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM';
@@ -323,7 +322,7 @@ export class SendService {
         throttle: this.d.throttle,
       });
       if (res.accepted.length === 0) {
-        throw opts.expectMerge ? refusal(opts, null, res.rejected, () => noRecipientError(res.rejected)) : noRecipientError(res.rejected);
+        throw refusal(opts, null, res.rejected, () => noRecipientError(res.rejected));
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
@@ -654,11 +653,13 @@ function identityOf(r: Recipient): string {
 }
 
 /**
- * A single send whose only recipient is refused: PREVIEW_STALE when it is the send of a preview
- * that had accepted the recipient, otherwise the refusal itself.
+ * A send left without recipients: PREVIEW_STALE when it is the send of a preview that had
+ * accepted some, otherwise the refusal itself. A throttled single recipient keeps RATE_LIMITED:
+ * nothing about the message changed, and the same preview can be sent after the wait.
  */
 function refusal(opts: SendOptions, audit: MergeAudit | null, rejected: RejectedRecipient[], otherwise = () => rejectionError(rejected[0]!)): AppError {
-  if (opts.expectMerge) {
+  const throttled = rejected.length === 1 && rejected[0]!.code === 'RATE_LIMITED';
+  if (opts.expectMerge && !throttled) {
     const report = compareFingerprints(opts.expectMerge, { ...(audit?.fingerprint() ?? opts.expectMerge), recipients: {} });
     if (report) return staleError(report);
   }

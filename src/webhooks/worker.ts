@@ -48,6 +48,9 @@ export interface StartedAttempt {
   attempt: number;
   startedAt: number;
   manual: boolean;
+  /** Read by the claim with the others of its round (else read before the post). */
+  endpoint?: WebhookEndpointsTable | undefined;
+  event?: { id: string; type: string; payload: string } | undefined;
 }
 
 /** What one recorded attempt changed at its endpoint, for the log lines said once per streak. */
@@ -192,62 +195,46 @@ export class DeliveryWorker {
     const cap = this.endpointCap;
     return db.transaction().execute(async (tx) => {
       const now = clock.now();
-      // Each endpoint's due deliveries numbered oldest first; at most `cap` of each are read.
-      const ranked = tx
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .select([
-          'd.id as id',
-          'd.endpoint_id as endpoint_id',
-          'd.account_id as account_id',
-          'e.circuit_state as circuit_state',
-          'e.consecutive_failures as failures',
-          sql<number>`row_number() over (partition by ${sql.ref('d.endpoint_id')} order by ${sql.ref('d.next_attempt_at')}, ${sql.ref('d.id')})`.as('rn'),
-        ])
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]))
-        .where('e.enabled', '=', 1)
-        .where((eb) => eb.or([eb('e.circuit_state', '=', 'closed'), eb('e.circuit_until', '<=', now)]));
-      const due = await tx.selectFrom(ranked.as('r')).selectAll().where('rn', '<=', cap).orderBy('endpoint_id').orderBy('rn').execute();
-      if (due.length === 0) return [];
-      const endpointIds = [...new Set(due.map((r) => r.endpoint_id))];
+      const endpoints = await this.claimableEndpoints(tx, now);
+      if (endpoints.length === 0) return [];
       const busy = new Map<string, number>();
       for (const b of await tx
         .selectFrom('webhook_deliveries')
         .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('n')])
         .where('lease_until', '>=', now)
         .where('status', '=', 'pending')
-        .where('endpoint_id', 'in', endpointIds)
+        .where('endpoint_id', 'in', endpoints.map((e) => e.id))
         .groupBy('endpoint_id')
         .execute()) {
         busy.set(b.endpoint_id, Number(b.n));
       }
-      const groups = new Map<string, DueGroup & { deliveryIds: string[]; allowed: number; probe: boolean }>();
+      const allowance = new Map<string, number>();
+      for (const e of endpoints) {
+        const inFlight = busy.get(e.id) ?? 0;
+        // A probe goes out alone; a failing endpoint gets one post at a time.
+        const n = e.circuit_state !== 'closed' ? (inFlight === 0 ? 1 : 0) : (e.consecutive_failures > 0 ? FAILING_ENDPOINT_CONCURRENCY : cap) - inFlight;
+        if (n > 0) allowance.set(e.id, n);
+      }
+      const due = await this.dueOf(tx, allowance, now);
+      const groups = new Map<string, DueGroup & { deliveryIds: string[] }>();
       for (const r of due) {
         let g = groups.get(r.endpoint_id);
-        if (!g) {
-          const inFlight = busy.get(r.endpoint_id) ?? 0;
-          const probe = r.circuit_state !== 'closed';
-          // A probe goes out alone; a failing endpoint gets one post at a time.
-          const allowed = probe ? (inFlight === 0 ? 1 : 0) : (Number(r.failures) > 0 ? FAILING_ENDPOINT_CONCURRENCY : cap) - inFlight;
-          g = { accountId: r.account_id, endpointId: r.endpoint_id, deliveryIds: [], allowed, probe };
-          groups.set(r.endpoint_id, g);
-        }
-        if (g.deliveryIds.length < g.allowed) g.deliveryIds.push(r.id);
+        if (!g) groups.set(r.endpoint_id, (g = { accountId: r.account_id, endpointId: r.endpoint_id, deliveryIds: [] }));
+        g.deliveryIds.push(r.id);
       }
       let picks = this.order.pick([...groups.values()], limit);
-      for (const g of groups.values()) {
-        if (!g.probe || !picks.some((p) => p.endpointId === g.endpointId)) continue;
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      for (const endpointId of new Set(picks.map((p) => p.endpointId))) {
+        if (byId.get(endpointId)!.circuit_state === 'closed') continue;
         // Half-open: the one instance whose update lands sends the probe; the lease covers a crash.
         const won = await tx
           .updateTable('webhook_endpoints')
           .set({ circuit_state: 'half_open', circuit_until: now + this.leaseMs })
-          .where('id', '=', g.endpointId)
+          .where('id', '=', endpointId)
           .where('circuit_state', '!=', 'closed')
           .where('circuit_until', '<=', now)
           .executeTakeFirst();
-        if (Number(won.numUpdatedRows) !== 1) picks = picks.filter((p) => p.endpointId !== g.endpointId);
+        if (Number(won.numUpdatedRows) !== 1) picks = picks.filter((p) => p.endpointId !== endpointId);
       }
       if (picks.length === 0) return [];
       // The conditions repeat, so a row another worker claimed in between is not claimed twice.
@@ -259,10 +246,66 @@ export class DeliveryWorker {
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .returningAll()
         .execute();
+      if (leased.length === 0) return [];
       await this.insertStarted(tx, leased, now, false);
+      // What the posts need, read once per round rather than once per post.
+      const [rows, events] = await Promise.all([
+        tx.selectFrom('webhook_endpoints').selectAll().where('id', 'in', [...new Set(leased.map((d) => d.endpoint_id))]).execute(),
+        tx.selectFrom('webhook_events').select(['id', 'type', 'payload']).where('id', 'in', leased.map((d) => d.event_id)).execute(),
+      ]);
+      const endpointRow = new Map(rows.map((r) => [r.id, r]));
+      const eventRow = new Map(events.map((e) => [e.id, e]));
       const rank = new Map(picks.map((p, i) => [p.deliveryId, i]));
-      return leased.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!).map((d) => ({ d, attempt: d.attempts, startedAt: now, manual: false }));
+      return leased
+        .sort((a, b) => rank.get(a.id)! - rank.get(b.id)!)
+        .map((d) => ({ d, attempt: d.attempts, startedAt: now, manual: false, endpoint: endpointRow.get(d.endpoint_id), event: eventRow.get(d.event_id) }));
     });
+  }
+
+  /**
+   * Enabled endpoints with pending deliveries whose circuit lets a post through now. The endpoints
+   * with pending deliveries are found by skipping through the (status, endpoint_id, …) index, one
+   * seek per endpoint, so the cost follows the number of such endpoints, not their backlogs.
+   */
+  private async claimableEndpoints(tx: Tx, now: number): Promise<Array<Pick<WebhookEndpointsTable, 'id' | 'account_id' | 'circuit_state' | 'consecutive_failures'>>> {
+    const withPending = await sql<{ id: string }>`
+      with recursive ep(id) as (
+        select (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
+        union all
+        select (select endpoint_id from webhook_deliveries where status = 'pending' and endpoint_id > ep.id order by endpoint_id limit 1) from ep where ep.id is not null
+      )
+      select id from ep where id is not null`.execute(tx);
+    if (withPending.rows.length === 0) return [];
+    const out: Array<Pick<WebhookEndpointsTable, 'id' | 'account_id' | 'circuit_state' | 'consecutive_failures'>> = [];
+    const ids = withPending.rows.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += 500) {
+      out.push(
+        ...(await tx
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'account_id', 'circuit_state', 'consecutive_failures'])
+          .where('id', 'in', ids.slice(i, i + 500))
+          .where('enabled', '=', 1)
+          .where((eb) => eb.or([eb('circuit_state', '=', 'closed'), eb('circuit_until', '<=', now)]))
+          .execute()),
+      );
+    }
+    return out;
+  }
+
+  /** Each endpoint's oldest due, unleased deliveries, as many as its allowance: one index range per endpoint. */
+  private async dueOf(tx: Tx, allowance: ReadonlyMap<string, number>, now: number): Promise<Array<{ id: string; endpoint_id: string; account_id: string }>> {
+    const out: Array<{ id: string; endpoint_id: string; account_id: string }> = [];
+    const entries = [...allowance];
+    for (let i = 0; i < entries.length; i += 100) {
+      const parts = entries.slice(i, i + 100).map(
+        ([endpointId, n], j) =>
+          sql`select * from (select id, endpoint_id, account_id from webhook_deliveries
+            where status = 'pending' and endpoint_id = ${endpointId} and next_attempt_at <= ${now} and (lease_until is null or lease_until < ${now})
+            order by next_attempt_at, id limit ${n}) as ${sql.raw(`q${j}`)}`,
+      );
+      out.push(...(await sql<{ id: string; endpoint_id: string; account_id: string }>`${sql.join(parts, sql` union all `)}`.execute(tx)).rows);
+    }
+    return out;
   }
 
   /** The log rows of attempts about to be made: outcome unknown until they are recorded. */
@@ -321,8 +364,8 @@ export class DeliveryWorker {
     const { db } = this.o;
     const { d } = s;
     const [endpoint, event] = await Promise.all([
-      db.selectFrom('webhook_endpoints').selectAll().where('id', '=', d.endpoint_id).executeTakeFirst(),
-      db.selectFrom('webhook_events').select(['id', 'type', 'payload']).where('id', '=', d.event_id).executeTakeFirst(),
+      s.endpoint ?? db.selectFrom('webhook_endpoints').selectAll().where('id', '=', d.endpoint_id).executeTakeFirst(),
+      s.event ?? db.selectFrom('webhook_events').select(['id', 'type', 'payload']).where('id', '=', d.event_id).executeTakeFirst(),
     ]);
     if (!endpoint || !event) {
       // Deleted meanwhile (the delivery row went with it); nothing to record.
@@ -435,9 +478,6 @@ export class DeliveryWorker {
     const { d, attempt, startedAt, manual } = s;
     const now = clock.now();
     const result = await db.transaction().execute(async (tx) => {
-      // The webhook may have been deleted during the attempt (its deliveries and log went with it).
-      const still = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', d.id).executeTakeFirst();
-      if (!still) return null;
       const change = r.outcome === 'success' ? await this.closeCircuit(tx, endpoint.id, d.id, now) : await this.countFailure(tx, endpoint.id, d.id, r.error, now);
       let status: WebhookDeliveriesTable['status'];
       let next: number | null = null;
@@ -455,7 +495,7 @@ export class DeliveryWorker {
         .where('delivery_id', '=', d.id)
         .where('attempt', '=', attempt)
         .execute();
-      await tx
+      const updated = await tx
         .updateTable('webhook_deliveries')
         .set({
           status,
@@ -468,7 +508,9 @@ export class DeliveryWorker {
           delivered_at: status === 'delivered' ? now : null,
         })
         .where('id', '=', d.id)
-        .execute();
+        .executeTakeFirst();
+      // The webhook may have been deleted during the attempt (its deliveries and log went with it).
+      if (Number(updated.numUpdatedRows) === 0) return null;
       return { status, change };
     });
     if (!result) return;

@@ -9,7 +9,8 @@
  * Measured: the arrival latency of the healthy endpoint's 900 events (arrival at the receiver −
  * the event's createdAt), raised as 30 bursts of 30 every 50 ms, each burst together with events
  * for the bad endpoints (which also get 100 each up front, so they are the oldest in the queue).
- * Baseline, the same process and run: the same 900 healthy events with no bad endpoints.
+ * Baseline, the same process and run: the same 900 healthy events with no bad endpoints. Both
+ * after an unmeasured warm-up of 90 events (JIT, first connections).
  *
  * Run: npx tsx bench/webhooks.ts   (or npm run bench)
  */
@@ -40,6 +41,8 @@ export interface Latency {
   maxMs: number;
   /** From the first event raised to the last one received. */
   totalMs: number;
+  /** CPU time of the whole process (server, receivers, event raising) per healthy event: a figure the machine's load hardly moves. */
+  cpuMsPerEvent: number;
 }
 
 export interface WebhooksBenchFigures {
@@ -118,28 +121,30 @@ async function raise(ctx: AppContext, batches: Array<{ target: { accountId: stri
   });
 }
 
-function latency(createdAt: Map<string, number>, arrivals: Map<string, number>): Latency {
+function latency(createdAt: Map<string, number>, arrivals: Map<string, number>, cpu: NodeJS.CpuUsage): Latency {
   const lat = [...createdAt].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? 0;
   const first = Math.min(...createdAt.values());
   const last = Math.max(...arrivals.values());
-  return { events: lat.length, p50Ms: pct(50), p99Ms: pct(99), maxMs: lat[lat.length - 1] ?? 0, totalMs: last - first };
+  const cpuMsPerEvent = Math.round(((cpu.user + cpu.system) / 1000 / lat.length) * 100) / 100;
+  return { events: lat.length, p50Ms: pct(50), p99Ms: pct(99), maxMs: lat[lat.length - 1] ?? 0, totalMs: last - first, cpuMsPerEvent };
 }
 
-async function scenario(ctx: AppContext, label: string, bad: Array<{ accountId: string; endpointId: string }>): Promise<Latency> {
+async function scenario(ctx: AppContext, label: string, bad: Array<{ accountId: string; endpointId: string }>, events = HEALTHY_EVENTS): Promise<Latency> {
   const healthyRx = await receiver('healthy');
   try {
     const healthy = await endpointFor(ctx, `Healthy ${label}`, `${healthyRx.url}/events`);
     const createdAt = new Map<string, number>();
+    const cpu = process.cpuUsage();
     if (bad.length) await raise(ctx, bad.map((target) => ({ target, n: BAD_UP_FRONT })), null, createdAt);
     for (let b = 0; b < BURSTS; b++) {
-      await raise(ctx, [{ target: healthy, n: HEALTHY_EVENTS / BURSTS }, ...bad.map((target) => ({ target, n: BAD_PER_BURST }))], healthy.endpointId, createdAt);
+      await raise(ctx, [{ target: healthy, n: events / BURSTS }, ...bad.map((target) => ({ target, n: BAD_PER_BURST }))], healthy.endpointId, createdAt);
       await sleep(BURST_GAP_MS);
     }
     const deadline = Date.now() + 300_000;
-    while (healthyRx.arrivals.size < HEALTHY_EVENTS && Date.now() < deadline) await sleep(20);
-    if (healthyRx.arrivals.size < HEALTHY_EVENTS) throw new Error(`${label}: only ${healthyRx.arrivals.size} of ${HEALTHY_EVENTS} events arrived`);
-    return latency(createdAt, healthyRx.arrivals);
+    while (healthyRx.arrivals.size < events && Date.now() < deadline) await sleep(20);
+    if (healthyRx.arrivals.size < events) throw new Error(`${label}: only ${healthyRx.arrivals.size} of ${events} events arrived`);
+    return latency(createdAt, healthyRx.arrivals, process.cpuUsage(cpu));
   } finally {
     await healthyRx.close();
   }
@@ -161,6 +166,7 @@ export async function run(): Promise<WebhooksBenchFigures> {
   const failing = await receiver('failing');
   const slow = await receiver('slow');
   try {
+    await scenario(ctx, 'warm-up', [], 90); // JIT, the first connections: not measured
     const baseline = await scenario(ctx, 'baseline', []);
     const bad = [await endpointFor(ctx, 'Hanging Co', `${hanging.url}/x`), await endpointFor(ctx, 'Failing Co', `${failing.url}/x`), await endpointFor(ctx, 'Slow Co', `${slow.url}/x`)];
     const withBadEndpoints = await scenario(ctx, 'beside bad endpoints', bad);
@@ -188,7 +194,7 @@ export async function run(): Promise<WebhooksBenchFigures> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const f = await run();
-  const row = (name: string, l: Latency) => `  ${name.padEnd(34)} p50 ${String(l.p50Ms).padStart(6)} ms   p99 ${String(l.p99Ms).padStart(6)} ms   max ${String(l.maxMs).padStart(6)} ms   all ${l.events} in ${l.totalMs} ms`;
+  const row = (name: string, l: Latency) => `  ${name.padEnd(34)} p50 ${String(l.p50Ms).padStart(6)} ms   p99 ${String(l.p99Ms).padStart(6)} ms   max ${String(l.maxMs).padStart(6)} ms   all ${l.events} in ${l.totalMs} ms   CPU ${l.cpuMsPerEvent} ms/event`;
   console.log(`webhooks: ${HEALTHY_EVENTS} events for a healthy endpoint (30 bursts of 30, 50 ms apart); load average ${f.loadAverage.join(' ')}`);
   console.log(row('baseline (healthy endpoint alone)', f.baseline));
   console.log(row('beside hanging, 500 and 3 s slow', f.withBadEndpoints));

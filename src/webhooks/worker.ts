@@ -72,6 +72,10 @@ interface Outcome {
   retryAfterMs: number | null;
 }
 
+let undiciModule: Promise<typeof import('undici')> | null = null;
+/** Loaded on the first post (not at start-up), then kept: a dynamic import per post costs a module resolution each time. */
+const undici = (): Promise<typeof import('undici')> => (undiciModule ??= import('undici'));
+
 /** Delay before attempt n+1 after n failed ones: base·2^(n−1), capped, ±20% jitter. */
 export function backoffMs(failedAttempts: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, failedAttempts - 1)));
@@ -419,7 +423,7 @@ export class DeliveryWorker {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), o.timeoutMs);
     try {
-      const { request } = await import('undici');
+      const { request } = await undici();
       const res = await request(url, {
         method: 'POST',
         headers,

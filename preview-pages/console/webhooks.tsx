@@ -182,7 +182,12 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
             {w.health.consecutiveFailures} attempts in a row failed{w.health.failingSince ? ` since ${formatTime(w.health.failingSince, timezone)}` : ''}. Last error: {w.health.lastError ?? '—'}.
           </p>
           <p class="small">
-            Events keep being queued and retried ({w.health.pendingDeliveries} waiting); deliveries that gave up ({w.health.failedDeliveries}) stay in the log below and can be sent again.
+            {w.health.circuit === 'open'
+              ? `Deliveries are paused: new events are queued (${w.health.pendingDeliveries} waiting) and one is tried again ${w.health.nextProbeAt ? `at ${formatTime(w.health.nextProbeAt, timezone)}` : 'soon'}; when it succeeds, the rest follow.`
+              : w.health.circuit === 'half_open'
+                ? `One delivery is being tried now to see whether the endpoint is back (${w.health.pendingDeliveries} waiting).`
+                : `Events keep being queued and retried (${w.health.pendingDeliveries} waiting).`}{' '}
+            Deliveries that gave up ({w.health.failedDeliveries}) stay in the log below and can be sent again.
           </p>
         </section>
       ) : null}
@@ -306,7 +311,9 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
                           {d.log.map((a) => (
                             <li>
                               #{a.attempt} {formatTime(a.at, timezone)} — {a.outcome}
-                              {a.statusCode !== null ? ` HTTP ${a.statusCode}` : ''} · {a.latencyMs} ms{a.manual ? ' · by hand' : ''}
+                              {a.statusCode !== null ? ` HTTP ${a.statusCode}` : ''}
+                              {a.latencyMs !== null ? ` · ${a.latencyMs} ms` : ' · in progress, or cut short by a server stop'}
+                              {a.manual ? ' · by hand' : ''}
                               {a.error ? <span class="error"> {a.error}</span> : null}
                             </li>
                           ))}

@@ -49,7 +49,7 @@ export const RotateSecretSchema = z.strictObject({
 });
 
 export const WebhookHealthSchema = z.object({
-  status: z.enum(['healthy', 'failing']).describe('failing: 5 or more attempts in a row failed, or a delivery gave up since the last success. Events keep being queued and retried.'),
+  status: z.enum(['healthy', 'failing']).describe('failing: 5 or more attempts in a row failed (the circuit is open), or a delivery gave up since the last success. Events keep being queued; they wait while the circuit is open.'),
   consecutiveFailures: z.number().int(),
   failingSince: z.string().nullable(),
   lastSuccessAt: z.string().nullable(),
@@ -57,6 +57,10 @@ export const WebhookHealthSchema = z.object({
   lastError: z.string().nullable(),
   pendingDeliveries: z.number().int(),
   failedDeliveries: z.number().int().describe('Deliveries that gave up (kept in the log; redeliver them by hand).'),
+  circuit: z
+    .enum(['closed', 'open', 'half_open'])
+    .describe('closed: deliveries flow. open: 5 attempts in a row failed; deliveries wait without attempts until nextProbeAt. half_open: one probe delivery is being tried; its success closes the circuit.'),
+  nextProbeAt: z.string().nullable().describe('While the circuit is open: when the next probe goes out.'),
 });
 
 export const WebhookSchema = z.object({
@@ -88,9 +92,9 @@ export type WebhookSecret = z.infer<typeof WebhookSecretSchema>;
 export const AttemptSchema = z.object({
   attempt: z.number().int(),
   at: z.string(),
-  outcome: z.enum(['success', 'retry', 'failed']),
+  outcome: z.enum(['success', 'retry', 'failed', 'unknown']).describe('unknown: the attempt started and no outcome was recorded — in progress now, or the server stopped during the post (the event may have arrived; the next attempt has the next number).'),
   statusCode: z.number().int().nullable(),
-  latencyMs: z.number().int(),
+  latencyMs: z.number().int().nullable(),
   error: z.string().nullable(),
   responseSnippet: z.string().nullable(),
   manual: z.boolean(),

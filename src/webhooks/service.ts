@@ -141,7 +141,7 @@ export class WebhooksService {
   }
 
   toWebhook(r: WebhookEndpointsTable, c: Counts, now = this.d.clock.now()): Webhook {
-    const failing = r.consecutive_failures >= FAILING_THRESHOLD || c.failedSinceSuccess > 0;
+    const failing = r.circuit_state !== 'closed' || r.consecutive_failures >= FAILING_THRESHOLD || c.failedSinceSuccess > 0;
     return {
       id: r.id,
       url: r.url,
@@ -160,6 +160,8 @@ export class WebhooksService {
         lastError: r.last_error,
         pendingDeliveries: c.pending,
         failedDeliveries: c.failed,
+        circuit: r.circuit_state,
+        nextProbeAt: r.circuit_state === 'open' ? toIso(r.circuit_until) : null,
       },
       createdAt: toIso(r.created_at)!,
       updatedAt: toIso(r.updated_at)!,
@@ -195,6 +197,9 @@ export class WebhooksService {
       last_success_at: null,
       last_failure_at: null,
       last_error: null,
+      circuit_state: 'closed',
+      circuit_until: null,
+      circuit_trips: 0,
       created_at: now,
       updated_at: now,
     };
@@ -388,7 +393,12 @@ export class WebhooksService {
     if (endpoints.length === 0) return null;
     const now = this.d.clock.now();
     const eventId = await this.insertEvent(tx, accountId, type, body, now);
-    const rows: WebhookDeliveriesTable[] = endpoints.map((e) => this.deliveryRow(accountId, e.id, eventId, type, now, now + this.d.config.webhooks.retryWindowMs, null));
+    const rows: WebhookDeliveriesTable[] = endpoints.map((e) => {
+      const row = this.deliveryRow(accountId, e.id, eventId, type, now, now + this.d.config.webhooks.retryWindowMs, null);
+      // An endpoint whose circuit is open: the event waits for the probe with the others.
+      if (e.circuit_state === 'open' && (e.circuit_until ?? 0) > now) row.next_attempt_at = e.circuit_until;
+      return row;
+    });
     for (let i = 0; i < rows.length; i += CHUNK) await tx.insertInto('webhook_deliveries').values(rows.slice(i, i + CHUNK)).execute();
     this.worker.wake();
     return eventId;
@@ -517,7 +527,7 @@ export class WebhooksService {
           at: toIso(a.started_at)!,
           outcome: a.outcome,
           statusCode: a.status_code,
-          latencyMs: a.latency_ms,
+          latencyMs: a.outcome === 'unknown' ? null : a.latency_ms,
           error: a.error,
           responseSnippet: a.response_snippet,
           manual: a.manual === 1,

@@ -6,6 +6,7 @@ import { reportedSteps } from '../../src/webhooks/events.js';
 import { buttonWebhookUrl } from '../../src/webhooks/listeners.js';
 import { newSigningSecret, SecretBox } from '../../src/webhooks/secret-box.js';
 import { computeSignature, parseSignatureHeader, signatureHeader, verifySignature } from '../../src/webhooks/signing.js';
+import { RoundRobin } from '../../src/webhooks/fair-order.js';
 import { retryableStatus } from '../../src/webhooks/worker.js';
 
 describe('signature header', () => {
@@ -88,5 +89,23 @@ describe('outbound URL rules and retry classes', () => {
   it('retries 408, 429 and 5xx only', () => {
     expect([200, 301, 400, 401, 404, 410, 422].some(retryableStatus)).toBe(false);
     expect([408, 429, 500, 502, 503, 504].every(retryableStatus)).toBe(true);
+  });
+});
+
+describe('fair order of delivery slots', () => {
+  it('round-robin over accounts, then over an account\'s endpoints; a backlog never queues ahead of another endpoint', () => {
+    const rr = new RoundRobin();
+    const groups = [
+      { accountId: 'acc_A', endpointId: 'whk_A1', deliveryIds: ['a1', 'a2', 'a3', 'a4'] },
+      { accountId: 'acc_A', endpointId: 'whk_A2', deliveryIds: ['b1', 'b2'] },
+      { accountId: 'acc_B', endpointId: 'whk_B1', deliveryIds: ['c1', 'c2', 'c3'] },
+    ];
+    // Accounts alternate; inside acc_A its endpoints alternate.
+    expect(rr.pick(groups, 5).map((p) => p.deliveryId)).toEqual(['a1', 'c1', 'b1', 'c2', 'a2']);
+    // The next round starts after the last account and endpoint served (acc_A / whk_A1).
+    expect(rr.pick(groups, 3).map((p) => p.deliveryId)).toEqual(['c1', 'b1', 'c2']);
+    expect(rr.pick([], 3)).toEqual([]);
+    expect(rr.pick(groups, 0)).toEqual([]);
+    expect(rr.pick(groups, 100)).toHaveLength(9);
   });
 });

@@ -22,7 +22,7 @@ describe('webhook endpoints (REST)', () => {
     expect(w.id).toMatch(/^whk_[0-9A-Z]{26}$/);
     expect(w.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(w).toMatchObject({ url: `${rx.url}/a`, events: ['delivery_status', 'button_interaction'], description: 'CRM', enabled: true, source: 'user', secretHint: `…${w.secret.slice(-4)}` });
-    expect(w.health).toEqual({ status: 'healthy', consecutiveFailures: 0, failingSince: null, lastSuccessAt: null, lastFailureAt: null, lastError: null, pendingDeliveries: 0, failedDeliveries: 0 });
+    expect(w.health).toEqual({ status: 'healthy', consecutiveFailures: 0, failingSince: null, lastSuccessAt: null, lastFailureAt: null, lastError: null, pendingDeliveries: 0, failedDeliveries: 0, circuit: 'closed', nextProbeAt: null });
 
     const list = await t.api('GET', '/api/rcs/webhooks');
     expect(list.status).toBe(200);

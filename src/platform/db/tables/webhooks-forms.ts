@@ -33,9 +33,17 @@ export interface WebhookEndpointsTable {
   last_success_at: number | null;
   last_failure_at: number | null;
   last_error: string | null;
+  /** Circuit breaker (migration 016): open after FAILING_THRESHOLD failures in a row; events wait without attempts. */
+  circuit_state: WebhookCircuitState;
+  /** open: when the next probe may go out; half_open: until when the probe in flight holds it. */
+  circuit_until: number | null;
+  /** Openings in the current failure streak (backoff exponent); 0 when closed. */
+  circuit_trips: number;
   created_at: number;
   updated_at: number;
 }
+
+export type WebhookCircuitState = 'closed' | 'open' | 'half_open';
 
 /** One event, stored once with the exact bytes every delivery posts. */
 export interface WebhookEventsTable {
@@ -75,7 +83,8 @@ export interface WebhookDeliveriesTable {
   created_at: number;
 }
 
-export type WebhookAttemptOutcome = 'success' | 'retry' | 'failed';
+/** unknown: the attempt was recorded before its post and no outcome followed (in flight, or the process stopped mid-post). */
+export type WebhookAttemptOutcome = 'success' | 'retry' | 'failed' | 'unknown';
 
 /** The delivery log: one row per HTTP attempt. */
 export interface WebhookAttemptsTable {
@@ -85,6 +94,7 @@ export interface WebhookAttemptsTable {
   account_id: string;
   endpoint_id: string;
   started_at: number;
+  /** 0 while the outcome is unknown. */
   latency_ms: number;
   status_code: number | null;
   outcome: WebhookAttemptOutcome;

@@ -11,15 +11,11 @@ import * as m009 from './009_smpp.js';
 import * as m010 from './010_messages_phone_window.js';
 import * as m011 from './011_sim_receipt_indexes.js';
 import * as m013 from './013_preview_merge_fingerprint.js';
-
-/**
- * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 013 the merge fingerprint of previews.
 import * as m016 from './016_webhook_fairness.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 016 webhook circuit breaker and fair claim.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 013 the merge fingerprint of previews, 016 webhook circuit breaker and fair claim.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,

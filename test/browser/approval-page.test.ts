@@ -108,7 +108,7 @@ async function expectAboveFold(page: Page, size: Size): Promise<void> {
 async function expectNoSidewaysScroll(page: Page): Promise<void> {
   const { scroll, client, wide } = await page.evaluate(() => {
     const client = document.documentElement.clientWidth;
-    const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => `${e.tagName}.${e.className}`);
+    const wide = Array.from(document.querySelectorAll("body *")).filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => `${e.tagName}.${e.className}`);
     return { scroll: document.documentElement.scrollWidth, client, wide };
   });
   expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(client);

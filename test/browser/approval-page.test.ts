@@ -108,7 +108,7 @@ async function expectAboveFold(page: Page, size: Size): Promise<void> {
 async function expectNoSidewaysScroll(page: Page): Promise<void> {
   const { scroll, client, wide } = await page.evaluate(() => {
     const client = document.documentElement.clientWidth;
-    const wide = Array.from(document.querySelectorAll("body *")).filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => `${e.tagName}.${e.className}`);
+    const wide = Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => `${e.tagName}.${e.className}`);
     return { scroll: document.documentElement.scrollWidth, client, wide };
   });
   expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(client);
@@ -180,6 +180,25 @@ describe('the share page shows what each recipient gets', () => {
     expect(w!.y).toBeLessThan(m!.y);
     await screenshot(page, 'approval-page-warnings-desktop');
     await close(page);
+  });
+
+  it('flags the mockup when the warnings report empty merge values', async () => {
+    // The warning itself comes from the preview service (see approval-warnings.test.ts); here the
+    // stored list is set directly so the page's part is checked on its own.
+    const p = await rcsPreview(cardPayload());
+    const warning = { path: 'content.title', code: 'empty_merge_value', message: '{{contact_first_name}} is empty for 2 of 7 recipients.' };
+    await t.ctx.db.updateTable('previews').set({ warnings: JSON.stringify([warning]) }).where('id', '=', p.previewId).execute();
+    const { page } = await open('phone', p.shareUrl);
+    expect(await page.locator('[data-testid=merge-alert]').textContent()).toContain('{{contact_first_name}} is empty for 2 of 7 recipients.');
+    expect(await page.locator('[data-testid=mockup].flagged').count()).toBe(1);
+    expect(await page.locator('[data-testid=warnings] [data-warning-code=empty_merge_value]').count()).toBe(1);
+    await expectAboveFold(page, 'phone');
+    await close(page);
+    const plain = await rcsPreview(cardPayload());
+    const { page: other } = await open('phone', plain.shareUrl);
+    expect(await other.locator('[data-testid=merge-alert]').count()).toBe(0);
+    expect(await other.locator('[data-testid=mockup].flagged').count()).toBe(0);
+    await close(other);
   });
 
   it('shows an SMS preview merged for its recipient', async () => {

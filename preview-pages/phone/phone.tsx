@@ -198,24 +198,28 @@ export function actionTarget(action: Action): string | null {
   }
 }
 
-function ActionTarget({ action }: { action: Action }) {
+/** The label, with the action's target as a second line when the page reveals targets. */
+function Labelled({ action, labelClass, children }: { action: Action | undefined; labelClass: string; children: ComponentChildren }) {
   const reveal = useContext(RevealContext);
-  const target = reveal ? actionTarget(action) : null;
-  return target ? (
-    <span class="action-target" data-testid="action-target">
-      {target}
-    </span>
-  ) : null;
+  const target = reveal && action ? actionTarget(action) : null;
+  if (target === null) return <>{children}</>;
+  return (
+    <>
+      <span class={labelClass}>{children}</span>
+      <span class="action-target" data-testid="action-target">
+        {target}
+      </span>
+    </>
+  );
 }
 
 export function ActionButton({ action }: { action: Action }) {
   return (
     <li class="card-action" title={describeAction(action)} data-action-type={action.type}>
-      <span class="card-action-label">
+      <Labelled action={action} labelClass="card-action-label">
         <Icon name={action.type} />
         <span class="card-action-text">{action.text}</span>
-      </span>
-      <ActionTarget action={action} />
+      </Labelled>
     </li>
   );
 }
@@ -228,11 +232,10 @@ export function Chip({ suggestion }: { suggestion: Suggestion }) {
   const title = action ? describeAction(action) : `Replies “${text}”`;
   return (
     <li class={`chip${action ? ' chip-action' : ' chip-reply'}`} title={title} data-action-type={action ? action.type : 'reply'}>
-      <span class="chip-label">
+      <Labelled action={action} labelClass="chip-label">
         {action ? <Icon name={icon} /> : null}
         <span class="chip-text">{text}</span>
-      </span>
-      {action ? <ActionTarget action={action} /> : null}
+      </Labelled>
     </li>
   );
 }

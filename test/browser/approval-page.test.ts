@@ -193,6 +193,7 @@ describe('the share page shows what each recipient gets', () => {
     expect(await page.locator('[data-testid=mockup].flagged').count()).toBe(1);
     expect(await page.locator('[data-testid=warnings] [data-warning-code=empty_merge_value]').count()).toBe(1);
     await expectAboveFold(page, 'phone');
+    await screenshot(page, 'approval-page-empty-merge-phone');
     await close(page);
     const plain = await rcsPreview(cardPayload());
     const { page: other } = await open('phone', plain.shareUrl);

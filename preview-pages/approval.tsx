@@ -2,6 +2,16 @@ import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
 import { PhoneFrame, PhonePreview, SmsBubble } from './phone/index.js';
 
+/** One of the first recipients with the message merged for them (SendEstimate.samples). */
+export interface ApprovalSample {
+  phoneNumber: string;
+  text: string;
+  fallbackText: string | null;
+  /** RCS: merged content; null for SMS, and for previews stored before samples carried it. */
+  messageType: MessageType | null;
+  content: Content | null;
+}
+
 export interface ApprovalPageProps {
   user: { email: string; csrfToken: string };
   preview: {
@@ -16,11 +26,13 @@ export interface ApprovalPageProps {
   };
   senderName: string;
   fallbackSenderName: string | null;
-  /** RCS: normalized content as previewed (placeholders still in it). */
+  /** RCS: normalized content as previewed (placeholders still in it); shown only when no sample has merged content. */
   rcs: { messageType: MessageType; content: Content; fallback: string | null } | null;
   sms: { text: string; segments: number; encoding: string } | null;
   recipients: { total: number; shown: string[]; rejected: { phoneNumber: string; reason: string }[]; duplicates: number };
-  samples: { phoneNumber: string; text: string; fallbackText: string | null }[];
+  samples: ApprovalSample[];
+  /** Index into samples of the recipient the mockup shows (?r=, 1-based in the URL). */
+  selected: number;
   schedule: { local: string; zone: string } | null;
   campaignName: string | null;
   credits: number;
@@ -30,44 +42,120 @@ export interface ApprovalPageProps {
   error?: string | undefined;
 }
 
-const STATUS_TEXT: Record<ApprovalPageProps['preview']['status'], string> = {
-  pending: 'Waiting for approval',
-  approved: 'Approved — the assistant can send it now',
-  rejected: 'Rejected — it will not be sent',
-  sending: 'Being sent',
-  sent: 'Sent',
-};
+/** The warning code of a merge field that is empty or missing for some recipients. */
+export const EMPTY_MERGE_CODE = 'empty_merge_value';
+
+const utc = (iso: string): string => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The preview's state in one sentence: final states replace the expiry; an expired one says what to do. */
+function stateOf(preview: ApprovalPageProps['preview']): { text: string; cls: string } {
+  if (preview.status === 'sent') return { text: 'Sent — this preview is done.', cls: 'status-sent' };
+  if (preview.status === 'sending') return { text: 'Being sent now.', cls: 'status-sending' };
+  if (preview.expired) return { text: `Expired on ${utc(preview.expiresAt)} — it can no longer be approved or sent. Ask the assistant to preview the message again.`, cls: 'status-expired' };
+  if (preview.status === 'rejected') return { text: 'Rejected — it will not be sent.', cls: 'status-rejected' };
+  if (preview.status === 'approved') return { text: 'Approved — the assistant can send it now.', cls: 'status-approved' };
+  return { text: preview.approvalRequired ? 'Waiting for your approval.' : 'Waiting: approval is off for this account, so the assistant may send it without you.', cls: 'status-pending' };
+}
 
 /**
- * The share page of an MCP preview (spec §3.5, DESIGN §6): what exactly would be sent, to whom,
- * when and for how much, and the person's decision. Everything the assistant wrote is rendered as
- * text by Preact (escaped); the page has no script at all.
+ * The share page of an MCP preview (spec §3.5, DESIGN §6): what exactly each recipient would get,
+ * to whom, when and for how much, and the person's decision. The decision, the recipient count
+ * and the cost come first so they sit above the fold on a phone; then the warnings; then the
+ * mockup of one recipient's merged message (switch recipients with ?r=, no script). Everything
+ * the assistant wrote is rendered as text by Preact (escaped); the page has no script at all.
  */
 export function ApprovalPage(p: ApprovalPageProps) {
   const { preview } = p;
-  const decidable = !preview.expired && (preview.status === 'pending' || preview.status === 'approved' || preview.status === 'rejected');
+  const open = !preview.expired && (preview.status === 'pending' || preview.status === 'approved' || preview.status === 'rejected');
   const channel = preview.kind === 'sms' ? 'SMS' : 'RCS';
+  const state = stateOf(preview);
+  const showExpiry = open && preview.status !== 'rejected';
+  const emptyMerge = p.warnings.filter((w) => w.code === EMPTY_MERGE_CODE);
   return (
     <Layout title="Approve message" user={p.user} wide>
-      <section class="card approval-head">
+      <section class="card approval-head" data-testid="approval-head">
         <h1>
-          {channel} message {preview.kind === 'rcs_batch' ? `to ${p.recipients.total} recipients` : `to ${p.recipients.shown[0] ?? 'one recipient'}`}
+          {channel} message to {preview.kind === 'rcs_batch' || p.recipients.total !== 1 ? plural(p.recipients.total, 'recipient') : (p.recipients.shown[0] ?? 'one recipient')}
         </h1>
-        <p class={`approval-status status-${preview.status}`} data-testid="preview-status">
-          {preview.expired && preview.status !== 'sent' ? 'Expired — ask the assistant to preview it again' : STATUS_TEXT[preview.status]}
+        <p class={`approval-status ${state.cls}`} data-testid="preview-status">
+          {state.text}
         </p>
+        <dl class="approval-summary">
+          <div>
+            <dt>Recipients</dt>
+            <dd data-testid="recipient-count">
+              {p.recipients.total}
+              {p.recipients.duplicates > 0 ? ` (${p.recipients.duplicates} duplicates removed)` : ''}
+              {p.recipients.rejected.length > 0 ? ` · ${p.recipients.rejected.length} not sent to` : ''}
+            </dd>
+          </div>
+          <div>
+            <dt>Estimated cost</dt>
+            <dd data-testid="cost">{p.credits} credits</dd>
+          </div>
+          <div>
+            <dt>When</dt>
+            <dd>{p.schedule ? `${p.schedule.local} (${p.schedule.zone})` : 'Immediately when sent'}</dd>
+          </div>
+          {showExpiry ? (
+            <div>
+              <dt>Decide before</dt>
+              <dd data-testid="expires">
+                <time datetime={preview.expiresAt}>{utc(preview.expiresAt)}</time>
+              </dd>
+            </div>
+          ) : null}
+        </dl>
         <ErrorNote message={p.error} />
         {p.notice ? <p class="ok">{p.notice}</p> : null}
+        {open ? (
+          <div class="decision">
+            <PostForm action={`/preview/${preview.slug}/approve`} csrf={p.user.csrfToken}>
+              <button type="submit" data-testid="approve" disabled={preview.status === 'approved'}>
+                {preview.status === 'approved' ? 'Approved' : 'Approve'}
+              </button>
+            </PostForm>
+            <PostForm action={`/preview/${preview.slug}/reject`} csrf={p.user.csrfToken}>
+              <button type="submit" class="danger" data-testid="reject" disabled={preview.status === 'rejected'}>
+                {preview.status === 'rejected' ? 'Rejected' : 'Reject'}
+              </button>
+            </PostForm>
+            {p.warnings.length > 0 ? <a href="#warnings" class="warn-link">{`Read the ${plural(p.warnings.length, 'warning')} first`}</a> : null}
+          </div>
+        ) : (
+          <p class="muted">This preview can no longer be approved or rejected.</p>
+        )}
       </section>
+      {p.warnings.length > 0 ? (
+        <section class="card warnings" id="warnings" data-testid="warnings">
+          <h2>{`${plural(p.warnings.length, 'warning')} — check before approving`}</h2>
+          <ul class="issues">
+            {p.warnings.map((w) => (
+              <li data-warning-code={w.code}>
+                <span class="issue-code">{w.code}</span> <code>{w.path}</code>
+                <span class="issue-message">{w.message}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <div class="approval-grid">
-        <div>
-          {p.rcs ? (
-            <PhonePreview messageType={p.rcs.messageType} content={p.rcs.content} senderName={p.senderName} smsFallback={p.rcs.fallback} smsSenderName={p.fallbackSenderName ?? undefined} />
-          ) : p.sms ? (
-            <PhoneFrame senderName={p.senderName} channel="sms" label="SMS">
-              <SmsBubble text={p.sms.text} />
-            </PhoneFrame>
+        <div class="approval-mockup">
+          <RecipientSwitch p={p} />
+          {emptyMerge.length > 0 ? (
+            <div class="merge-alert" role="alert" data-testid="merge-alert">
+              <strong>Empty merge values.</strong> Some recipients get a message with a blank where a merge field was:
+              <ul>
+                {emptyMerge.map((w) => (
+                  <li>{w.message}</li>
+                ))}
+              </ul>
+            </div>
           ) : null}
+          <div class={emptyMerge.length > 0 ? 'mockup flagged' : 'mockup'} data-testid="mockup">
+            <Mockup p={p} />
+          </div>
         </div>
         <aside class="approval-details">
           <section class="card">
@@ -81,33 +169,20 @@ export function ApprovalPage(p: ApprovalPageProps) {
                   <dd>{p.fallbackSenderName}</dd>
                 </>
               ) : null}
-              <dt>Recipients</dt>
-              <dd data-testid="recipient-count">
-                {p.recipients.total}
-                {p.recipients.duplicates > 0 ? ` (${p.recipients.duplicates} duplicates removed)` : ''}
-              </dd>
-              <dt>Schedule</dt>
-              <dd>{p.schedule ? `${p.schedule.local} (${p.schedule.zone})` : 'Immediately when sent'}</dd>
               {p.campaignName ? (
                 <>
                   <dt>Campaign</dt>
                   <dd>{p.campaignName}</dd>
                 </>
               ) : null}
-              <dt>Estimated cost</dt>
-              <dd data-testid="cost">{p.credits} credits</dd>
               {p.sms ? (
                 <>
                   <dt>SMS</dt>
                   <dd>
-                    {p.sms.segments} segment{p.sms.segments === 1 ? '' : 's'}, {p.sms.encoding}
+                    {plural(p.sms.segments, 'segment')}, {p.sms.encoding}
                   </dd>
                 </>
               ) : null}
-              <dt>Expires</dt>
-              <dd>
-                <time datetime={preview.expiresAt}>{preview.expiresAt.replace('T', ' ').slice(0, 16)} UTC</time>
-              </dd>
             </dl>
             <h3>First recipients</h3>
             <ul class="recipients">
@@ -125,52 +200,10 @@ export function ApprovalPage(p: ApprovalPageProps) {
                       {r.phoneNumber}: {r.reason}
                     </li>
                   ))}
+                  {p.recipients.rejected.length > 20 ? <li class="muted">… and {p.recipients.rejected.length - 20} more</li> : null}
                 </ul>
               </>
             ) : null}
-          </section>
-          {p.samples.length > 0 ? (
-            <section class="card">
-              <h2>As the first recipients will see it</h2>
-              <ul class="samples">
-                {p.samples.map((s) => (
-                  <li>
-                    <strong>{s.phoneNumber}</strong>: {s.text}
-                    {s.fallbackText ? <div class="muted">SMS fallback: {s.fallbackText}</div> : null}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
-          <section class="card">
-            <h2>{p.warnings.length === 0 ? 'No warnings' : `Warnings (${p.warnings.length})`}</h2>
-            <ul class="issues">
-              {p.warnings.map((w) => (
-                <li>
-                  <code>{w.path}</code> {w.message}
-                </li>
-              ))}
-            </ul>
-          </section>
-          <section class="card">
-            <h2>Decision</h2>
-            {!preview.approvalRequired ? <p class="muted">Approval is switched off for this account; the assistant may send without it. You can still reject.</p> : null}
-            {decidable ? (
-              <div class="decision">
-                <PostForm action={`/preview/${preview.slug}/approve`} csrf={p.user.csrfToken}>
-                  <button type="submit" data-testid="approve" disabled={preview.status === 'approved'}>
-                    Approve
-                  </button>
-                </PostForm>
-                <PostForm action={`/preview/${preview.slug}/reject`} csrf={p.user.csrfToken}>
-                  <button type="submit" class="danger" data-testid="reject" disabled={preview.status === 'rejected'}>
-                    Reject
-                  </button>
-                </PostForm>
-              </div>
-            ) : (
-              <p class="muted">This preview can no longer be approved or rejected.</p>
-            )}
           </section>
           <section class="card">
             <h2>Save as template</h2>
@@ -196,5 +229,63 @@ export function ApprovalPage(p: ApprovalPageProps) {
         </aside>
       </div>
     </Layout>
+  );
+}
+
+/** Links to each sampled recipient (?r=1…5), rendered server-side: the CSP allows no script. */
+function RecipientSwitch({ p }: { p: ApprovalPageProps }) {
+  const n = p.samples.length;
+  if (n === 0) {
+    return <p class="recipient-switch muted">{p.recipients.total === 0 ? 'No recipient would get this message.' : 'The message as written (no merged sample available).'}</p>;
+  }
+  const more = Math.max(0, p.recipients.total - n);
+  const current = p.samples[p.selected]!;
+  return (
+    <nav class="recipient-switch" aria-label="Recipients shown in the phone">
+      <p class="recipient-current" data-testid="sample-current">
+        {`Recipient ${p.selected + 1} of ${p.recipients.total}: `}
+        <strong>{current.phoneNumber}</strong>
+      </p>
+      {n > 1 || more > 0 ? (
+        <ul class="recipient-tabs">
+          {p.samples.map((s, i) => (
+            <li>
+              <a href={`?r=${i + 1}`} class={i === p.selected ? 'active' : undefined} aria-current={i === p.selected ? 'page' : undefined} data-testid="sample-link">
+                {s.phoneNumber}
+              </a>
+            </li>
+          ))}
+          {more > 0 ? <li class="muted">{`and ${more} more`}</li> : null}
+        </ul>
+      ) : null}
+    </nav>
+  );
+}
+
+/** The phone(s) with the selected recipient's merged message, or the message as written when no sample has it. */
+function Mockup({ p }: { p: ApprovalPageProps }) {
+  const sample = p.samples[p.selected];
+  if (p.sms) {
+    return (
+      <PhoneFrame senderName={p.senderName} channel="sms" label="SMS">
+        <SmsBubble text={sample?.text ?? p.sms.text} />
+      </PhoneFrame>
+    );
+  }
+  if (!p.rcs) return null;
+  const merged = sample?.content && sample.messageType ? { messageType: sample.messageType, content: sample.content } : null;
+  const fallback = p.rcs.fallback === null ? null : (sample?.fallbackText ?? p.rcs.fallback);
+  return (
+    <>
+      {merged ? null : <p class="muted small">Shown as written, with its merge fields not yet filled in.</p>}
+      <PhonePreview
+        messageType={merged?.messageType ?? p.rcs.messageType}
+        content={merged?.content ?? p.rcs.content}
+        senderName={p.senderName}
+        smsFallback={fallback}
+        smsSenderName={p.fallbackSenderName ?? undefined}
+        reveal
+      />
+    </>
   );
 }

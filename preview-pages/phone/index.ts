@@ -16,6 +16,7 @@ export {
   SenderHeader,
   SmsBubble,
   TextBubble,
+  actionTarget,
   describeAction,
   mediaKind,
   mediaResolver,

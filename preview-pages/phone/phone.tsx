@@ -7,9 +7,11 @@
  *
  * Reused by the sandbox share page, the approval page and the virtual phone. Buttons and chips
  * are deliberately not links: a preview must not turn sender-supplied URLs into clickable links
- * on this server's pages. Each names its target in a tooltip instead.
+ * on this server's pages. Each names its target in a tooltip; where a person decides whether it
+ * goes out (the approval page), the targets and media URLs are also printed as text beside them.
  */
-import type { ComponentChildren } from 'preact';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
 import type { Action, CardContent, Content, Media, MessageType, Suggestion } from '../../src/content/index.js';
 import { Icon, type IconName } from './icons.js';
 
@@ -76,6 +78,13 @@ function fileName(url: string): string {
     return 'file';
   }
 }
+
+/**
+ * Print link targets, dial numbers, calendar and location data and media URLs as visible text in
+ * the mockup (not only in tooltips), and say in words when an image cannot be shown. Off by
+ * default: the virtual phone shows what a recipient sees, nothing more.
+ */
+const RevealContext = createContext(false);
 
 // ---------------------------------------------------------------------------------------------
 // Frame
@@ -147,11 +156,70 @@ export function describeAction(action: Action): string {
   }
 }
 
+const when = (start: string | undefined, end: string | undefined): string => {
+  const fmt = (x: string) => x.replace('T', ' ').replace(/:00(\.0+)?Z$/, 'Z').replace(/Z$/, ' UTC');
+  return start && end ? `${fmt(start)} → ${fmt(end)}` : start ? fmt(start) : end ? `until ${fmt(end)}` : '';
+};
+
+/**
+ * What the action carries that a person must check before approving, as plain text: the URL it
+ * opens, the number it dials, the event it adds, the place it shows. Null when there is nothing
+ * beyond the label (reply, share location).
+ */
+export function actionTarget(action: Action): string | null {
+  const join = (parts: (string | undefined)[]) => parts.filter((x): x is string => !!x).join(' · ') || null;
+  switch (action.type) {
+    case 'openUrl':
+      return action.openUrlAction?.url ?? null;
+    case 'openUrlInWebview':
+      return action.openUrlInWebviewAction?.url ? `${action.openUrlInWebviewAction.url} (in app, ${action.openUrlInWebviewAction.viewMode ?? 'FULL'})` : null;
+    case 'dial':
+      return action.dialAction?.phoneNumber ? `Calls ${action.dialAction.phoneNumber}` : null;
+    case 'addToCalendar': {
+      const c = action.calendarAction;
+      return c ? join([c.title && `“${c.title}”`, when(c.startTime, c.endTime), c.description]) : null;
+    }
+    case 'createCalendarEvent': {
+      const c = action.createCalendarEventAction;
+      return c ? join([c.title && `“${c.title}”`, when(c.startTime, c.endTime), c.description]) : null;
+    }
+    case 'viewLocation': {
+      const l = action.viewLocationAction;
+      return l ? join([l.label && `“${l.label}”`, l.latLong && `${l.latLong.latitude}, ${l.latLong.longitude}`]) : null;
+    }
+    case 'unsubscribeLink':
+      return action.openUrlAction?.url ? `Unsubscribe page (${action.openUrlAction.url})` : 'Unsubscribe page';
+    case 'unsubscribe':
+      return `Sends ${action.unsubscribeAction?.stopKeyword ?? 'STOP'}`;
+    case 'postback':
+      return action.postbackData ? `Postback “${action.postbackData}”` : null;
+    default:
+      return null;
+  }
+}
+
+/** The label, with the action's target as a second line when the page reveals targets. */
+function Labelled({ action, labelClass, children }: { action: Action | undefined; labelClass: string; children: ComponentChildren }) {
+  const reveal = useContext(RevealContext);
+  const target = reveal && action ? actionTarget(action) : null;
+  if (target === null) return <>{children}</>;
+  return (
+    <>
+      <span class={labelClass}>{children}</span>
+      <span class="action-target" data-testid="action-target">
+        {target}
+      </span>
+    </>
+  );
+}
+
 export function ActionButton({ action }: { action: Action }) {
   return (
     <li class="card-action" title={describeAction(action)} data-action-type={action.type}>
-      <Icon name={action.type} />
-      <span class="card-action-text">{action.text}</span>
+      <Labelled action={action} labelClass="card-action-label">
+        <Icon name={action.type} />
+        <span class="card-action-text">{action.text}</span>
+      </Labelled>
     </li>
   );
 }
@@ -164,8 +232,10 @@ export function Chip({ suggestion }: { suggestion: Suggestion }) {
   const title = action ? describeAction(action) : `Replies “${text}”`;
   return (
     <li class={`chip${action ? ' chip-action' : ' chip-reply'}`} title={title} data-action-type={action ? action.type : 'reply'}>
-      {action ? <Icon name={icon} /> : null}
-      <span class="chip-text">{text}</span>
+      <Labelled action={action} labelClass="chip-label">
+        {action ? <Icon name={icon} /> : null}
+        <span class="chip-text">{text}</span>
+      </Labelled>
     </li>
   );
 }
@@ -199,6 +269,34 @@ export function PlaceholderNote({ host }: { host: string }) {
   return <span class="media-note">{`Media from ${host} is not shown here`}</span>;
 }
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an invalid address';
+  }
+}
+
+/**
+ * An image whose failure is visible: on the approval page its alt text (styled by CSS, shown by
+ * the browser only when the image does not load) says that it could not be loaded and from where.
+ */
+function PreviewImage({ src, url }: { src: string; url: string }) {
+  const reveal = useContext(RevealContext);
+  return <img src={src} alt={reveal ? `Image could not be loaded from ${hostOf(url)} — recipients may see an empty space` : ''} loading={reveal ? undefined : 'lazy'} />;
+}
+
+/** The media URL as text under the media (approval page only). */
+function MediaUrl({ url, kind }: { url: string | undefined; kind: MediaKind }) {
+  const reveal = useContext(RevealContext);
+  const label = { image: 'Image', video: 'Video', audio: 'Audio', file: 'File' }[kind];
+  return reveal && url ? (
+    <p class="media-url" data-testid="media-url">
+      <span class="media-url-label">{label}:</span> {url}
+    </p>
+  ) : null;
+}
+
 /** An image or video inside a card (height class applied by the card). */
 export function CardMedia({ media, path, resolver, heightClass }: { media: Media; path: string; resolver: MediaResolver; heightClass: string }) {
   const url = media.contentInfo?.fileUrl;
@@ -226,7 +324,7 @@ export function CardMedia({ media, path, resolver, heightClass }: { media: Media
   }
   return (
     <div class={`card-media ${heightClass}`}>
-      <img src={resolver.src(url)} alt="" loading="lazy" />
+      <PreviewImage src={resolver.src(url)} url={url} />
     </div>
   );
 }
@@ -291,7 +389,7 @@ export function MediaTile({ url, contentType, thumbnailUrl, path, kind, resolver
   }
   return (
     <div class="media-tile">
-      <img src={resolver.src(url)} alt="" loading="lazy" />
+      <PreviewImage src={resolver.src(url)} url={url} />
     </div>
   );
 }
@@ -333,6 +431,7 @@ export function RichCard({ card, path, orientation = 'VERTICAL', imageAlignment 
           <CardBody card={card} />
         </>
       )}
+      <MediaUrl url={card.media?.contentInfo?.fileUrl} kind={mediaKind(card.media?.contentInfo?.fileUrl, card.media?.contentInfo?.contentType, 'image')} />
       <ActionList actions={card.cardActions} />
     </article>
   );
@@ -410,13 +509,26 @@ function MediaMessage({ messageType, content, resolver }: { messageType: Message
   const contentType = fromUrl ? undefined : content.media?.contentInfo?.contentType;
   const kind = messageType === 'file' ? 'file' : messageType === 'audio' ? 'audio' : mediaKind(url, contentType, fallback);
   const caption = content.caption;
-  if (kind === 'file') return <FileTile url={url} path={path} resolver={resolver} />;
-  if (kind === 'audio') return <AudioTile url={url} path={path} resolver={resolver} />;
+  if (kind === 'file' || kind === 'audio') {
+    return (
+      <>
+        {kind === 'file' ? <FileTile url={url} path={path} resolver={resolver} /> : <AudioTile url={url} path={path} resolver={resolver} />}
+        <MediaUrl url={url} kind={kind} />
+      </>
+    );
+  }
   const thumb = fromUrl ? undefined : (content.media?.contentInfo?.thumbnailUrl ?? content.media?.thumbnailUrl);
   const thumbPath = content.media?.contentInfo?.thumbnailUrl !== undefined ? 'content.media.contentInfo.thumbnailUrl' : 'content.media.thumbnailUrl';
   const usableThumb = thumb && resolver.replacedHost(thumbPath) === null ? thumb : undefined;
   const tile = <MediaTile url={url} contentType={contentType} thumbnailUrl={usableThumb} path={path} kind={kind} resolver={resolver} />;
-  if (!caption) return tile;
+  if (!caption) {
+    return (
+      <>
+        {tile}
+        <MediaUrl url={url} kind={kind} />
+      </>
+    );
+  }
   // With a caption, media goes out as a rich card (§2.1).
   return (
     <article class="rich-card vertical media-card">
@@ -424,6 +536,7 @@ function MediaMessage({ messageType, content, resolver }: { messageType: Message
       <div class="card-body">
         <p class="card-description">{caption}</p>
       </div>
+      <MediaUrl url={url} kind={kind} />
     </article>
   );
 }
@@ -445,21 +558,25 @@ export interface PhonePreviewProps {
   replacedMedia?: readonly ReplacedMedia[] | undefined;
   /** Maps media URLs to page sources (e.g. this server's samples to relative paths). */
   mediaSrc?: ((url: string) => string) | undefined;
+  /** Print action targets and media URLs as text, and say when an image does not load (approval page). */
+  reveal?: boolean | undefined;
 }
 
 /** RCS phone, plus an SMS phone when there is a fallback. */
-export function PhonePreview({ messageType, content, senderName, smsFallback, smsSenderName, replacedMedia, mediaSrc }: PhonePreviewProps) {
+export function PhonePreview({ messageType, content, senderName, smsFallback, smsSenderName, replacedMedia, mediaSrc, reveal = false }: PhonePreviewProps) {
   const resolver = mediaResolver({ replacedMedia, mediaSrc });
   return (
-    <div class="phones">
-      <PhoneFrame senderName={senderName} channel="rcs" label="RCS">
-        <RcsMessage messageType={messageType} content={content} resolver={resolver} />
-      </PhoneFrame>
-      {smsFallback !== undefined && smsFallback !== null ? (
-        <PhoneFrame senderName={smsSenderName ?? senderName} channel="sms" label="SMS fallback (devices without RCS)">
-          <SmsBubble text={smsFallback} />
+    <RevealContext.Provider value={reveal}>
+      <div class={`phones${reveal ? ' reveal' : ''}`}>
+        <PhoneFrame senderName={senderName} channel="rcs" label="RCS">
+          <RcsMessage messageType={messageType} content={content} resolver={resolver} />
         </PhoneFrame>
-      ) : null}
-    </div>
+        {smsFallback !== undefined && smsFallback !== null ? (
+          <PhoneFrame senderName={smsSenderName ?? senderName} channel="sms" label="SMS fallback (devices without RCS)">
+            <SmsBubble text={smsFallback} />
+          </PhoneFrame>
+        ) : null}
+      </div>
+    </RevealContext.Provider>
   );
 }

@@ -56,14 +56,26 @@ export interface SendEstimate {
   duplicates: number;
   rejected: RejectedRecipient[];
   creditsEstimated: number;
-  /** First recipients with their merged text, so people see the real message. */
-  samples: { phoneNumber: string; text: string; fallbackText: string | null; creditsCost: number }[];
+  /** First recipients (at most 5) with their merged message, so people see the real message. */
+  samples: EstimateSample[];
   sms?: { segments: number; encoding: 'GSM-7' | 'Unicode' };
   schedule?: { scheduleTime: string; localScheduleTime: string; effectiveTimezone: string; timezoneSource: 'request' | 'account' };
   /** `empty_merge_value` warnings: fields that are empty for some of the recipients. */
   mergeWarnings?: ErrorDetail[];
   /** What was merged per recipient; the preview stores it and its send compares (not for display). */
   mergeFingerprint?: MergeFingerprint;
+}
+
+/** One recipient's message as it would go out, after merging. */
+export interface EstimateSample {
+  phoneNumber: string;
+  /** SMS: the merged body. RCS: the merged flat summary. */
+  text: string;
+  fallbackText: string | null;
+  creditsCost: number;
+  /** RCS: the messageType and the merged, normalized content this recipient gets; null for SMS. */
+  messageType: MessageType | null;
+  content: Content | null;
 }
 
 /** Thrown inside the transaction to roll a dry run back with its result. */
@@ -91,7 +103,14 @@ function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], 
     duplicates: res.duplicates,
     rejected: res.rejected,
     creditsEstimated: milliToCredits(rows.reduce((s, r) => s + (r.message.credits_cost_milli ?? 0), 0)),
-    samples: rows.slice(0, 5).map((r) => ({ phoneNumber: `+${r.message.phone}`, text: r.message.text, fallbackText: r.message.fallback_text, creditsCost: milliToCredits(r.message.credits_cost_milli ?? 0) })),
+    samples: rows.slice(0, 5).map((r) => ({
+      phoneNumber: `+${r.message.phone}`,
+      text: r.message.text,
+      fallbackText: r.message.fallback_text,
+      creditsCost: milliToCredits(r.message.credits_cost_milli ?? 0),
+      messageType: (r.message.message_type as MessageType | null) ?? null,
+      content: r.message.content === null ? null : (JSON.parse(r.message.content) as Content),
+    })),
     ...(channel === 'SMS' && first ? { sms: { segments: first.sms_segments ?? 0, encoding: (first.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' } } : {}),
     ...(schedule ? { schedule: { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource } } : {}),
     ...(audit ? { mergeWarnings: audit.emptyWarnings(), mergeFingerprint: audit.fingerprint() } : {}),

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import { ApprovalPage, type ApprovalPageProps } from '../../preview-pages/approval.js';
+import { ApprovalPage, type ApprovalPageProps, type ApprovalSample } from '../../preview-pages/approval.js';
+import { PreviewMissingPage } from '../../preview-pages/preview-missing.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import type { Content, MessageType } from '../content/index.js';
 import type { AppContext } from '../context.js';
@@ -25,10 +26,10 @@ export function previewPages(ctx: AppContext): Router {
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
     const s = req.session!;
     const row = await previews.bySlug(s.accountId, slug);
-    sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, extra)), extra.status ?? 200);
+    sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, sampleIndex(req.query.r), extra)), extra.status ?? 200);
   }
 
-  async function props(row: PreviewsTable, accountId: string, user: ApprovalPageProps['user'], extra: { notice?: string; error?: string }): Promise<ApprovalPageProps> {
+  async function props(row: PreviewsTable, accountId: string, user: ApprovalPageProps['user'], wanted: number, extra: { notice?: string; error?: string }): Promise<ApprovalPageProps> {
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     const estimate = parseJson<SendEstimate | null>(row.estimate, null);
     const senderName = await senders.get(accountId, String(payload.sendernameId)).then((x) => x.name, () => String(payload.sendernameId));
@@ -53,7 +54,8 @@ export function previewPages(ctx: AppContext): Router {
       rcs: row.kind === 'sms' ? null : { messageType: payload.messageType as MessageType, content: payload.content as Content, fallback: fallback?.message ?? null },
       sms: row.kind === 'sms' ? { text: estimate?.samples[0]?.text ?? String(payload.message ?? ''), segments: estimate?.sms?.segments ?? 0, encoding: estimate?.sms?.encoding ?? 'GSM-7' } : null,
       recipients: { total: estimate?.accepted ?? numbers.length, shown: numbers.slice(0, 10), rejected: estimate?.rejected ?? [], duplicates: estimate?.duplicates ?? 0 },
-      samples: (estimate?.samples ?? []).map((x) => ({ phoneNumber: x.phoneNumber, text: x.text, fallbackText: x.fallbackText })),
+      samples: samples(estimate),
+      selected: Math.min(wanted, Math.max(0, (estimate?.samples.length ?? 0) - 1)),
       schedule: estimate?.schedule ? { local: estimate.schedule.localScheduleTime.replace('T', ' ').slice(0, 16), zone: estimate.schedule.effectiveTimezone } : null,
       campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
       credits: estimate?.creditsEstimated ?? 0,
@@ -63,6 +65,11 @@ export function previewPages(ctx: AppContext): Router {
     };
   }
 
+  const notFound = (req: Request, res: Response): void => {
+    const s = req.session;
+    sendPage(res, h(PreviewMissingPage, { user: s ? { email: s.user.email, csrfToken: s.csrfToken } : undefined }), 404);
+  };
+
   const slugOf = (req: Request): string | null => {
     const slug = req.params.slug;
     return typeof slug === 'string' && SLUG_RE.test(slug) ? slug : null;
@@ -70,11 +77,11 @@ export function previewPages(ctx: AppContext): Router {
 
   router.get('/preview/:slug', requireLogin, async (req, res) => {
     const slug = slugOf(req);
-    if (!slug) return notFound(res);
+    if (!slug) return notFound(req, res);
     try {
       await render(req, res, slug);
     } catch (err) {
-      if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(res);
+      if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(req, res);
       throw err;
     }
   });
@@ -82,12 +89,12 @@ export function previewPages(ctx: AppContext): Router {
   for (const decision of ['approve', 'reject'] as const) {
     router.post(`/preview/:slug/${decision}`, requireLogin, async (req, res) => {
       const slug = slugOf(req);
-      if (!slug) return notFound(res);
+      if (!slug) return notFound(req, res);
       const s = assertSessionCsrf(req);
       try {
         await previews.decide(s.accountId, slug, s.user.id, decision === 'approve' ? 'approved' : 'rejected');
       } catch (err) {
-        if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(res);
+        if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(req, res);
         if (isAppError(err)) return render(req, res, slug, { error: err.message, status: err.status });
         throw err;
       }
@@ -97,13 +104,13 @@ export function previewPages(ctx: AppContext): Router {
 
   router.post('/preview/:slug/template', requireLogin, async (req, res) => {
     const slug = slugOf(req);
-    if (!slug) return notFound(res);
+    if (!slug) return notFound(req, res);
     const s = assertSessionCsrf(req);
     let row: PreviewsTable;
     try {
       row = await previews.bySlug(s.accountId, slug);
     } catch {
-      return notFound(res);
+      return notFound(req, res);
     }
     const form = req.body as Record<string, string | undefined>;
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
@@ -125,6 +132,19 @@ export function previewPages(ctx: AppContext): Router {
   return router;
 }
 
-function notFound(res: Response): void {
-  res.status(404).type('text').send('Preview not found');
+/** ?r=2 → 1 (0-based); anything else → the first recipient. */
+function sampleIndex(r: unknown): number {
+  const n = typeof r === 'string' && /^[1-9][0-9]?$/.test(r) ? Number(r) : 1;
+  return n - 1;
+}
+
+/** Samples as stored; estimates stored before samples carried merged content lack those fields. */
+function samples(estimate: SendEstimate | null): ApprovalSample[] {
+  return (estimate?.samples ?? []).map((x: Partial<SendEstimate['samples'][number]> & Pick<SendEstimate['samples'][number], 'phoneNumber' | 'text' | 'fallbackText'>) => ({
+    phoneNumber: x.phoneNumber,
+    text: x.text,
+    fallbackText: x.fallbackText,
+    messageType: x.messageType ?? null,
+    content: x.content ?? null,
+  }));
 }

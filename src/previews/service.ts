@@ -180,7 +180,8 @@ export class PreviewsService {
       recipients: { accepted: estimate.accepted, duplicates: estimate.duplicates, rejected: estimate.rejected },
       creditsEstimated: estimate.creditsEstimated,
       ...(estimate.sms ? { smsSegments: estimate.sms.segments, smsEncoding: estimate.sms.encoding } : {}),
-      samples: estimate.samples,
+      // The tool answers the texts only: the merged content of each sample is for the share page, and would repeat the payload's content five times.
+      samples: estimate.samples.map((x) => ({ phoneNumber: x.phoneNumber, text: x.text, fallbackText: x.fallbackText, creditsCost: x.creditsCost })),
       ...(estimate.schedule ? { schedule: estimate.schedule } : {}),
       warnings: parseJson<ErrorDetail[]>(row.warnings, []),
       payload: JSON.parse(row.payload) as Record<string, unknown>,

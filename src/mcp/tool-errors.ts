@@ -26,6 +26,7 @@ const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   PREVIEW_EXPIRED: 'Create a new preview with the same payload and ask the user to approve it.',
   PREVIEW_REJECTED: 'The user rejected this message. Ask what to change, then preview again.',
   PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same payload.',
+  APPROVAL_REQUIRED: 'This connection sends only through a preview a person approved: call rcs_preview or sms_preview, give the user the share_url, then call the send tool with the preview_id.',
   RATE_LIMITED: 'Wait a little and try again.',
 };
 

@@ -105,7 +105,7 @@ describe('forms REST (/api/v1/forms)', () => {
 
     const reader = await t.createKey(t.account.accountId, ['contacts:read']);
     expect((await t.api('GET', '/api/v1/forms', undefined, { key: reader })).status).toBe(200);
-    expect((await t.api('POST', '/api/v1/forms', { name: 'x', doubleOptIn: false }, { key: reader })).body.error.requiredPermission).toBe('contacts:write');
+    expect((await t.api('POST', '/api/v1/forms', { name: 'x', doubleOptIn: false }, { key: reader })).body.error.requiredPermission).toBe('forms:manage');
     const other = await t.createAccount();
     expect((await t.api('GET', `/api/v1/forms/${f.id}`, undefined, { key: other.apiKey })).status).toBe(404);
     expect((await t.api('GET', `/api/v1/forms/${f.id}/submissions`, undefined, { key: other.apiKey })).status).toBe(404);

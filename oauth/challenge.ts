@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { errorBody, AppError } from '../src/platform/errors.js';
-import { ALL_PERMISSIONS, type Permission } from '../src/platform/permissions.js';
+import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS, type Permission } from '../src/platform/permissions.js';
 import { oauthUrls } from './urls.js';
 
 export interface BearerChallenge {
@@ -31,7 +31,8 @@ export function mcpBearerChallenge(publicUrl: string, challenge: BearerChallenge
  * discovery; the body is our usual error JSON. `credentialPresented` adds error="invalid_token".
  */
 export function sendMcpUnauthorized(res: Response, publicUrl: string, opts: { credentialPresented: boolean; scope?: readonly Permission[] }): void {
-  const scope = opts.scope ?? ALL_PERMISSIONS;
+  // The management permissions are not suggested: a client must ask for them by name.
+  const scope = opts.scope ?? DEFAULT_PERMISSIONS;
   const err = new AppError(
     'UNAUTHORIZED',
     opts.credentialPresented ? 'The API key or token is invalid, expired or revoked' : 'Missing credentials: send Authorization: Bearer <token or key> or X-API-Key',

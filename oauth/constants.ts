@@ -1,4 +1,4 @@
-import { PERMISSIONS, type Permission } from '../src/platform/permissions.js';
+import { DEFAULT_PERMISSIONS, MANAGEMENT_PERMISSIONS, PERMISSIONS, type Permission } from '../src/platform/permissions.js';
 
 /** Access tokens live 30 days (spec §8); there is no refresh token, the person logs in again. */
 export const ACCESS_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
@@ -14,6 +14,10 @@ export const METADATA_DOCUMENT_TIMEOUT_MS = 5_000;
 
 /** OAuth scopes are exactly the permission strings (DESIGN §4). */
 export const SCOPES: readonly Permission[] = PERMISSIONS;
+/** What a request that names no known scope is offered: everything but the management permissions. */
+export const DEFAULT_SCOPES: readonly Permission[] = DEFAULT_PERMISSIONS;
+/** Granted only when the client asked for them by name and the person ticked them (never pre-ticked). */
+export const isManagementScope = (scope: Permission): boolean => MANAGEMENT_PERMISSIONS.includes(scope);
 
 const DESCRIPTIONS: Record<Permission, string> = {
   'contacts:read': 'Read contacts',
@@ -25,7 +29,9 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'templates:read': 'Read message templates',
   'templates:write': 'Create, change and delete message templates',
   'messages:read': 'Read the message log, batch jobs and conversations',
-  'messages:write': 'Send and cancel messages (each send still needs your approval when approval is on)',
+  'messages:write': 'Send and cancel messages (each send waits for your approval on its preview page)',
+  'webhooks:manage': 'Create, change and delete webhook endpoints, which receive your account’s message events (never their signing secrets)',
+  'forms:manage': 'Create, change and delete public opt-in forms, which send confirmation SMS',
 };
 
 export const scopeDescription = (scope: Permission): string => DESCRIPTIONS[scope];

@@ -6,7 +6,7 @@ import type { Db } from '../src/platform/db/database.js';
 import { parseJson } from '../src/platform/db/sql.js';
 import type { Permission } from '../src/platform/permissions.js';
 import { randomToken, safeEqual, sha256Hex } from '../src/platform/secrets.js';
-import { CODE_TTL_MS, knownScopes, REQUEST_TTL_MS, SCOPES } from './constants.js';
+import { CODE_TTL_MS, DEFAULT_SCOPES, knownScopes, REQUEST_TTL_MS, SCOPES } from './constants.js';
 import type { AccessTokens, IssuedToken } from './tokens.js';
 
 export interface NewAuthorizationRequest {
@@ -75,9 +75,9 @@ export class Grants {
     this.checkResource(input.resource);
     const now = this.clock.now();
     const requested = knownScopes(input.scopes);
-    // No known scope requested (none at all, or only names like "openid"): offer every permission;
-    // the person can untick what the assistant should not get.
-    const scopes = requested.length > 0 ? requested : [...SCOPES];
+    // No known scope requested (none at all, or only names like "openid"): offer every permission
+    // but the management ones, which a client must name; the person can untick what it should not get.
+    const scopes = requested.length > 0 ? requested : [...DEFAULT_SCOPES];
     const id = randomToken(24);
     await this.purgeExpired(now);
     await this.db

@@ -69,6 +69,7 @@ export class OAuthService {
     const result = await this.verifyAccessToken(credential);
     if (!result.ok) return null;
     const t = result.token;
-    return { accountId: t.accountId, permissions: new Set(t.scopes), via: 'oauth', subjectId: t.userId, userId: t.userId };
+    // Tokens are held by assistants: their sends always go through a preview a person approved.
+    return { accountId: t.accountId, permissions: new Set(t.scopes), via: 'oauth', subjectId: t.userId, userId: t.userId, sendsNeedApproval: true };
   }
 }

@@ -4,6 +4,8 @@ export interface ConsentScope {
   scope: string;
   description: string;
   checked: boolean;
+  /** webhooks:manage, forms:manage: shown apart and never ticked in advance. */
+  management?: boolean;
 }
 
 export interface ConsentPageProps {
@@ -68,15 +70,16 @@ export function ConsentPage({ user, accountName, requestId, client, scopes, erro
           <fieldset class="scopes">
             <legend>Permissions requested</legend>
             {scopes.map((s) => (
-              <label class="check">
+              <label class={s.management ? 'check management' : 'check'}>
                 <input type="checkbox" name="scope" value={s.scope} checked={s.checked} />
                 <span>
                   <code>{s.scope}</code> {s.description}
+                  {s.management ? <strong> — account administration: tick only if you want this app to do it.</strong> : null}
                 </span>
               </label>
             ))}
           </fieldset>
-          <p class="muted small">Sends still go through preview and, when approval is on, your approval of each message.</p>
+          <p class="muted small">Every message this app sends waits for your approval on its preview page, whatever the account’s approval setting.</p>
           <div class="actions">
             <button type="submit" name="decision" value="approve">
               Allow

@@ -6,6 +6,7 @@ import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
 import { mcpHandler } from './mcp/routes.js';
 import { previewPages } from './previews/page-routes.js';
+import { previewsRoutes } from './previews/routes.js';
 import { consoleFeeds } from './console/feeds.js';
 import { logRoutes } from './messaging/log-routes.js';
 import { messagingRoutes } from './messaging/routes.js';
@@ -108,6 +109,8 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, sandboxRoutes(ctx)],
     [BASE.rcs, sendersRoutes(ctx)],
     [BASE.rcs, messagingRoutes(ctx)],
+    // The preview flow on REST: how OAuth tokens and approval-bound keys send (approval belongs to the credential).
+    [BASE.rcs, previewsRoutes(ctx)],
     [BASE.rcs, conversationsRoutes(ctx)],
     [BASE.rcs, interactionsRoutes(ctx)],
     [BASE.rcs, webhooksRoutes(ctx)],

@@ -96,14 +96,20 @@ const commands: Record<string, Command> = {
   },
   'keys:create': {
     summary: 'Create an API key; the key is printed once',
-    usage: `--account <acc_…> --name <name> --permissions <all | ${ALL_PERMISSIONS.slice(0, 2).join(',')},…>`,
-    options: { account: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' } },
+    usage: `--account <acc_…> --name <name> --permissions <all | ${ALL_PERMISSIONS.slice(0, 2).join(',')},…> [--sends-need-approval]`,
+    options: { account: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, 'sends-need-approval': { type: 'boolean' } },
     async run(ctx, v) {
       const accountId = need(v, 'account');
       await ctx.services.accounts.get(accountId);
-      const { key, info } = await ctx.services.apiKeys.create(accountId, need(v, 'name'), permissionsFrom(need(v, 'permissions')));
+      const sendsNeedApproval = v['sends-need-approval'] === true;
+      const { key, info } = await ctx.services.apiKeys.create(accountId, need(v, 'name'), permissionsFrom(need(v, 'permissions')), { sendsNeedApproval });
       json(info);
       out(`API key (shown once): ${key}`);
+      out(
+        sendsNeedApproval
+          ? 'Sends need approval: this key sends only through a preview a person approved (for assistants).'
+          : 'Sends directly, without approval (an automation key). Give assistants a key made with --sends-need-approval.',
+      );
     },
   },
   'keys:list': {

@@ -136,7 +136,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   });
   const services: Services = {
     accounts,
-    apiKeys: new ApiKeysService(db, clock),
+    apiKeys: new ApiKeysService(db, clock, changeStampOf(database.raw)),
     users: new UsersService(db, clock),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
     login: new LoginService(db, clock, config.login),

@@ -6,7 +6,7 @@ import { assertSessionCsrf, requireLogin } from '../../src/accounts/session-midd
 import { sendPage } from '../../src/platform/http/pages.js';
 import { ConsentPage } from '../../preview-pages/consent.js';
 import { MessagePage } from '../../preview-pages/login.js';
-import { scopeDescription } from '../constants.js';
+import { isManagementScope, scopeDescription } from '../constants.js';
 import type { PendingAuthorization } from '../grants.js';
 import { formActionSource } from '../redirect-uris.js';
 import type { OAuthService } from '../service.js';
@@ -58,7 +58,13 @@ export function consentRoutes(ctx: AppContext, oauth: OAuthService): Router {
         accountName: account.name,
         requestId: id,
         client: { clientId: client.clientId, name: client.clientName, kind: client.kind, redirectUri: pending.redirectUri },
-        scopes: pending.scopes.map((scope) => ({ scope, description: scopeDescription(scope), checked: opts.chosen ? opts.chosen.includes(scope) : true })),
+        // Management scopes start unticked: the person must choose them, not just click Allow.
+        scopes: pending.scopes.map((scope) => ({
+          scope,
+          description: scopeDescription(scope),
+          checked: opts.chosen ? opts.chosen.includes(scope) : !isManagementScope(scope),
+          management: isManagementScope(scope),
+        })),
         error: opts.error,
       }),
       opts.error ? 400 : 200,

@@ -12,7 +12,7 @@ export interface ApiKeysPageProps {
   /** The secret of a key just created: shown on this response only. */
   created?: { key: string; info: ApiKeyInfo } | undefined;
   error?: string | undefined;
-  form?: { name: string; permissions: string[] } | undefined;
+  form?: { name: string; permissions: string[]; sendsNeedApproval: boolean } | undefined;
   notice?: string | undefined;
 }
 
@@ -31,6 +31,11 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
             </code>
           </p>
           <p class="muted small">Send it as the X-API-Key header, or as Authorization: Bearer, to the REST API or the MCP endpoint.</p>
+          <p class="muted small">
+            {created.info.sendsNeedApproval
+              ? 'Its sends need approval: every message waits for a person on its preview page. This is the kind of key to give an assistant.'
+              : 'It sends directly, without approval. Do not give it to an assistant.'}
+          </p>
         </section>
       ) : null}
 
@@ -45,6 +50,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
                 <th>Name</th>
                 <th>Key</th>
                 <th>Permissions</th>
+                <th>Sends</th>
                 <th>Created</th>
                 <th>Last used</th>
                 <th />
@@ -61,6 +67,9 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
                     {k.permissions.map((p) => (
                       <span class="badge">{p}</span>
                     ))}
+                  </td>
+                  <td class="sends" data-sends-need-approval={k.sendsNeedApproval ? 'true' : 'false'}>
+                    {k.sendsNeedApproval ? <span class="badge status-approved">need approval</span> : <span class="badge status-pending">directly</span>}
                   </td>
                   <td>{formatTime(k.createdAt, timezone)}</td>
                   <td>{formatTime(k.lastUsedAt, timezone)}</td>
@@ -99,6 +108,13 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
               ))}
             </div>
           </fieldset>
+          <label class="check">
+            <input type="checkbox" name="sendsNeedApproval" value="1" checked={form?.sendsNeedApproval ?? false} />
+            <span>
+              <strong>Sends need approval</strong> — every message sent with this key waits for a person on its preview page (REST: <code>/api/rcs/previews/*</code>),
+              and the key never sees webhook signing secrets. Tick it for a key you give to an assistant; leave it for your own server-side code.
+            </span>
+          </label>
           <div class="actions">
             <button type="submit">Create key</button>
           </div>
@@ -113,6 +129,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
               <tr>
                 <th>Name</th>
                 <th>Key</th>
+                <th>Sends</th>
                 <th>Revoked</th>
               </tr>
             </thead>
@@ -123,6 +140,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
                   <td>
                     <code>{k.prefix}…</code>
                   </td>
+                  <td>{k.sendsNeedApproval ? 'need approval' : 'directly'}</td>
                   <td>{formatTime(k.revokedAt, timezone)}</td>
                 </tr>
               ))}

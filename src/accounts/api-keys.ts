@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
+import type { ChangeStamp } from '../platform/db/change-stamp.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import { AppError, notFound } from '../platform/errors.js';
@@ -15,6 +16,8 @@ export interface ApiKeyInfo {
   name: string;
   prefix: string;
   permissions: Permission[];
+  /** The key sends only through a preview a person approved, and never sees webhook signing secrets. */
+  sendsNeedApproval: boolean;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -24,22 +27,28 @@ export interface ApiKeyInfo {
 // a busy key does not turn every read into a write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-// A key's principal is kept in memory this long after it was read, so a busy assistant does not
-// cost a database round trip per request. Revoking through this process drops it at once; a
-// revocation made elsewhere (the admin CLI, another instance) takes effect within this time.
-const PRINCIPAL_CACHE_MS = 5_000;
+// A key's principal is kept in memory while the database has not changed at all (change-stamp.ts),
+// so a busy assistant's reads do not cost a key lookup each, yet a revocation committed by any
+// connection — this process, the admin CLI, another process on the file — is seen by the very next
+// request. Without a stamp (a database that has none) nothing is cached.
 const PRINCIPAL_CACHE_MAX = 10_000;
 
+export interface CreateKeyOptions {
+  /** The key sends only through a preview a person approved (default false: an automation key). */
+  sendsNeedApproval?: boolean;
+}
+
 export class ApiKeysService {
-  private readonly principals = new Map<string, { principal: Principal; until: number }>();
+  private readonly principals = new Map<string, { principal: Principal; stamp: string }>();
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly stamp?: ChangeStamp,
   ) {}
 
   /** Creates a key; the secret is in the return value only and is never stored. */
-  async create(accountId: string, name: string, permissions: readonly Permission[]): Promise<{ key: string; info: ApiKeyInfo }> {
+  async create(accountId: string, name: string, permissions: readonly Permission[], options: CreateKeyOptions = {}): Promise<{ key: string; info: ApiKeyInfo }> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 100) throw new AppError('VALIDATION_ERROR', 'Key name must be 1 to 100 characters');
     const perms = [...new Set(permissions.map((p) => PermissionSchema.parse(p)))];
@@ -52,6 +61,7 @@ export class ApiKeysService {
       key_hash: sha256Hex(secret),
       display_prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
       permissions: JSON.stringify(perms),
+      sends_need_approval: options.sendsNeedApproval === true ? 1 : 0,
       created_at: this.clock.now(),
       last_used_at: null,
       revoked_at: null,
@@ -81,12 +91,14 @@ export class ApiKeysService {
     if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
     const hash = sha256Hex(secret);
     const now = this.clock.now();
+    // Taken before the read: whatever commits in between changes the next stamp.
+    const stamp = this.stamp?.();
     const cached = this.principals.get(hash);
-    if (cached && cached.until > now) return cached.principal;
+    if (cached && stamp !== undefined && cached.stamp === stamp) return cached.principal;
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.permissions', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
+      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.permissions', 'api_keys.sends_need_approval', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
       .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || row.active !== 1) {
@@ -101,18 +113,22 @@ export class ApiKeysService {
       permissions: new Set(parseJson<Permission[]>(row.permissions, [])),
       via: 'api_key',
       subjectId: row.id,
+      sendsNeedApproval: row.sends_need_approval === 1,
     };
-    if (this.principals.size >= PRINCIPAL_CACHE_MAX) this.principals.clear();
-    this.principals.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+    if (stamp !== undefined) {
+      if (this.principals.size >= PRINCIPAL_CACHE_MAX) this.principals.clear();
+      this.principals.set(hash, { principal, stamp });
+    }
     return principal;
   }
 
-  private toInfo(row: { id: string; name: string; display_prefix: string; permissions: string; created_at: number; last_used_at: number | null; revoked_at: number | null }): ApiKeyInfo {
+  private toInfo(row: { id: string; name: string; display_prefix: string; permissions: string; sends_need_approval: number; created_at: number; last_used_at: number | null; revoked_at: number | null }): ApiKeyInfo {
     return {
       id: row.id,
       name: row.name,
       prefix: row.display_prefix,
       permissions: parseJson<Permission[]>(row.permissions, []),
+      sendsNeedApproval: row.sends_need_approval === 1,
       createdAt: toIso(row.created_at)!,
       lastUsedAt: toIso(row.last_used_at),
       revokedAt: toIso(row.revoked_at),

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { inTransaction } from '../platform/db/database.js';
-import { ALL_PERMISSIONS } from '../platform/permissions.js';
+import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS } from '../platform/permissions.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 /** Test phones of the demo test sender: the simulated network's RCS-capable numbers (docs/carriers.md). */
@@ -12,13 +12,18 @@ export interface DemoCredentials {
   password: string;
   totpSecret: string;
   otpauthUri: string;
-  apiKey: string;
+  /** For connecting an assistant (the `claude mcp add` line): every send waits for a person's approval. */
+  assistantKey: string;
+  /** For the operator's own code on the REST API: every permission, sends directly. */
+  automationKey: string;
   senders: { id: string; name: string; type: string; isTest: boolean }[];
 }
 
 /**
- * First start on an empty database: a demo account with a person, a key with every permission and
- * approved senders on the simulated network. Returns null when any account already exists.
+ * First start on an empty database: a demo account with a person, approved senders on the
+ * simulated network and two keys — an assistant key whose sends need approval (what the printed
+ * `claude mcp add` line uses) and an automation key with every permission that sends directly.
+ * Returns null when any account already exists.
  */
 export async function seedDemoIfEmpty(ctx: AppContext): Promise<DemoCredentials | null> {
   const { accounts, users, apiKeys, senders } = ctx.services;
@@ -40,14 +45,16 @@ export async function seedDemoIfEmpty(ctx: AppContext): Promise<DemoCredentials 
     const test = await senders.create(account.id, { name: 'Demo RCS Test Agent', type: 'RCS', status: 'APPROVED', isTest: true, testPhones: DEMO_TEST_PHONES }, tx);
     return { account, user, senders: [rcs, sms, test] };
   });
-  const key = await apiKeys.create(created.account.id, 'Demo key (all permissions)', ALL_PERMISSIONS);
+  const assistant = await apiKeys.create(created.account.id, 'Demo assistant key (sends need approval)', DEFAULT_PERMISSIONS, { sendsNeedApproval: true });
+  const automation = await apiKeys.create(created.account.id, 'Demo automation key (all permissions, sends directly)', ALL_PERMISSIONS);
   return {
     accountId: created.account.id,
     email: created.user.user.email,
     password: created.user.generatedPassword!,
     totpSecret: created.user.totpSecret,
     otpauthUri: created.user.otpauthUri,
-    apiKey: key.key,
+    assistantKey: assistant.key,
+    automationKey: automation.key,
     senders: created.senders.map((s) => ({ id: s.id, name: s.name, type: s.type, isTest: s.isTest })),
   };
 }

@@ -93,7 +93,12 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
   });
 
   // ---- API keys ----------------------------------------------------------------------------
-  const keysPage = async (req: Request, res: Response, extra: { created?: Awaited<ReturnType<typeof apiKeys.create>>; error?: string; form?: { name: string; permissions: string[] } } = {}, status = 200) => {
+  const keysPage = async (
+    req: Request,
+    res: Response,
+    extra: { created?: Awaited<ReturnType<typeof apiKeys.create>>; error?: string; form?: { name: string; permissions: string[]; sendsNeedApproval: boolean } } = {},
+    status = 200,
+  ) => {
     const { user, accountId } = who(req);
     const [account, keys] = await Promise.all([accounts.get(accountId), apiKeys.list(accountId)]);
     sendPage(
@@ -120,15 +125,16 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
     const name = field(req, 'name');
     const chosen = fieldList(req, 'permissions');
     const permissions = chosen.filter((p): p is Permission => PermissionSchema.safeParse(p).success);
+    const sendsNeedApproval = field(req, 'sendsNeedApproval') !== '';
     try {
       if (permissions.length !== chosen.length) throw new AppError('VALIDATION_ERROR', 'Unknown permission');
-      const created = await apiKeys.create(s.accountId, name, permissions);
-      ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id }, 'api key created in console');
+      const created = await apiKeys.create(s.accountId, name, permissions, { sendsNeedApproval });
+      ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id, sendsNeedApproval }, 'api key created in console');
       // The secret is rendered into this response only (no redirect: nothing keeps it for a later page).
       await keysPage(req, res, { created }, 201);
     } catch (err) {
       if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
-      await keysPage(req, res, { error: err.message, form: { name, permissions: chosen } }, 400);
+      await keysPage(req, res, { error: err.message, form: { name, permissions: chosen, sendsNeedApproval } }, 400);
     }
   });
 

@@ -9,8 +9,9 @@ const IdParams = z.object({ id: z.string() });
 const notFound = { description: 'Unknown form (or another account’s)' };
 
 /**
- * REST adapter of opt-in forms (spec §3.6) at /api/v1/forms. Forms create and update contacts, so
- * they take the contacts permissions: contacts:read to read, contacts:write to change.
+ * REST adapter of opt-in forms (spec §3.6) at /api/v1/forms. Reading takes contacts:read (forms
+ * hold contact data); creating, changing and deleting take forms:manage, since a form publishes a
+ * public page that sends confirmation SMS and can forward submissions to a webhook URL.
  */
 export function formsRoutes(ctx: AppContext): RouteSpec[] {
   const forms = ctx.services.forms;
@@ -30,7 +31,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
       path: '/',
       summary: 'Create an opt-in form (public page /f/<slug>)',
       tags: TAGS,
-      auth: 'contacts:write',
+      auth: 'forms:manage',
       body: CreateFormSchema,
       status: 201,
       responses: {
@@ -56,7 +57,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
       path: '/:id',
       summary: 'Update a form (partial)',
       tags: TAGS,
-      auth: 'contacts:write',
+      auth: 'forms:manage',
       params: IdParams,
       body: UpdateFormSchema,
       responses: { 200: { description: 'Updated', schema: dataResponseSchema(FormSchema) }, 400: { description: 'Invalid' }, 404: notFound, 409: { description: 'Slug taken' } },
@@ -67,7 +68,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
       path: '/:id',
       summary: 'Delete a form and its submissions (contacts stay)',
       tags: TAGS,
-      auth: 'contacts:write',
+      auth: 'forms:manage',
       params: IdParams,
       responses: { 200: { description: 'Deleted', schema: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true) })) }, 400: { description: 'Malformed id' }, 404: notFound },
       handler: async ({ params, principal }) => ok(await forms.delete(principal.accountId, params.id)),

@@ -27,6 +27,7 @@ const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   PREVIEW_STALE: 'Merged values (contact or custom fields, company profile, today) changed since the preview, so the user did not approve what would be sent. Call rcs_preview or sms_preview again with the same payload, ask the user to approve the new share_url, then send with the new preview_id.',
   PREVIEW_REJECTED: 'The user rejected this message. Ask what to change, then preview again.',
   PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same payload.',
+  APPROVAL_REQUIRED: 'This connection sends only through a preview a person approved: call rcs_preview or sms_preview, give the user the share_url, then call the send tool with the preview_id.',
   RATE_LIMITED: 'Wait a little and try again.',
 };
 

@@ -28,6 +28,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
       summary: 'Send one RCS message (immediately or scheduled), with optional SMS fallback',
       tags: ['Messaging'],
       auth: 'messages:write',
+      approvalBound: 'send',
       bodyDoc: SendMessageRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
       handler: ({ principal, body }) => send.send(principal.accountId, body),
@@ -38,6 +39,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
       summary: 'Send one RCS message to up to 10,000 recipients as a background job',
       tags: ['Messaging'],
       auth: 'messages:write',
+      approvalBound: 'send',
       bodyDoc: SendBatchRequestSchema,
       responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400] },
       handler: async ({ principal, body }) => {
@@ -51,6 +53,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
       summary: 'Send a standalone SMS, billed per segment after merge fields are filled in',
       tags: ['Messaging'],
       auth: 'messages:write',
+      approvalBound: 'send',
       bodyDoc: SendSmsRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
       handler: ({ principal, body }) => send.sendSms(principal.accountId, body),

@@ -10,6 +10,12 @@ const ErrorResponse = z.object({
   }),
 });
 
+/** How routes with `approvalBound` refuse OAuth tokens and keys whose sends need approval. */
+const APPROVAL_BOUND_403 = {
+  send: '; or the credential’s sends need approval (APPROVAL_REQUIRED): OAuth tokens and keys marked "sends need approval" send through /api/rcs/previews/* instead',
+  secret: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"), and such credentials never see signing secrets',
+} as const;
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
   try {
     return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
@@ -37,7 +43,8 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
     }
     if (spec.auth !== 'public') {
       responses['401'] ??= { description: 'Missing or invalid credentials', content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
-      if (spec.auth !== 'authenticated') responses['403'] ??= { description: `The key lacks ${spec.auth}`, content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
+      const refusal = spec.approvalBound ? APPROVAL_BOUND_403[spec.approvalBound] : '';
+      if (spec.auth !== 'authenticated') responses['403'] ??= { description: `The key lacks ${spec.auth}${refusal}`, content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
     }
     (paths[path] ??= {})[method] = {
       summary: spec.summary,
@@ -48,6 +55,7 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       responses,
       security: spec.auth === 'public' ? [] : [{ apiKey: [] }, { bearer: [] }],
       ...(spec.auth !== 'public' && spec.auth !== 'authenticated' ? { 'x-required-permission': spec.auth } : {}),
+      ...(spec.approvalBound ? { 'x-refuses-approval-bound': spec.approvalBound } : {}),
     };
   }
   return {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Spec §5.2 plus messages:read and messages:write (DESIGN §4). OAuth scopes are the same strings. */
+/**
+ * Spec §5.2 plus messages:read and messages:write (DESIGN §4), and the management permissions of
+ * webhooks and forms. OAuth scopes are the same strings.
+ */
 export const PERMISSIONS = [
   'contacts:read',
   'contacts:write',
@@ -12,6 +15,8 @@ export const PERMISSIONS = [
   'templates:write',
   'messages:read',
   'messages:write',
+  'webhooks:manage',
+  'forms:manage',
 ] as const;
 
 export const PermissionSchema = z.enum(PERMISSIONS);
@@ -19,7 +24,17 @@ export type Permission = z.infer<typeof PermissionSchema>;
 
 export const ALL_PERMISSIONS: readonly Permission[] = PERMISSIONS;
 
-/** Who is calling: resolved once per request from an API key, a session, or (later) an OAuth token. */
+/**
+ * Permissions that reconfigure where the account's data goes (webhook endpoints and their signing
+ * secrets, public opt-in forms). An OAuth client gets them only when it asked for them by name and
+ * the person ticked them; they are never part of a default request and never ticked in advance.
+ */
+export const MANAGEMENT_PERMISSIONS: readonly Permission[] = ['webhooks:manage', 'forms:manage'];
+
+/** Everything but the management permissions: what an assistant is offered by default. */
+export const DEFAULT_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !MANAGEMENT_PERMISSIONS.includes(p));
+
+/** Who is calling: resolved once per request from an API key, a session, or an OAuth token. */
 export interface Principal {
   accountId: string;
   permissions: ReadonlySet<Permission>;
@@ -27,4 +42,10 @@ export interface Principal {
   /** key_… for API keys, usr_… for sessions and OAuth tokens. */
   subjectId: string;
   userId?: string;
+  /**
+   * Approval belongs to the credential (DESIGN §4): true for OAuth access tokens (assistants) and
+   * API keys marked "sends need approval". Such a principal sends only through a preview a person
+   * approved, on every door; it never sees a webhook signing secret.
+   */
+  sendsNeedApproval: boolean;
 }

@@ -131,8 +131,9 @@ export class PreviewsService {
         .where('expires_at', '>', now)
         .orderBy('created_at', 'desc')
         .executeTakeFirst();
-      // Only while it still shows what would be sent: a stale one would be refused at send time.
-      if (existing && fingerprint && !this.isStale(existing, fingerprint)) return this.toResult(existing);
+      // Only while it still shows what would be sent (a stale one would be refused at send time), and a
+      // preview that needs no approval is not handed to a credential whose sends need it.
+      if (existing && fingerprint && !this.isStale(existing, fingerprint) && (existing.approval_required === 1 || !principal.sendsNeedApproval)) return this.toResult(existing);
     }
     const account = await this.d.accounts.get(principal.accountId);
     const row: PreviewsTable = {
@@ -145,7 +146,8 @@ export class PreviewsService {
       estimate: JSON.stringify(estimate),
       warnings: JSON.stringify(warnings),
       status: 'pending',
-      approval_required: account.approvalRequired ? 1 : 0,
+      // The account's switch (§3.5) or the credential: an assistant's preview always waits for a person.
+      approval_required: account.approvalRequired || principal.sendsNeedApproval ? 1 : 0,
       created_by: principal.subjectId,
       created_at: now,
       expires_at: now + PREVIEW_TTL_MS,
@@ -260,7 +262,9 @@ export class PreviewsService {
       const stuck = row.send_started_at !== null && now - row.send_started_at > SENDING_STUCK_MS;
       throw new AppError('CONFLICT', stuck ? 'A send of this preview started but did not finish; check rcs_message_log before trying anything else.' : 'This preview is being sent right now; call again in a moment to get the result.');
     }
-    if (row.approval_required === 1 && row.status !== 'approved') {
+    // The sender's credential counts too: an assistant must not send an unapproved preview that an
+    // automation key created while the account's switch was off.
+    if ((row.approval_required === 1 || principal.sendsNeedApproval) && row.status !== 'approved') {
       throw new AppError('PREVIEW_NOT_APPROVED', `The user has not approved this preview yet. Ask them to open ${shareUrl}, log in and approve it.`, {
         extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same payload.` },
       });

@@ -21,8 +21,10 @@ const notFound = { description: 'Unknown webhook (or another account’s)' };
 
 /**
  * REST adapter of the webhook endpoints (spec §5.5, §6; docs/webhooks.md), under {base_url}.
- * Reading needs messages:read; changing, testing, revealing and rotating the secret need
- * messages:write (a key that can read a secret could forge events to the customer's receiver).
+ * Reading needs messages:read; changing, testing, redelivering, revealing and rotating the secret
+ * need webhooks:manage (a key that can read a secret could forge events to the customer's
+ * receiver, one that can change the URL could redirect the account's events). A credential whose
+ * sends need approval never sees a secret (approvalBound: 'secret').
  */
 export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
   const webhooks = ctx.services.webhooks;
@@ -41,7 +43,8 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks',
       summary: 'Create a webhook endpoint; the answer carries its signing secret',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
+      approvalBound: 'secret',
       body: CreateWebhookSchema,
       status: 201,
       responses: {
@@ -66,7 +69,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id',
       summary: 'Change URL, events, description or enabled (partial)',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
       params: IdParams,
       body: UpdateWebhookSchema,
       responses: { 200: { description: 'Updated', schema: dataResponseSchema(WebhookSchema) }, 400: { description: 'Invalid' }, 404: notFound, 409: { description: 'URL used by another webhook' } },
@@ -77,7 +80,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id',
       summary: 'Delete a webhook endpoint, its queued deliveries and its log',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
       params: IdParams,
       responses: {
         200: { description: 'Deleted', schema: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), droppedPendingDeliveries: z.number().int() })) },
@@ -91,7 +94,8 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id/secret',
       summary: 'Reveal the signing secret (and the previous one during a rotation)',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
+      approvalBound: 'secret',
       params: IdParams,
       responses: { 200: { description: 'The secret', schema: dataResponseSchema(WebhookSecretSchema) }, 404: notFound },
       handler: async ({ res, params, principal }) => {
@@ -104,7 +108,8 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id/rotate-secret',
       summary: 'Rotate the signing secret; the old one keeps signing beside the new one for overlapHours',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
+      approvalBound: 'secret',
       params: IdParams,
       body: RotateSecretSchema,
       responses: { 200: { description: 'The new secret and the previous one with its expiry', schema: dataResponseSchema(WebhookSecretSchema) }, 404: notFound },
@@ -118,7 +123,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id/test',
       summary: 'Send a signed webhook_test event now and report the receiver’s answer',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
       params: IdParams,
       responses: { 200: { description: 'The attempt (delivered or not)', schema: dataResponseSchema(TestResultSchema) }, 404: notFound },
       handler: async ({ params, principal }) => ok(await webhooks.test(principal.accountId, params.id)),
@@ -139,7 +144,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
       path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
       summary: 'Post a delivery’s event again now (same event id and body, new signature)',
       tags: TAGS,
-      auth: 'messages:write',
+      auth: 'webhooks:manage',
       params: DeliveryParams,
       responses: { 200: { description: 'The attempt', schema: dataResponseSchema(TestResultSchema) }, 404: { description: 'Unknown webhook or delivery' }, 409: { description: 'An attempt is in progress' } },
       handler: async ({ params, principal }) => ok(await webhooks.redeliver(principal.accountId, params.id, params.deliveryId)),

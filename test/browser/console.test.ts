@@ -131,6 +131,26 @@ describe('OAuth consent in a browser, then the console', () => {
     expect((await t.api('GET', '/api/v1/contacts', undefined, { key })).status).toBe(401);
   });
 
+  it('creates a key whose sends need approval; every key shows how it sends', async () => {
+    await page.goto(`${t.url}/console/api-keys`);
+    expect(await page.isChecked('input[name=sendsNeedApproval]')).toBe(false);
+    await page.fill('input[name=name]', 'Assistant key');
+    await page.check('input[name=permissions][value="messages:write"]');
+    await page.check('input[name=sendsNeedApproval]');
+    await page.click('button:has-text("Create key")');
+    const key = (await page.textContent('[data-testid=new-api-key]'))!.trim();
+    expect(await page.textContent('.created-key')).toContain('sends need approval');
+    const row = await t.ctx.db.selectFrom('api_keys').selectAll().where('name', '=', 'Assistant key').executeTakeFirstOrThrow();
+    expect(row.sends_need_approval).toBe(1);
+    expect(await page.getAttribute(`tr[data-key-id="${row.id}"] td.sends`, 'data-sends-need-approval')).toBe('true');
+    expect(await page.textContent(`tr[data-key-id="${row.id}"] td.sends`)).toContain('need approval');
+    const automation = (await t.ctx.services.apiKeys.list(t.account.accountId)).find((k) => !k.sendsNeedApproval && k.revokedAt === null)!;
+    expect(await page.textContent(`tr[data-key-id="${automation.id}"] td.sends`)).toContain('directly');
+    const send = await t.api('POST', '/api/rcs/send-sms', { phoneNumber: '+4915112340001', message: 'hi', sendernameId: t.account.senders.sms }, { key });
+    expect(send.status).toBe(403);
+    expect(send.body.error.code).toBe('APPROVAL_REQUIRED');
+  });
+
   it('settings: approval, time zone, company profile, unsubscribe URL', async () => {
     await page.goto(`${t.url}/console/settings`);
     await page.uncheck('input[name=approvalRequired]');

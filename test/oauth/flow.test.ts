@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthService } from '../../oauth/service.js';
 import { FakeClock } from '../../src/platform/clock.js';
-import { PERMISSIONS } from '../../src/platform/permissions.js';
+import { DEFAULT_PERMISSIONS, PERMISSIONS } from '../../src/platform/permissions.js';
 import { sha256Hex } from '../../src/platform/secrets.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
@@ -77,7 +77,8 @@ describe('discovery', () => {
     const r = await callMcp(t, null);
     expect(r.status).toBe(401);
     expect(r.wwwAuthenticate).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
-    expect(r.wwwAuthenticate).toContain(`scope="${PERMISSIONS.join(' ')}"`);
+    // The management permissions are never suggested: a client must ask for them by name.
+    expect(r.wwwAuthenticate).toContain(`scope="${DEFAULT_PERMISSIONS.join(' ')}"`);
     expect(r.wwwAuthenticate).not.toContain('error=');
   });
 });

@@ -10,8 +10,11 @@ export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 /** THE URL of "an MCP call": the real Streamable HTTP endpoint. */
 export const mcpUrl = (t: TestServer): string => `${t.url}/mcp`;
 
+/** Permissions some MCP tool needs (no tool manages webhooks or forms). */
+type ToolPermission = Exclude<Permission, 'webhooks:manage' | 'forms:manage'>;
+
 /** A real tool that needs each permission, so a call proves the token's scopes are enforced. */
-const TOOL_NEEDING: Record<Permission, string> = {
+const TOOL_NEEDING: Record<ToolPermission, string> = {
   'messages:read': 'rcs_jobs',
   'messages:write': 'rcs_batch_cancel',
   'contacts:read': 'count_contacts',
@@ -25,7 +28,7 @@ const TOOL_NEEDING: Record<Permission, string> = {
 };
 
 /** A JSON-RPC tools/call on /mcp of a tool that needs `permission`. */
-export async function callMcp(t: TestServer, token: string | null, permission: Permission = 'messages:read') {
+export async function callMcp(t: TestServer, token: string | null, permission: ToolPermission = 'messages:read') {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
   if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(mcpUrl(t), {

@@ -34,8 +34,17 @@ describe('admin CLI', () => {
     expect(key.code).toBe(0);
     expect(key.out).toMatch(/API key \(shown once\): rcsk_/);
     const keyId = /"id": "(key_\w+)"/.exec(key.out)![1]!;
+    expect(key.out).toContain('"sendsNeedApproval": false');
+    const assistant = admin('keys:create', '--account', account.id, '--name', 'Claude', '--permissions', 'messages:read,messages:write', '--sends-need-approval');
+    expect(assistant.code).toBe(0);
+    expect(assistant.out).toContain('"sendsNeedApproval": true');
+    expect(assistant.out).toContain('Sends need approval');
     const list = admin('keys:list', '--account', account.id);
     expect(list.out).toContain(keyId);
+    expect((JSON.parse(list.out) as { name: string; sendsNeedApproval: boolean }[]).map((k) => [k.name, k.sendsNeedApproval])).toEqual([
+      ['Claude', true],
+      ['CRM', false],
+    ]);
     expect(list.out).not.toMatch(/rcsk_[\w-]{40}/);
     expect(admin('keys:revoke', '--account', account.id, '--key', keyId).out).toMatch(/"revokedAt": "20/);
 

@@ -14,11 +14,29 @@ describe('first start of the real entry point', () => {
     const s = await startChildServer({ DATA_DIR: dataDir });
     try {
       const out = s.output();
-      apiKey = /API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
+      apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
       expect(apiKey).not.toBe('');
+      // The key printed for assistants is another one, and its sends need approval.
+      const assistantKey = /Assistant API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
+      expect(assistantKey).not.toBe('');
+      expect(assistantKey).not.toBe(apiKey);
+      expect(out).toContain(`claude mcp add --transport http rcs ${s.url}/mcp --header "X-API-Key: ${assistantKey}"`);
+      expect(out).not.toContain(`"X-API-Key: ${apiKey}"}`);
+      const direct = await fetch(`${s.url}/api/rcs/send-sms`, {
+        method: 'POST',
+        headers: { 'X-API-Key': assistantKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ phoneNumber: '+4915550000001', message: 'hi', sendernameId: 'DemoCo' }),
+      });
+      expect(direct.status).toBe(403);
+      expect(((await direct.json()) as { error: { code: string } }).error.code).toBe('APPROVAL_REQUIRED');
+      const preview = await fetch(`${s.url}/api/rcs/previews/send-sms`, {
+        method: 'POST',
+        headers: { 'X-API-Key': assistantKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ phoneNumber: '+4915550000001', message: 'hi', sendernameId: 'DemoCo' }),
+      });
+      expect(preview.status).toBe(201);
       expect(out).toMatch(/Password:\s+\S{12,}/);
       expect(out).toMatch(/otpauth:\/\/totp\//);
-      expect(out).toContain(`claude mcp add --transport http rcs ${s.url}/mcp`);
       expect(out).toMatch(/snd_\w+\s+RCS/);
       expect(out).toMatch(/snd_\w+\s+SMS/);
       const health = await fetch(`${s.url}/api/rcs/health`, { headers: { 'X-API-Key': apiKey } });

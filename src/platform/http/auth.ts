@@ -55,6 +55,29 @@ export function assertPermission(principal: Principal, permission: Permission): 
   }
 }
 
+/**
+ * What a credential whose sends need approval (Principal.sendsNeedApproval) may not do on a route:
+ * 'send' — the route sends or schedules messages directly; 'secret' — the answer reveals a webhook
+ * signing secret (whoever holds it can forge events to the customer's receiver).
+ */
+export type ApprovalBoundRefusal = 'send' | 'secret';
+
+/** The preview flow an approval-bound credential uses instead of the direct send routes. */
+export const REST_PREVIEW_FLOW =
+  'POST /api/rcs/previews/send (or /api/rcs/previews/send-batch, /api/rcs/previews/send-sms) with the same body, have a person approve it at its share_url, then POST /api/rcs/previews/{id}/send';
+
+/** The one place the approval-bound rules of REST are enforced (route option `approvalBound`). */
+export function assertNotApprovalBound(principal: Principal, refusal: ApprovalBoundRefusal): void {
+  if (!principal.sendsNeedApproval) return;
+  const credential = principal.via === 'oauth' ? 'An OAuth access token' : 'This API key';
+  if (refusal === 'send') {
+    throw new AppError('APPROVAL_REQUIRED', `${credential} can only send messages a person approved. Use the preview flow instead: ${REST_PREVIEW_FLOW}.`, {
+      extra: { previewRoutes: ['/api/rcs/previews/send', '/api/rcs/previews/send-batch', '/api/rcs/previews/send-sms', '/api/rcs/previews/{id}/send'] },
+    });
+  }
+  throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not see webhook signing secrets. Use an automation key without "sends need approval" (with webhooks:manage), or the console.`);
+}
+
 /** 403 naming the permission when the principal lacks it. */
 export function requirePermission(permission: Permission): RequestHandler {
   return (req, _res, next) => {

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import type { Permission, Principal } from '../permissions.js';
-import { assertPermission, requireAuth, type CredentialResolver } from './auth.js';
+import { assertNotApprovalBound, assertPermission, requireAuth, type ApprovalBoundRefusal, type CredentialResolver } from './auth.js';
 import { parseOrThrow } from '../validation.js';
 import { AppError } from '../errors.js';
 
@@ -50,6 +50,12 @@ export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType 
   description?: string;
   tags: string[];
   auth: RouteAuth;
+  /**
+   * Refuses credentials whose sends need approval (OAuth tokens, approval-bound keys): 'send' on
+   * every route that sends or schedules a message (403 APPROVAL_REQUIRED naming the preview flow),
+   * 'secret' on every answer that carries a webhook signing secret (403 FORBIDDEN).
+   */
+  approvalBound?: ApprovalBoundRefusal;
   body?: B;
   /**
    * Documents the body without parsing it: for routes whose service validates the raw body itself
@@ -100,6 +106,7 @@ export function mountRoutes(registry: RouteRegistry, resolvers: readonly Credent
     router[spec.method](spec.path, ...handlers, async (req: Request, res: Response) => {
       const principal = req.principal;
       if (spec.auth !== 'public' && spec.auth !== 'authenticated') assertPermission(principal!, spec.auth);
+      if (spec.approvalBound && principal) assertNotApprovalBound(principal, spec.approvalBound);
       let body: unknown = undefined;
       if (spec.bodyDoc && !spec.body) {
         if (req.body === undefined) throw new AppError('VALIDATION_ERROR', 'A JSON body is required (Content-Type: application/json)');

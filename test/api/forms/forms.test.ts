@@ -93,7 +93,7 @@ describe('forms REST (/api/v1/forms)', () => {
     expect((await bad({ doubleOptIn: false, webhookUrl: 'ftp://x.example/y' })).status).toBe(400);
   });
 
-  it('updates, closes and deletes; permissions are the contacts ones; other accounts see 404', async () => {
+  it('updates, closes and deletes; reading takes contacts:read, changing forms:manage; other accounts see 404', async () => {
     const f = await newForm({ name: 'Closing soon' });
     const up = await t.api('PUT', `/api/v1/forms/${f.id}`, { title: 'Last chance', active: false, webhookUrl: `${rx.url}/own-form` });
     expect(up.status).toBe(200);
@@ -105,7 +105,7 @@ describe('forms REST (/api/v1/forms)', () => {
 
     const reader = await t.createKey(t.account.accountId, ['contacts:read']);
     expect((await t.api('GET', '/api/v1/forms', undefined, { key: reader })).status).toBe(200);
-    expect((await t.api('POST', '/api/v1/forms', { name: 'x', doubleOptIn: false }, { key: reader })).body.error.requiredPermission).toBe('contacts:write');
+    expect((await t.api('POST', '/api/v1/forms', { name: 'x', doubleOptIn: false }, { key: reader })).body.error.requiredPermission).toBe('forms:manage');
     const other = await t.createAccount();
     expect((await t.api('GET', `/api/v1/forms/${f.id}`, undefined, { key: other.apiKey })).status).toBe(404);
     expect((await t.api('GET', `/api/v1/forms/${f.id}/submissions`, undefined, { key: other.apiKey })).status).toBe(404);

@@ -68,7 +68,7 @@ describe('webhook endpoints (REST)', () => {
     expect((await t.api('GET', `/api/rcs/webhooks/${id}`)).status).toBe(404);
   });
 
-  it('messages:read reads; changing, testing and revealing need messages:write; other accounts see 404', async () => {
+  it('messages:read reads; changing, testing and revealing need webhooks:manage; other accounts see 404', async () => {
     const { id } = await createHook(t, `${rx.url}/perm`, ['delivery_status']);
     const reader = await t.createKey(t.account.accountId, ['messages:read']);
     expect((await t.api('GET', '/api/rcs/webhooks', undefined, { key: reader })).status).toBe(200);
@@ -83,7 +83,7 @@ describe('webhook endpoints (REST)', () => {
     ] as const) {
       const r = await t.api(method, path, body, { key: reader });
       expect(r.status, `${method} ${path}`).toBe(403);
-      expect(r.body.error.requiredPermission).toBe('messages:write');
+      expect(r.body.error.requiredPermission).toBe('webhooks:manage');
     }
     const noRead = await t.createKey(t.account.accountId, ['contacts:read']);
     expect((await t.api('GET', '/api/rcs/webhooks', undefined, { key: noRead })).status).toBe(403);
@@ -196,10 +196,10 @@ describe('signing (spec §5.5)', () => {
 
   it('is listed in the OpenAPI document with its permissions', async () => {
     const { body } = await t.api('GET', '/openapi.json', undefined, { key: null });
-    expect(body.paths['/api/rcs/webhooks'].post['x-required-permission']).toBe('messages:write');
+    expect(body.paths['/api/rcs/webhooks'].post['x-required-permission']).toBe('webhooks:manage');
     expect(body.paths['/api/rcs/webhooks'].get['x-required-permission']).toBe('messages:read');
     expect(body.paths['/api/rcs/webhooks/{id}/rotate-secret'].post).toBeDefined();
     expect(body.paths['/api/rcs/webhooks/{id}/deliveries'].get).toBeDefined();
-    expect(body.paths['/api/v1/forms'].post['x-required-permission']).toBe('contacts:write');
+    expect(body.paths['/api/v1/forms'].post['x-required-permission']).toBe('forms:manage');
   });
 });

@@ -171,7 +171,7 @@ describe('restart with undelivered events pending', () => {
     try {
       const account = await a.ctx.services.accounts.create({ name: 'Restart Co', timezone: 'Europe/Berlin', credits: 100 });
       const sms = await a.ctx.services.senders.create(account.id, { name: 'RESTART', type: 'SMS', status: 'APPROVED', isDefault: true });
-      const key = (await a.ctx.services.apiKeys.create(account.id, 'k', ['messages:read', 'messages:write'])).key;
+      const key = (await a.ctx.services.apiKeys.create(account.id, 'k', ['messages:read', 'messages:write', 'webhooks:manage'])).key;
       const api = (base: string, method: string, path: string, body?: unknown) =>
         fetch(`${base}${path}`, { method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then(async (r) => ({ status: r.status, body: await r.json() }));
       const hook = await api(a.url, 'POST', '/api/rcs/webhooks', { url: `${rx.url}/restart`, events: ['delivery_status', 'sms_message_received'] });

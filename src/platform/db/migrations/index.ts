@@ -3,19 +3,20 @@ import * as m001 from './001_foundation.js';
 import * as m002 from './002_sandbox.js';
 import * as m003 from './003_address_book.js';
 import * as m004 from './004_messaging.js';
-import * as m006 from './006_previews.js';
 import * as m005 from './005_oauth.js';
+import * as m006 from './006_previews.js';
 import * as m007 from './007_engagement.js';
 import * as m008 from './008_webhooks_forms.js';
 import * as m009 from './009_smpp.js';
 import * as m010 from './010_messages_phone_window.js';
 import * as m011 from './011_sim_receipt_indexes.js';
+import * as m012 from './012_approval_bound_keys.js';
 import * as m013 from './013_preview_merge_fingerprint.js';
 import * as m016 from './016_webhook_fairness.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 013 the merge fingerprint of previews, 016 webhook circuit breaker and fair claim.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 016 webhook circuit breaker and fair claim.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '009_smpp': m009,
   '010_messages_phone_window': m010,
   '011_sim_receipt_indexes': m011,
+  '012_approval_bound_keys': m012,
   '013_preview_merge_fingerprint': m013,
   '016_webhook_fairness': m016,
 };

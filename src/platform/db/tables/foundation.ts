@@ -47,6 +47,8 @@ export interface ApiKeysTable {
   /** First characters of the key, shown in lists so people can tell keys apart. */
   display_prefix: string;
   permissions: string;
+  /** 1: the key sends only through an approved preview and never sees webhook secrets (migration 012). */
+  sends_need_approval: number;
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;

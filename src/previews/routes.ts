@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
+import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
+import { dataResponseSchema, ok } from '../platform/pagination.js';
+import { RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
+
+const TAGS = ['Previews'];
+const IdParams = z.object({ id: z.string() });
+const Preview = dataResponseSchema(RestPreviewSchema);
+const created = { 201: { description: 'The preview: share_url for the person who approves, status, approval_required, recipients, cost, warnings', schema: Preview } };
+const invalid = { 400: { description: 'Validation error (details name the paths)' } };
+const notFound = { 404: { description: 'Unknown preview (or another account’s)' } };
+
+const CREATE_NOTE =
+  'Validates, prices and stores the whole send without sending anything. A person of the account opens share_url, logs in and approves; then POST /api/rcs/previews/{id}/send sends it. OAuth tokens and keys whose sends need approval must send this way; for other keys approval is needed when the account’s approval setting is on.';
+
+/**
+ * The REST door of the preview flow under {base_url}/previews (DESIGN §6): the bodies of /send,
+ * /send-batch and /send-sms, one route that sends a preview once it is approved, one to read it.
+ * Thin: RestPreviewFlow and PreviewsService hold the rules.
+ */
+export function previewsRoutes(ctx: AppContext): RouteSpec[] {
+  const flow = new RestPreviewFlow({ previews: ctx.services.previews });
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/previews/send',
+      summary: 'Preview one RCS message (the body of POST /send) for a person to approve',
+      description: CREATE_NOTE,
+      tags: TAGS,
+      auth: 'messages:write',
+      bodyDoc: SendMessageRequestSchema,
+      status: 201,
+      responses: { ...created, ...invalid },
+      handler: async ({ principal, body }) => ok(await flow.create(principal, 'rcs', body)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/previews/send-batch',
+      summary: 'Preview a batch (the body of POST /send-batch) for a person to approve',
+      description: CREATE_NOTE,
+      tags: TAGS,
+      auth: 'messages:write',
+      bodyDoc: SendBatchRequestSchema,
+      status: 201,
+      responses: { ...created, ...invalid },
+      handler: async ({ principal, body }) => ok(await flow.create(principal, 'rcs_batch', body)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/previews/send-sms',
+      summary: 'Preview a standalone SMS (the body of POST /send-sms) for a person to approve',
+      description: `${CREATE_NOTE} An identical body while its preview is open returns that preview.`,
+      tags: TAGS,
+      auth: 'messages:write',
+      bodyDoc: SendSmsRequestSchema,
+      status: 201,
+      responses: { ...created, ...invalid },
+      handler: async ({ principal, body }) => ok(await flow.create(principal, 'sms', body)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/previews/:id',
+      summary: 'A preview and its state (pending, approved, rejected, sending, sent)',
+      tags: TAGS,
+      auth: 'messages:read',
+      params: IdParams,
+      responses: { 200: { description: 'The preview', schema: Preview }, 400: { description: 'Malformed id' }, ...notFound },
+      handler: async ({ principal, params }) => ok(await flow.get(principal, params.id)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/previews/:id/send',
+      summary: 'Send a preview once a person approved it; a repeat returns the first result',
+      description:
+        'Sends the stored payload. The body is optional; when given it must be exactly the previewed body (PREVIEW_MISMATCH names the differing fields). Refused while not approved (PREVIEW_NOT_APPROVED, with share_url), when rejected (PREVIEW_REJECTED) or expired (PREVIEW_EXPIRED); nothing is sent then. A preview sends once: calling again returns the first result.',
+      tags: TAGS,
+      auth: 'messages:write',
+      params: IdParams,
+      responses: {
+        200: { description: 'Sent or scheduled: the answer of /send, /send-sms, or of a scheduled /send-batch', schema: z.union([SendMessageResponseSchema, SendSmsResponseSchema, ScheduledSendResponseSchema, BatchResponseSchema]) },
+        202: { description: 'A batch queued for background processing (the answer of /send-batch)', schema: BatchResponseSchema },
+        400: { description: 'Malformed id, not approved, rejected, expired, or a body that differs from the preview' },
+        ...notFound,
+        409: { description: 'This preview is being sent right now' },
+      },
+      handler: async ({ req, principal, params }) => {
+        const { kind, result } = await flow.send(principal, params.id, req.body);
+        const queued = kind === 'rcs_batch' && !(result as { scheduled?: boolean }).scheduled;
+        return reply(queued ? 202 : 200, result);
+      },
+    }),
+  ];
+}

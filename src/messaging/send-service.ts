@@ -25,6 +25,7 @@ import {
   type BatchResponse,
   type RejectedRecipient,
 } from './schemas.js';
+import type { LinkTokens } from './link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 
 /** FORM: a form's double opt-in confirmation SMS (src/forms). */
@@ -94,6 +95,8 @@ export interface SendDeps {
   /** Per-recipient throttle (src/conversations/throttle.ts); absent: none. */
   throttle?: RecipientThrottle;
   dispatcher: Dispatcher;
+  /** Unsubscribe links' tokens (stored masked, revealed at hand-over). */
+  links: LinkTokens;
 }
 
 /** What the RCS send endpoint and tool answer for an immediate send (spec §2.12). */
@@ -382,7 +385,7 @@ export class SendService {
     for (let i = 0; i < recipients.length; i++) {
       const r = recipients[i]!;
       const id = ids[i]!;
-      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
+      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
       const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
@@ -428,7 +431,7 @@ export class SendService {
     o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null },
   ) {
     const id = newId('msg', c.now);
-    const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
+    const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
     const merged = mergeSmsText(text, mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null }), 'sms');
     if (merged.length > SMS_MAX_LENGTH) {
       throw new AppError('VALIDATION_ERROR', `message is ${merged.length} characters after merging; the limit is ${SMS_MAX_LENGTH}`, { details: [{ path: 'message', code: 'too_long', message: `At most ${SMS_MAX_LENGTH} characters after merge fields are filled in` }] });

@@ -161,7 +161,7 @@ describe('authorization code flow with PKCE', () => {
     const token = await getToken();
     const row = await t.ctx.db.selectFrom('settings').selectAll().where('key', '=', 'oauth.jwt_signing_key').executeTakeFirstOrThrow();
     expect(JSON.parse(row.value).kid).toBe(decodeProtectedHeader(token).kid);
-    const restarted = new OAuthService(t.ctx.db, clock, t.ctx.config);
+    const restarted = new OAuthService(t.ctx.db, clock, t.ctx.config, t.ctx.sealer);
     await restarted.init();
     expect((await restarted.verifyAccessToken(token)).ok).toBe(true);
     expect(await t.ctx.db.selectFrom('settings').select('key').where('key', '=', 'oauth.jwt_signing_key').execute()).toHaveLength(1);

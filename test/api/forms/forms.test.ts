@@ -40,9 +40,10 @@ async function newForm(extra: Record<string, unknown> = {}) {
 }
 
 /** The SMS texts the simulated network delivered to a number. */
+/** What the number's virtual phone shows (the network's store keeps link tokens masked). */
 async function smsTo(e164: string): Promise<string[]> {
-  const rows = await t.ctx.db.selectFrom('sim_messages').select(['payload', 'channel']).where('to_phone', '=', e164).orderBy('created_at').execute();
-  return rows.filter((r) => r.channel === 'SMS').map((r) => JSON.parse(r.payload).text as string);
+  const view = await t.ctx.services.virtualPhone!.view(t.account.accountId, e164).catch(() => ({ threads: [] }));
+  return view.threads.flatMap((th) => th.items).flatMap((i) => (i.kind === 'out' && i.channel === 'SMS' && i.text !== null ? [i.text] : []));
 }
 
 async function submit(client: WebClient, slug: string, fields: Record<string, string>) {

@@ -61,6 +61,36 @@ describe('login with password and TOTP', () => {
     expect(unknown.text).toContain('Email, password or code is not correct');
   });
 
+  it('a locked account answers exactly like an unknown email, after the same password hashing work', async () => {
+    clock.advance(16 * 60_000); // a fresh per-address window for this test's failures
+    const a = await t.createAccount();
+    const b = await t.createAccount();
+    for (let i = 0; i < 5; i++) expect((await passwordStep(new WebClient(t.url), a.email, 'wrong password here')).status).toBe(401);
+    // One client, so the form's CSRF value is the same; the typed email is echoed back, so it is replaced.
+    const c = new WebClient(t.url);
+    const unknownEmail = `nobody-${Date.now()}@example.com`;
+    const locked = await passwordStep(c, a.email, a.password);
+    const unknown = await passwordStep(c, unknownEmail, a.password);
+    expect(locked.status).toBe(unknown.status);
+    expect(locked.text.replaceAll(a.email, 'EMAIL')).toBe(unknown.text.replaceAll(unknownEmail, 'EMAIL'));
+    expect([...locked.headers.keys()].sort()).toEqual([...unknown.headers.keys()].sort());
+    // Timing: the password is hashed in every case (scrypt, ~50 ms), so none answers much faster.
+    const timed = async (email: string, password: string) => {
+      let best = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const page = await c.get('/login');
+        const started = performance.now();
+        await c.post('/login', { csrf: WebClient.hidden(page.text, 'csrf'), next: '/console', email, password });
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const wrongPassword = await timed(b.email, 'wrong password here');
+    expect(await timed(a.email, a.password)).toBeGreaterThan(wrongPassword * 0.3);
+    expect(await timed(unknownEmail, a.password)).toBeGreaterThan(wrongPassword * 0.3);
+    clock.advance(16 * 60_000); // the next tests start with a clean per-address count
+  });
+
   it('refuses a wrong TOTP code and a replayed one', async () => {
     const a = await t.createAccount();
     const c = new WebClient(t.url);

@@ -21,12 +21,24 @@ const TOKEN_LENGTH = 32;
 export const LINK_MASK = '*'.repeat(TOKEN_LENGTH);
 const MASKED = /(\/u\/|\/f\/confirm\/)\*{32}(?!\*)/g;
 
+/** Tokens remembered: one batch's worth, so accept, hand-over and the simulated store compute each once. */
+const CACHE_LIMIT = 20_000;
+
 export class LinkTokens {
+  private readonly cache = new Map<string, string>();
+
   constructor(private readonly sealer: Sealer) {}
 
   /** The token of `kind` for one message: 32 base64url characters (192 bits). */
   token(kind: LinkKind, messageId: string): string {
-    return this.sealer.mac(`link:${kind}`, messageId).slice(0, TOKEN_LENGTH);
+    const key = `${kind}:${messageId}`;
+    let token = this.cache.get(key);
+    if (token === undefined) {
+      token = this.sealer.mac(`link:${kind}`, messageId).slice(0, TOKEN_LENGTH);
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(key, token);
+    }
+    return token;
   }
 
   /** The link as stored and shown: the path with the token masked. */

@@ -145,6 +145,13 @@ describe('the public page and double opt-in (§3.6)', () => {
     expect(texts[0]).toContain('Flow form');
     const log = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(me)}`);
     expect(log.body.messages[0]).toMatchObject({ type: 'SMS', source: 'FORM', campaignName: 'Form opt-in: Flow form' });
+    // The log (and the stored message) keeps the confirmation link masked; the phone got the token.
+    expect(JSON.stringify(log.body.messages[0])).toContain(`/f/confirm/${'*'.repeat(32)}`);
+    const confirmToken = link.split('/f/confirm/')[1]!;
+    expect(confirmToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(JSON.stringify(log.body)).not.toContain(confirmToken);
+    const stored = await t.ctx.db.selectFrom('messages').select(['text']).where('phone', '=', me.slice(1)).execute();
+    expect(stored.map((m) => m.text).join('\n')).not.toContain(confirmToken);
 
     await rx.waitFor(() => formEvents('form_submission', me).length >= 1);
     const sub = formEvents('form_submission', me).find((e) => e.json.data.firstName === 'Grace')!;

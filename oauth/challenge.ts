@@ -1,12 +1,13 @@
 import type { Response } from 'express';
 import { errorBody, AppError } from '../src/platform/errors.js';
 import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS, type Permission } from '../src/platform/permissions.js';
+import { oauthErrorDescription } from './error-description.js';
 import { oauthUrls } from './urls.js';
 
 export interface BearerChallenge {
   /** RFC 6750 error code; leave out when no credential was presented at all (RFC 6750 §3.1). */
   error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope';
-  /** Human-readable; quotes and backslashes are removed. */
+  /** Human-readable; passed through oauthErrorDescription (RFC 6749's character set). */
   description?: string;
   /** Scopes the client should request (MCP authorization: scope selection from WWW-Authenticate). */
   scope?: readonly string[];
@@ -22,7 +23,7 @@ export function mcpBearerChallenge(publicUrl: string, challenge: BearerChallenge
   const parts = [`resource_metadata=${quoted(oauthUrls(publicUrl).protectedResourceMetadata)}`];
   if (challenge.scope && challenge.scope.length > 0) parts.push(`scope=${quoted(challenge.scope.join(' '))}`);
   if (challenge.error) parts.push(`error=${quoted(challenge.error)}`);
-  if (challenge.description) parts.push(`error_description=${quoted(challenge.description)}`);
+  if (challenge.description) parts.push(`error_description=${quoted(oauthErrorDescription(challenge.description))}`);
   return `Bearer ${parts.join(', ')}`;
 }
 

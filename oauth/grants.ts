@@ -6,6 +6,7 @@ import type { Db } from '../src/platform/db/database.js';
 import { parseJson } from '../src/platform/db/sql.js';
 import type { Permission } from '../src/platform/permissions.js';
 import { randomToken, safeEqual, sha256Hex } from '../src/platform/secrets.js';
+import { oauthErrorDescription } from './error-description.js';
 import { CODE_TTL_MS, DEFAULT_SCOPES, knownScopes, REQUEST_TTL_MS, SCOPES } from './constants.js';
 import type { AccessTokens, IssuedToken } from './tokens.js';
 
@@ -129,7 +130,7 @@ export class Grants {
     if (!decision.approve) {
       const err = new AccessDeniedError('The person declined the authorization request');
       target.searchParams.set('error', err.errorCode);
-      target.searchParams.set('error_description', err.message);
+      target.searchParams.set('error_description', oauthErrorDescription(err.message));
     } else {
       const code = randomToken(32);
       const now = this.clock.now();

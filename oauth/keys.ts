@@ -1,9 +1,10 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../src/platform/db/database.js';
+import { settingSealContext, type Sealer } from '../src/platform/sealing.js';
 
 /** Access tokens are signed with ECDSA P-256 (ES256). */
 export const JWT_ALG = 'ES256';
-const SETTING_KEY = 'oauth.jwt_signing_key';
+export const SIGNING_KEY_SETTING = 'oauth.jwt_signing_key';
 
 export interface SigningKey {
   kid: string;
@@ -22,10 +23,12 @@ interface StoredKey {
 /**
  * The token signing key: generated at first start and kept in the `settings` table, so tokens
  * survive restarts and every instance on the same database signs and verifies with the same key.
+ * The row holds it sealed (src/platform/sealing.ts): a copy of the database cannot sign tokens.
  * When two instances start at once the first insert wins and both read it back.
  */
-export async function loadOrCreateSigningKey(db: Db, now: number): Promise<SigningKey> {
-  const existing = await readStored(db);
+export async function loadOrCreateSigningKey(db: Db, now: number, sealer: Sealer): Promise<SigningKey> {
+  const readStored = () => readSealed(db, sealer);
+  const existing = await readStored();
   if (existing) return importStored(existing);
   const { privateKey } = await generateKeyPair(JWT_ALG, { extractable: true });
   const jwk = await exportJWK(privateKey);
@@ -33,17 +36,17 @@ export async function loadOrCreateSigningKey(db: Db, now: number): Promise<Signi
   const stored: StoredKey = { alg: JWT_ALG, kid, jwk: { ...jwk, alg: JWT_ALG, kid, use: 'sig' }, createdAt: now };
   await db
     .insertInto('settings')
-    .values({ key: SETTING_KEY, value: JSON.stringify(stored) })
+    .values({ key: SIGNING_KEY_SETTING, value: sealer.seal(JSON.stringify(stored), settingSealContext(SIGNING_KEY_SETTING)) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const winner = await readStored(db);
+  const winner = await readStored();
   if (!winner) throw new Error('OAuth signing key could not be stored');
   return importStored(winner);
 }
 
-async function readStored(db: Db): Promise<StoredKey | null> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', SETTING_KEY).executeTakeFirst();
-  return row ? (JSON.parse(row.value) as StoredKey) : null;
+async function readSealed(db: Db, sealer: Sealer): Promise<StoredKey | null> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', SIGNING_KEY_SETTING).executeTakeFirst();
+  return row ? (JSON.parse(sealer.open(row.value, settingSealContext(SIGNING_KEY_SETTING))) as StoredKey) : null;
 }
 
 async function importStored(stored: StoredKey): Promise<SigningKey> {

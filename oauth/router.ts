@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Logger } from '../src/platform/logger.js';
+import { safeOAuthErrors } from './error-description.js';
 import { authorizeRouter } from './handlers/authorize.js';
 import { metadataRouter } from './handlers/metadata.js';
 import { registerHandler } from './handlers/register.js';
@@ -16,6 +17,7 @@ import { ENDPOINTS } from './urls.js';
  */
 export function oauthRouter(oauth: OAuthService, logger: Logger): Router {
   const router = Router();
+  router.use([ENDPOINTS.authorize, ENDPOINTS.register, ENDPOINTS.token, ENDPOINTS.revoke], safeOAuthErrors());
   router.use(metadataRouter(oauth));
   router.use(ENDPOINTS.authorize, authorizeRouter(oauth, logger));
   router.use(ENDPOINTS.register, registerHandler(oauth));

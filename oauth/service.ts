@@ -2,6 +2,7 @@ import type { Config } from '../src/config.js';
 import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
 import type { Principal } from '../src/platform/permissions.js';
+import type { Sealer } from '../src/platform/sealing.js';
 import { ClientsStore } from './clients.js';
 import { ConnectedApps } from './connected-apps.js';
 import { Grants } from './grants.js';
@@ -26,6 +27,7 @@ export class OAuthService {
     private readonly db: Db,
     private readonly clock: Clock,
     readonly config: Config,
+    private readonly sealer: Sealer,
   ) {
     const issuer = () => this.urls().issuer;
     const mcpResource = () => this.urls().mcpResource;
@@ -47,7 +49,7 @@ export class OAuthService {
 
   private key(): Promise<SigningKey> {
     if (!this.signingKey) {
-      this.signingKey = loadOrCreateSigningKey(this.db, this.clock.now());
+      this.signingKey = loadOrCreateSigningKey(this.db, this.clock.now(), this.sealer);
       this.signingKey.catch(() => {
         this.signingKey = null;
       });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseSealingKey } from './platform/sealing.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -18,6 +19,11 @@ export const ConfigSchema = z
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_FILE: z.string().min(1).optional(),
+    // The key that seals TOTP secrets and signing keys (src/platform/sealing.ts); default DATA_DIR/sealing.key.
+    SEALING_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || parseSealingKey(v) !== null, 'must be 32 bytes, as 64 hex digits or base64 (e.g. openssl rand -base64 32)'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     CARRIER_RCS: z.enum(['simulated', 'rbm']).default('simulated'),
     CARRIER_SMS: z.enum(['simulated', 'smpp']).default('simulated'),
@@ -77,6 +83,8 @@ export const ConfigSchema = z
       publicUrl,
       publicUrlExplicit: env.PUBLIC_URL !== undefined,
       dataDir,
+      /** SEALING_KEY; null: the key file in the data directory. */
+      sealingKey: env.SEALING_KEY === undefined ? null : parseSealingKey(env.SEALING_KEY),
       databaseFile: env.DATABASE_FILE === ':memory:' ? ':memory:' : path.resolve(dataDir, env.DATABASE_FILE ?? 'rcs.sqlite'),
       logLevel: env.LOG_LEVEL,
       carriers: { rcs: env.CARRIER_RCS, sms: env.CARRIER_SMS },
@@ -127,7 +135,7 @@ export class ConfigError extends Error {
 }
 
 /** Variables whose values carry credentials: an error names them but never prints the value. */
-const SECRET_VARIABLES = new Set(['SMPP_URL', 'RBM_WEBHOOK_CLIENT_TOKEN']);
+const SECRET_VARIABLES = new Set(['SMPP_URL', 'RBM_WEBHOOK_CLIENT_TOKEN', 'SEALING_KEY']);
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -9,6 +9,10 @@ import { changeStampOf } from './platform/db/change-stamp.js';
 import { openDatabase, type Db, type OpenDb } from './platform/db/database.js';
 import type { CredentialResolver } from './platform/http/auth.js';
 import { createLogger, type Logger } from './platform/logger.js';
+import { secureDirectory } from './platform/data-dir.js';
+import type { Sealer } from './platform/sealing.js';
+import { openSecretsAtRest } from './bootstrap/secrets-at-rest.js';
+import { LinkTokens } from './messaging/link-tokens.js';
 import { SendersService } from './senders/service.js';
 import { OAuthService } from '../oauth/service.js';
 import { ContactsService } from './contacts/service.js';
@@ -45,6 +49,10 @@ export interface AppContext {
   config: Config;
   db: Db;
   database: OpenDb;
+  /** Seals secrets kept in the database with the key kept outside it (src/platform/sealing.ts). */
+  sealer: Sealer;
+  /** Tokens of unsubscribe and opt-in links, stored masked (src/messaging/link-tokens.ts). */
+  links: LinkTokens;
   clock: Clock;
   logger: Logger;
   services: Services;
@@ -103,28 +111,40 @@ export interface ContextOptions {
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database = await openDatabase(config.databaseFile);
+  // The data directory 0700 and the database files 0600; one log line names what was tightened.
+  const tightened = config.databaseFile === ':memory:' ? [] : secureDirectory(config.dataDir);
+  const database = await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
+  if (tightened.length > 0) logger.warn({ changed: tightened }, `tightened permissions: ${tightened.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ')}`);
   const db = database.db;
+  let sealer: Sealer;
+  try {
+    sealer = await openSecretsAtRest(db, config, logger);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const links = new LinkTokens(sealer);
   const accounts = new AccountsService(db, clock);
   const fields = new FieldsService(db, clock);
   const groups = new GroupsService(db, clock);
-  const carriers = createCarriers(config, db, clock, logger);
+  const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
   const dispatcher = new Dispatcher(db, clock, carriers, accounts, messageEvents, logger, {
     ...DEFAULT_DISPATCHER_OPTIONS,
     perSenderPerSecond: config.senderMaxPerSecond,
+    links,
   });
   const directory = new ContactDirectory(clock);
   const templates = new TemplatesService(db, clock, fields);
   const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
-  const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher });
+  const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
   const optOuts = new OptOutService(db, engagementEvents);
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents });
   const status = new StatusService(db, clock, messageEvents, logger);
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
-  const webhooks = new WebhooksService({ db, clock, config, logger });
+  const webhooks = new WebhooksService({ db, sealer, clock, config, logger });
   const hooks = webhookListeners(webhooks);
   messageEvents.add(hooks.messages);
   engagementEvents.add(hooks.engagement);
@@ -137,11 +157,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const services: Services = {
     accounts,
     apiKeys: new ApiKeysService(db, clock, changeStampOf(database.raw)),
-    users: new UsersService(db, clock),
+    users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
-    login: new LoginService(db, clock, config.login),
+    login: new LoginService(db, clock, config.login, sealer),
     senders: new SendersService(db, clock, changeStampOf(database.raw)),
-    oauth: new OAuthService(db, clock, config),
+    oauth: new OAuthService(db, clock, config, sealer),
     fields,
     groups,
     contacts,
@@ -159,9 +179,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     inbound,
     optOuts,
     unsubscribe: new UnsubscribeService(db, clock, optOuts),
-    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl) : null,
+    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
-    forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks }),
+    forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks, links }),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();
@@ -171,6 +191,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     config,
     db,
     database,
+    sealer,
+    links,
     clock,
     logger,
     services,

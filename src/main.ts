@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from './config.js';
 import { createContext } from './context.js';
-import { firstStartBanner, urlsBanner } from './bootstrap/banner.js';
+import { deliverFirstStart, firstStartBanner, urlsBanner } from './bootstrap/banner.js';
+import { SealingKeyError } from './platform/sealing.js';
 import { seedDemoIfEmpty } from './bootstrap/demo.js';
 import { listen } from './server.js';
 import { startWorkers, stopWorkers } from './workers.js';
@@ -17,11 +18,25 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const ctx = await createContext(config);
+  let ctx;
+  try {
+    ctx = await createContext(config);
+  } catch (err) {
+    // A missing or wrong sealing key must stop the start with what to do, not a stack trace.
+    if (err instanceof SealingKeyError) {
+      process.stderr.write(`Cannot start: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
   const server = await listen(ctx);
   await startWorkers(ctx);
-  process.stdout.write(demo ? await firstStartBanner(ctx.config.publicUrl, demo) : urlsBanner(ctx.config.publicUrl));
+  process.stdout.write(
+    demo
+      ? deliverFirstStart(await firstStartBanner(ctx.config.publicUrl, demo), { publicUrl: ctx.config.publicUrl, dataDir: ctx.config.dataDir, isTTY: process.stdout.isTTY === true })
+      : urlsBanner(ctx.config.publicUrl),
+  );
   ctx.logger.info({ url: server.url }, 'listening');
 
   let stopping = false;

@@ -2,7 +2,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/errors.js';
 import { verifyPassword } from '../platform/secrets.js';
-import { totpFor } from './users.js';
+import type { Sealer } from '../platform/sealing.js';
+import { totpFor, totpSealContext } from './users.js';
 
 export interface LoginPolicy {
   /** Failed attempts (password or code) before a user is locked out. */
@@ -31,16 +32,21 @@ export class LoginService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly policy: LoginPolicy,
+    private readonly sealer: Sealer,
   ) {}
 
   async checkPassword(email: string, password: string, ip: string): Promise<{ userId: string; accountId: string }> {
     await this.assertAddressAllowed(ip);
     const now = this.clock.now();
     const user = await this.db.selectFrom('users').innerJoin('accounts', 'accounts.id', 'users.account_id').selectAll('users').select('accounts.active as account_active').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-    if (user?.locked_until && user.locked_until > now) throw locked(user.locked_until, now);
+    // Unknown email, wrong password, locked or disabled user: one answer, one status, and the same
+    // scrypt work, so neither the page nor its timing tells which emails have an account.
     const ok = await verifyPassword(password.slice(0, 1024), user?.password_hash ?? DUMMY_HASH);
-    if (!user || !ok || user.active !== 1 || user.account_active !== 1) {
-      await this.recordFailure(ip, user?.id);
+    const userLocked = user?.locked_until != null && user.locked_until > now;
+    if (!user || !ok || userLocked || user.active !== 1 || user.account_active !== 1) {
+      // A locked user's attempts are not counted against the user (that would only extend the
+      // lock); every failure counts against the address.
+      await this.recordFailure(ip, userLocked ? undefined : user?.id);
       throw invalid();
     }
     return { userId: user.id, accountId: user.account_id };
@@ -53,7 +59,7 @@ export class LoginService {
     if (!user || user.active !== 1) throw invalid();
     if (user.locked_until && user.locked_until > now) throw locked(user.locked_until, now);
     const cleaned = code.replace(/\s+/g, '');
-    const totp = totpFor(user.totp_secret, user.email);
+    const totp = totpFor(this.sealer.open(user.totp_secret, totpSealContext(user.id)), user.email);
     const delta = /^\d{6}$/.test(cleaned) ? totp.validate({ token: cleaned, timestamp: now, window: 1 }) : null;
     const counter = delta === null ? null : totp.counter({ timestamp: now }) + delta;
     // A code is good once: a replay of the last accepted step fails like a wrong code.

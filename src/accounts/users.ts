@@ -6,6 +6,7 @@ import { toBool } from '../platform/db/sql.js';
 import type { UsersTable } from '../platform/db/tables/foundation.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import type { Sealer } from '../platform/sealing.js';
 import { hashPassword, randomToken } from '../platform/secrets.js';
 
 export const TOTP_ISSUER = 'RCS MCP Server';
@@ -39,12 +40,16 @@ export function totpFor(secret: string, email: string): OTPAuth.TOTP {
   return new OTPAuth.TOTP({ issuer: TOTP_ISSUER, label: email, algorithm: 'SHA1', digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) });
 }
 
+/** What a user's sealed TOTP secret is bound to (src/platform/sealing.ts): it opens on this user's row only. */
+export const totpSealContext = (userId: string): string => `users.totp_secret:${userId}`;
+
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class UsersService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly sealer: Sealer,
   ) {}
 
   async create(accountId: string, email: string, password?: string, tx: DbOrTx = this.db): Promise<CreatedUser> {
@@ -56,12 +61,13 @@ export class UsersService {
     const existing = await tx.selectFrom('users').select('id').where('email', '=', normalized).executeTakeFirst();
     if (existing) throw new AppError('CONFLICT', `A user with email ${normalized} already exists`);
     const secret = new OTPAuth.Secret({ size: 20 }).base32;
+    const id = newId('usr');
     const row: UsersTable = {
-      id: newId('usr'),
+      id,
       account_id: accountId,
       email: normalized,
       password_hash: await hashPassword(pw),
-      totp_secret: secret,
+      totp_secret: this.sealer.seal(secret, totpSealContext(id)),
       totp_last_counter: null,
       active: 1,
       failed_logins: 0,
@@ -99,7 +105,7 @@ export class UsersService {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('User');
     const secret = new OTPAuth.Secret({ size: 20 }).base32;
-    await this.db.updateTable('users').set({ totp_secret: secret, totp_last_counter: null }).where('id', '=', id).execute();
+    await this.db.updateTable('users').set({ totp_secret: this.sealer.seal(secret, totpSealContext(id)), totp_last_counter: null }).where('id', '=', id).execute();
     return { user: toUser(row), totpSecret: secret, otpauthUri: totpFor(secret, row.email).toString() };
   }
 

@@ -1,4 +1,28 @@
+import path from 'node:path';
+import { secureDirectory, writePrivateFile } from '../platform/data-dir.js';
 import type { DemoCredentials } from './demo.js';
+
+export const CREDENTIALS_FILE = 'first-start-credentials.txt';
+
+/**
+ * Where the first-start secrets go: to the terminal when stdout is one, else (a service manager,
+ * a container, anything whose output ends up in a log collector) into a 0600 file in the data
+ * directory, and only its path is printed. Returns what to print.
+ */
+export function deliverFirstStart(banner: string, o: { publicUrl: string; dataDir: string; isTTY: boolean }): string {
+  if (o.isTTY) return banner;
+  const file = path.join(o.dataDir, CREDENTIALS_FILE);
+  secureDirectory(o.dataDir);
+  writePrivateFile(file, banner);
+  return [
+    urlsBanner(o.publicUrl).trimEnd(),
+    '',
+    'First start: a demo account was created. Its credentials (password, TOTP secret, API key) were',
+    `written to ${file} (mode 0600) instead of this output, which is not a terminal.`,
+    'Read them, store them somewhere safe, then delete the file.',
+    '',
+  ].join('\n');
+}
 
 /** What the first start prints once: everything needed to log in and to connect an assistant. */
 export async function firstStartBanner(publicUrl: string, demo: DemoCredentials): Promise<string> {

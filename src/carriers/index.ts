@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
+import type { LinkTokens } from '../messaging/link-tokens.js';
 import type { Logger } from '../platform/logger.js';
 import type { CarrierEventSink, Carriers, RcsCarrier, SmsCarrier } from './carrier.js';
 import { RbmCarrier } from './rbm/carrier.js';
@@ -40,13 +41,13 @@ export class CompositeCarriers implements Carriers {
  * Picks the networks named by configuration; RCS and SMS independently. The simulated network is
  * the embedded default (and stays the whole answer when both channels use it).
  */
-export function createCarriers(config: Config, db: Db, clock: Clock, logger: Logger): Carriers {
-  if (config.carriers.rcs === 'simulated' && config.carriers.sms === 'simulated') return new SimulatedNetwork(db, clock, logger, config.simulated);
+export function createCarriers(config: Config, db: Db, clock: Clock, logger: Logger, links: LinkTokens | null = null): Carriers {
+  if (config.carriers.rcs === 'simulated' && config.carriers.sms === 'simulated') return new SimulatedNetwork(db, clock, logger, { ...config.simulated, links });
   const senders = new SenderDirectory(db, () => clock.now());
   const parts: Startable[] = [];
   let simulated: SimulatedNetwork | null = null;
   const sim = () => {
-    if (!simulated) parts.push((simulated = new SimulatedNetwork(db, clock, logger, config.simulated)));
+    if (!simulated) parts.push((simulated = new SimulatedNetwork(db, clock, logger, { ...config.simulated, links })));
     return simulated;
   };
 

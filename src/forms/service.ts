@@ -15,6 +15,7 @@ import { AppError, isAppError, notFound } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
+import type { LinkTokens } from '../messaging/link-tokens.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
 import { parseOrThrow } from '../platform/validation.js';
 import type { EmitTarget, WebhooksService } from '../webhooks/service.js';
@@ -104,6 +105,8 @@ export interface FormsDeps {
   groups: GroupsService;
   send: SendService;
   webhooks: WebhooksService;
+  /** Opt-in confirmation links' tokens (stored masked, revealed at hand-over). */
+  links: LinkTokens;
 }
 
 /** The address book's own email rule, so a confirmed submission can always be written to the contact. */
@@ -496,8 +499,9 @@ export class FormsService {
         } else if (!form.sender_id) {
           note = 'The form has no confirmation sender';
         } else {
-          token = randomToken(24);
-          const link = `${this.d.config.publicUrl}/f/confirm/${token}`;
+          // The stored text carries the link masked; its token is derived from the message id
+          // (link-tokens.ts) and filled in when the SMS is handed to the carrier.
+          const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
           const text = (form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE).split(FORM_NAME_PLACEHOLDER).join(form.name).split(CONFIRM_LINK_PLACEHOLDER).join(link);
           try {
             const sent = await this.d.send.sendSms(
@@ -507,6 +511,7 @@ export class FormsService {
             );
             messageId = sent.messageId;
             confirmationSent = sent.success;
+            token = this.d.links.token('optin', sent.messageId);
             if (!sent.success) note = `The confirmation SMS failed: ${'error' in sent && sent.error ? sent.error : 'not sent'}`;
           } catch (err) {
             if (!isAppError(err)) throw err;

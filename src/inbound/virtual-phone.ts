@@ -1,5 +1,6 @@
 import type { SimulatedNetwork } from '../carriers/simulated/network.js';
 import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
+import type { LinkTokens } from '../messaging/link-tokens.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import { AppError } from '../platform/errors.js';
@@ -70,7 +71,13 @@ export class VirtualPhoneService {
     private readonly db: Db,
     private readonly network: SimulatedNetwork,
     private readonly publicUrl: () => string,
+    /** The network's store keeps link tokens masked; the phone shows what the person received. */
+    private readonly links: LinkTokens | null = null,
   ) {}
+
+  private payloadOf(sim: { payload: string; message_id: string }): string {
+    return this.links ? this.links.reveal(sim.payload, sim.message_id) : sim.payload;
+  }
 
   async numbers(accountId: string): Promise<PhoneNumberSummary[]> {
     const rows = await this.db
@@ -142,7 +149,7 @@ export class VirtualPhoneService {
       return t;
     };
     for (const s of sims) {
-      const payload = parseJson<Record<string, unknown>>(s.payload, {});
+      const payload = parseJson<Record<string, unknown>>(this.payloadOf(s), {});
       const state = s.failed_at !== null ? 'failed' : s.read_at !== null ? 'read' : s.delivered_at !== null ? 'delivered' : 'sent';
       thread(s.sender_id, s.channel)?.items.push({
         kind: 'out',
@@ -175,7 +182,7 @@ export class VirtualPhoneService {
     const sim = await this.db.selectFrom('sim_messages').selectAll().where('id', '=', simId).where('account_id', '=', accountId).where('to_phone', '=', e164).executeTakeFirst();
     const target = parseTapTarget(rawTarget);
     if (!sim || sim.channel !== 'RCS' || !target) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
-    const payload = parseJson<{ messageType?: string; content?: Content }>(sim.payload, {});
+    const payload = parseJson<{ messageType?: string; content?: Content }>(this.payloadOf(sim), {});
     const content = payload.content ?? {};
     let suggestion: Suggestion | undefined;
     let action: Action | undefined;

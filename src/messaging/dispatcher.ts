@@ -11,6 +11,7 @@ import type { Logger } from '../platform/logger.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
+import type { LinkTokens } from './link-tokens.js';
 import { smsPrice } from './pricing.js';
 
 export interface DispatcherOptions {
@@ -24,6 +25,11 @@ export interface DispatcherOptions {
   idleMs: number;
   /** Attempts for temporary carrier errors before the message FAILS. */
   maxAttempts: number;
+  /**
+   * Puts link tokens back into the masked text of a message at hand-over (link-tokens.ts). Absent:
+   * the text goes out as stored.
+   */
+  links?: LinkTokens;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { leaseMs: 30_000, claimLimit: 1000, perSenderPerSecond: 20_000, idleMs: 200, maxAttempts: 8 };
@@ -323,7 +329,7 @@ export class Dispatcher {
             senderName: names.get(row.sendername_id)!,
             to: `+${row.phone}`,
             messageType: row.message_type ?? 'text',
-            content: parseJson<Record<string, unknown>>(row.content, {}),
+            content: parseJson<Record<string, unknown>>(this.reveal(row.content, row.id), {}),
           })),
         );
       });
@@ -358,7 +364,7 @@ export class Dispatcher {
         return this.carriers.sms.sendMany(
           list.map((item) => {
             const { job, fallback } = item;
-            const text = fallback ? job.row.fallback_text! : job.row.text;
+            const text = this.reveal(fallback ? job.row.fallback_text! : job.row.text, job.row.id);
             const senderId = senderOf(item);
             return {
               messageId: job.row.id,
@@ -402,6 +408,12 @@ export class Dispatcher {
       }
     }
     await this.record(rows, updates);
+  }
+
+  /** The text the recipient gets: masked link tokens filled in (only messages that carry one do any work). */
+  private reveal<T extends string | null>(text: T, messageId: string): T {
+    const links = this.options.links;
+    return (text === null || !links ? text : links.reveal(text, messageId)) as T;
   }
 
   /** One carrier call for many messages; a thrown error makes every one of them retry later. */

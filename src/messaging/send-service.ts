@@ -26,6 +26,7 @@ import {
   type BatchResponse,
   type RejectedRecipient,
 } from './schemas.js';
+import type { LinkTokens } from './link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type MergeFingerprint } from './merge-audit.js';
@@ -139,6 +140,8 @@ export interface SendDeps {
   /** Per-recipient throttle (src/conversations/throttle.ts); absent: none. */
   throttle?: RecipientThrottle;
   dispatcher: Dispatcher;
+  /** Unsubscribe links' tokens (stored masked, revealed at hand-over). */
+  links: LinkTokens;
 }
 
 /** What the RCS send endpoint and tool answer for an immediate send (spec §2.12). */
@@ -437,7 +440,7 @@ export class SendService {
     const rejected: RejectedRecipient[] = [];
     for (const r of recipients) {
       const id = newId('msg', c.now);
-      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
+      const link = wantsUnsubscribe && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
       const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
@@ -496,7 +499,7 @@ export class SendService {
   ) {
     const id = newId('msg', c.now);
     const plan: MergePlan = smsMergePlan(text);
-    const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
+    const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
     const ctx: MergeContext = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
     const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
     const merged = mergeSmsText(text, ctx, 'sms');

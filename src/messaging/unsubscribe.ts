@@ -1,4 +1,5 @@
-import { randomToken, sha256Hex } from '../platform/secrets.js';
+import { sha256Hex } from '../platform/secrets.js';
+import type { LinkTokens } from './link-tokens.js';
 
 export interface IssuedToken {
   url: string;
@@ -6,14 +7,15 @@ export interface IssuedToken {
 }
 
 /**
- * A fresh opt-out link per recipient and send (spec §2.13 rule 4). Only the hash is stored; the
- * account's custom unsubscribe URL, when set, is used instead and no token is issued.
+ * A fresh opt-out link per recipient and send (spec §2.13 rule 4). The token is derived from the
+ * message id (link-tokens.ts): the returned URL is the masked one that is stored, and only the
+ * token's hash is kept for the lookup. The account's custom unsubscribe URL, when set, is used
+ * instead and no token is issued.
  */
-export function issueUnsubscribeLink(publicUrl: string, customUrl: string | null, accountId: string, contactId: string, messageId: string, now: number): IssuedToken | { url: string; row: null } {
+export function issueUnsubscribeLink(links: LinkTokens, publicUrl: string, customUrl: string | null, accountId: string, contactId: string, messageId: string, now: number): IssuedToken | { url: string; row: null } {
   if (customUrl) return { url: customUrl, row: null };
-  const token = randomToken(24);
   return {
-    url: `${publicUrl}/u/${token}`,
-    row: { token_hash: sha256Hex(token), account_id: accountId, contact_id: contactId, message_id: messageId, created_at: now, used_at: null },
+    url: links.maskedUrl(publicUrl, 'unsubscribe'),
+    row: { token_hash: sha256Hex(links.token('unsubscribe', messageId)), account_id: accountId, contact_id: contactId, message_id: messageId, created_at: now, used_at: null },
   };
 }

@@ -1,13 +1,15 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db/database.js';
+import { settingSealContext, type Sealer } from '../platform/sealing.js';
 
-const SETTING_KEY = 'webhooks.secret_key';
+export const SECRET_KEY_SETTING = 'webhooks.secret_key';
 const VERSION = 'v1';
 
 /**
  * Webhook signing secrets must be revealable later (spec §5.5), so they cannot be hashed. They
  * are sealed with AES-256-GCM under a random key generated at first start and kept in the
- * `settings` table (as the OAuth signing key is), with the endpoint id as associated data: a
+ * `settings` table (as the OAuth signing key is) — itself sealed under the sealing key, which is
+ * not in the database (src/platform/sealing.ts) — with the endpoint id as associated data: a
  * sealed secret copied onto another endpoint's row does not open. What this protects against and
  * what it does not is written down in docs/storage.md.
  */
@@ -38,13 +40,17 @@ export class SecretBox {
  * Loads the sealing key, generating and storing it on the very first start. Two instances
  * starting at once: the first insert wins and both read it back.
  */
-export async function loadOrCreateSecretBox(db: Db): Promise<SecretBox> {
-  const read = async () => (await db.selectFrom('settings').select('value').where('key', '=', SETTING_KEY).executeTakeFirst())?.value;
+export async function loadOrCreateSecretBox(db: Db, sealer: Sealer): Promise<SecretBox> {
+  const context = settingSealContext(SECRET_KEY_SETTING);
+  const read = async () => {
+    const sealed = (await db.selectFrom('settings').select('value').where('key', '=', SECRET_KEY_SETTING).executeTakeFirst())?.value;
+    return sealed === undefined ? undefined : sealer.open(sealed, context);
+  };
   let value = await read();
   if (!value) {
     await db
       .insertInto('settings')
-      .values({ key: SETTING_KEY, value: JSON.stringify({ alg: 'A256GCM', key: randomBytes(32).toString('base64url'), createdAt: Date.now() }) })
+      .values({ key: SECRET_KEY_SETTING, value: sealer.seal(JSON.stringify({ alg: 'A256GCM', key: randomBytes(32).toString('base64url'), createdAt: Date.now() }), context) })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute();
     value = await read();

@@ -27,11 +27,14 @@ import {
   type WebhookSecret,
   type WebhookWithSecret,
 } from './schemas.js';
+import type { Sealer } from '../platform/sealing.js';
 import { loadOrCreateSecretBox, newSigningSecret, type SecretBox } from './secret-box.js';
 import { DeliveryWorker, FAILING_THRESHOLD } from './worker.js';
 
 export interface WebhooksDeps {
   db: Db;
+  /** Seals the key of the webhook secrets (src/platform/sealing.ts). */
+  sealer: Sealer;
   clock: Clock;
   config: Config;
   logger: Logger;
@@ -72,7 +75,7 @@ export class WebhooksService {
 
   /** Loads (first start: creates) the key that seals signing secrets. */
   async init(): Promise<void> {
-    this.box = await loadOrCreateSecretBox(this.d.db);
+    this.box = await loadOrCreateSecretBox(this.d.db, this.d.sealer);
   }
 
   private get secrets(): SecretBox {

@@ -61,6 +61,41 @@ describe('login with password and TOTP', () => {
     expect(unknown.text).toContain('Email, password or code is not correct');
   });
 
+  it('a locked account answers exactly like an unknown email, after the same password hashing work', async () => {
+    clock.advance(16 * 60_000); // a fresh per-address window for this test's failures
+    const a = await t.createAccount();
+    const b = await t.createAccount();
+    for (let i = 0; i < 5; i++) expect((await passwordStep(new WebClient(t.url), a.email, 'wrong password here')).status).toBe(401);
+    // One client, so the form's CSRF value is the same; the typed email is echoed back, so it is replaced.
+    const c = new WebClient(t.url);
+    const unknownEmail = `nobody-${Date.now()}@example.com`;
+    const locked = await passwordStep(c, a.email, a.password);
+    const unknown = await passwordStep(c, unknownEmail, a.password);
+    expect(locked.status).toBe(unknown.status);
+    expect(locked.text.replaceAll(a.email, 'EMAIL')).toBe(unknown.text.replaceAll(unknownEmail, 'EMAIL'));
+    const names = (h: Headers) => {
+      const out: string[] = [];
+      h.forEach((_v, k) => out.push(k));
+      return out.sort();
+    };
+    expect(names(locked.headers)).toEqual(names(unknown.headers));
+    // Timing: the password is hashed in every case (scrypt, ~50 ms), so none answers much faster.
+    const timed = async (email: string, password: string) => {
+      let best = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const page = await c.get('/login');
+        const started = performance.now();
+        await c.post('/login', { csrf: WebClient.hidden(page.text, 'csrf'), next: '/console', email, password });
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const wrongPassword = await timed(b.email, 'wrong password here');
+    expect(await timed(a.email, a.password)).toBeGreaterThan(wrongPassword * 0.3);
+    expect(await timed(unknownEmail, a.password)).toBeGreaterThan(wrongPassword * 0.3);
+    clock.advance(16 * 60_000); // the next tests start with a clean per-address count
+  });
+
   it('refuses a wrong TOTP code and a replayed one', async () => {
     const a = await t.createAccount();
     const c = new WebClient(t.url);
@@ -93,9 +128,10 @@ describe('login with password and TOTP', () => {
     const a = await t.createAccount();
     const c = new WebClient(t.url);
     for (let i = 0; i < 5; i++) expect((await passwordStep(c, a.email, 'wrong password here')).status).toBe(401);
+    // Locked answers like an unknown email (no account enumeration): same status, no Retry-After.
     const locked = await passwordStep(c, a.email, a.password);
-    expect(locked.status).toBe(429);
-    expect(locked.headers.get('retry-after')).toBeTruthy();
+    expect(locked.status).toBe(401);
+    expect(locked.headers.get('retry-after')).toBeNull();
     clock.advance(16 * 60_000);
     expect((await passwordStep(c, a.email, a.password)).status).toBe(303);
   });

@@ -66,7 +66,7 @@ describe('WWW-Authenticate for /mcp', () => {
       'Bearer resource_metadata="https://rcs.example/.well-known/oauth-protected-resource/mcp", scope="contacts:read"',
     );
     expect(mcpBearerChallenge('https://rcs.example', { error: 'insufficient_scope', scope: ['a', 'b'], description: 'needs "b"' })).toBe(
-      'Bearer resource_metadata="https://rcs.example/.well-known/oauth-protected-resource/mcp", scope="a b", error="insufficient_scope", error_description="needs b"',
+      'Bearer resource_metadata="https://rcs.example/.well-known/oauth-protected-resource/mcp", scope="a b", error="insufficient_scope", error_description="needs \'b\'"',
     );
   });
 });

@@ -66,7 +66,8 @@ async function kill(): Promise<void> {
 describe('kill -9 and restart', () => {
   it('first start: the demo account and its key', async () => {
     server = await startChildServer(env);
-    apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(server.output())?.[1] ?? '';
+    // Not a terminal: the credentials are in the data directory's 0600 file, not in the output.
+    apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(fs.readFileSync(path.join(dataDir, 'first-start-credentials.txt'), 'utf8'))?.[1] ?? '';
     expect(apiKey).not.toBe('');
     const senders = await api('GET', '/api/rcs/senders?type=RCS');
     rcsSender = senders.body.sendernames.find((s: any) => !s.isTest).id;

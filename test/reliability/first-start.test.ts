@@ -10,10 +10,15 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 describe('first start of the real entry point', () => {
   let apiKey = '';
 
-  it('prints working demo credentials once', async () => {
+  it('writes working demo credentials once to a 0600 file, not to the output (not a terminal)', async () => {
     const s = await startChildServer({ DATA_DIR: dataDir });
     try {
-      const out = s.output();
+      const file = path.join(path.resolve(dataDir), 'first-start-credentials.txt');
+      // stdout is a pipe here (as under a service manager): only the file's path is printed.
+      expect(s.output()).toContain(file);
+      expect(s.output()).not.toMatch(/API key:|Password:|otpauth:|rcsk_/);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const out = fs.readFileSync(file, 'utf8');
       apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
       expect(apiKey).not.toBe('');
       // The key printed for assistants is another one, and its sends need approval.
@@ -49,6 +54,7 @@ describe('first start of the real entry point', () => {
       for (let i = 0; i < 50 && !/"status":401.*"msg":"request"/.test(s.output()); i++) await new Promise((r) => setTimeout(r, 50));
       expect(s.output()).toMatch(/"status":200.*"msg":"request"/);
       expect(s.output().split('\n').filter((l) => l.includes('"msg":"request"')).join('\n')).not.toContain(apiKey);
+      expect(s.output()).not.toContain(apiKey);
     } finally {
       expect(await s.stop('SIGTERM')).toBe(0);
     }
@@ -63,6 +69,20 @@ describe('first start of the real entry point', () => {
       expect(status.status).toBe(200);
     } finally {
       expect(await s.stop('SIGINT')).toBe(0);
+    }
+  }, 60_000);
+
+  it('refuses to start with a wrong SEALING_KEY or without its key file, saying why', async () => {
+    const wrong = startChildServer({ DATA_DIR: dataDir, SEALING_KEY: 'ab'.repeat(32) }, 20_000);
+    await expect(wrong).rejects.toThrow(/exited \(78\)[\s\S]*not the key this database was sealed with/);
+    const keyFile = path.join(dataDir, 'sealing.key');
+    const saved = fs.readFileSync(keyFile);
+    fs.rmSync(keyFile);
+    try {
+      await expect(startChildServer({ DATA_DIR: dataDir }, 20_000)).rejects.toThrow(/exited \(78\)[\s\S]*sealing key is missing/);
+      expect(fs.existsSync(keyFile)).toBe(false);
+    } finally {
+      fs.writeFileSync(keyFile, saved, { mode: 0o600 });
     }
   }, 60_000);
 

@@ -7,6 +7,7 @@ import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
 import type { SimMessagesTable } from '../../platform/db/tables/messaging.js';
 import type { Capability, CarrierEvent, CarrierEventSink, Carriers, OutboundRcs, OutboundSms, RcsCarrier, SendOutcome, SmsCarrier } from '../carrier.js';
+import type { LinkTokens } from '../../messaging/link-tokens.js';
 import { simBehaviour } from './numbers.js';
 
 export interface SimulatedOptions {
@@ -14,6 +15,11 @@ export interface SimulatedOptions {
   readDelayMs: number;
   /** How often due receipts are looked for. */
   tickMs?: number;
+  /**
+   * The store is in our database, so link tokens the handset received are masked again there and
+   * the virtual phone reveals them when it shows the message (src/messaging/link-tokens.ts).
+   */
+  links?: LinkTokens | null;
 }
 
 /**
@@ -34,8 +40,19 @@ export class SimulatedNetwork implements Carriers {
     private readonly logger: Logger,
     private readonly options: SimulatedOptions,
   ) {
-    const rcsPayload = (m: OutboundRcs) => ({ messageType: m.messageType, content: m.content });
-    const smsPayload = (m: OutboundSms) => ({ text: m.text, parts: m.parts, encoding: m.encoding });
+    const links = options.links ?? null;
+    // JSON escapes nothing in a link path or token, so masking the JSON text masks the content.
+    const rcsPayload = (m: OutboundRcs) => {
+      const json = JSON.stringify({ messageType: m.messageType, content: m.content });
+      return links ? links.mask(json, m.messageId) : json;
+    };
+    const smsPayload = (m: OutboundSms) => {
+      const text = links ? links.mask(m.text, m.messageId) : m.text;
+      // A mask is as long as the token, so the parts are cut at the same places (a token may straddle two).
+      let at = 0;
+      const parts = text === m.text ? m.parts : m.parts.map((p) => text.slice(at, (at += p.length)));
+      return JSON.stringify({ text, parts, encoding: m.encoding });
+    };
     this.rcs = {
       name: 'simulated',
       capability: async (to) => this.capability(to),
@@ -71,7 +88,7 @@ export class SimulatedNetwork implements Carriers {
    * one's carrier id and nothing is delivered again. The no-op DO UPDATE makes RETURNING yield the
    * existing row on a conflict (SQLite ≥ 3.35 and PostgreSQL both support this form).
    */
-  private async accept<M extends OutboundRcs | OutboundSms>(channel: 'RCS' | 'SMS', messages: readonly M[], payloadOf: (m: M) => Record<string, unknown>): Promise<SendOutcome[]> {
+  private async accept<M extends OutboundRcs | OutboundSms>(channel: 'RCS' | 'SMS', messages: readonly M[], payloadOf: (m: M) => string): Promise<SendOutcome[]> {
     const outcomes = new Array<SendOutcome>(messages.length);
     const now = this.clock.now();
     const rows: SimMessagesTable[] = [];
@@ -97,7 +114,7 @@ export class SimulatedNetwork implements Carriers {
         sender_id: m.senderId,
         sender_name: m.senderName,
         to_phone: m.to,
-        payload: JSON.stringify(payloadOf(m)),
+        payload: payloadOf(m),
         created_at: now,
         deliver_due: now + this.options.deliveryDelayMs,
         read_due: behaviour === 'never_read' || behaviour === 'delivery_fails' ? null : now + this.options.deliveryDelayMs + this.options.readDelayMs,

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
@@ -17,8 +16,15 @@ export interface OpenDb {
   close(): Promise<void>;
 }
 
-export async function openDatabase(file: string): Promise<OpenDb> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+export interface OpenDbOptions {
+  /** Called once with the files whose looser modes were tightened (empty list: nothing changed). */
+  onModesTightened?: (changes: ModeChange[]) => void;
+}
+
+export async function openDatabase(file: string, options: OpenDbOptions = {}): Promise<OpenDb> {
+  // Created 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode.
+  const tightened = secureDatabaseFiles(file);
+  if (tightened.length > 0) options.onModesTightened?.(tightened);
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');

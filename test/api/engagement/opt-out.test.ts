@@ -121,8 +121,11 @@ describe('the unsubscribe link /u/<token>', () => {
   it('a send with {{unsubscribe_link}} carries a per-send link whose token is stored hashed', async () => {
     const r = await t.api('POST', '/api/rcs/send', text(L, { content: { text: 'Deals. Opt out: {{unsubscribe_link}}' } }));
     expect(r.status).toBe(200);
+    // The log shows the link masked; the number's phone got the real one.
     const content = await t.api('GET', `/api/messages/${r.body.messageRecordId}/content`);
-    const m = /\/u\/([A-Za-z0-9_-]+)/.exec(content.body.message.content.text);
+    expect(content.body.message.content.text).toContain(`/u/${'*'.repeat(32)}`);
+    const received = (await t.ctx.services.virtualPhone!.view(t.account.accountId, L)).threads[0]!.items.find((i) => i.kind === 'out' && i.messageId === r.body.messageRecordId);
+    const m = /\/u\/([A-Za-z0-9_-]+)/.exec(JSON.stringify(received));
     expect(m).not.toBeNull();
     token = m![1]!;
     const rows = await t.ctx.db.selectFrom('unsubscribe_tokens').selectAll().where('message_id', '=', r.body.messageRecordId).execute();

@@ -40,9 +40,10 @@ async function newForm(extra: Record<string, unknown> = {}) {
 }
 
 /** The SMS texts the simulated network delivered to a number. */
+/** What the number's virtual phone shows (the network's store keeps link tokens masked). */
 async function smsTo(e164: string): Promise<string[]> {
-  const rows = await t.ctx.db.selectFrom('sim_messages').select(['payload', 'channel']).where('to_phone', '=', e164).orderBy('created_at').execute();
-  return rows.filter((r) => r.channel === 'SMS').map((r) => JSON.parse(r.payload).text as string);
+  const view = await t.ctx.services.virtualPhone!.view(t.account.accountId, e164).catch(() => ({ threads: [] }));
+  return view.threads.flatMap((th) => th.items).flatMap((i) => (i.kind === 'out' && i.channel === 'SMS' && i.text !== null ? [i.text] : []));
 }
 
 async function submit(client: WebClient, slug: string, fields: Record<string, string>) {
@@ -144,6 +145,13 @@ describe('the public page and double opt-in (§3.6)', () => {
     expect(texts[0]).toContain('Flow form');
     const log = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(me)}`);
     expect(log.body.messages[0]).toMatchObject({ type: 'SMS', source: 'FORM', campaignName: 'Form opt-in: Flow form' });
+    // The log (and the stored message) keeps the confirmation link masked; the phone got the token.
+    expect(JSON.stringify(log.body.messages[0])).toContain(`/f/confirm/${'*'.repeat(32)}`);
+    const confirmToken = link.split('/f/confirm/')[1]!;
+    expect(confirmToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(JSON.stringify(log.body)).not.toContain(confirmToken);
+    const stored = await t.ctx.db.selectFrom('messages').select(['text']).where('phone', '=', me.slice(1)).execute();
+    expect(stored.map((m) => m.text).join('\n')).not.toContain(confirmToken);
 
     await rx.waitFor(() => formEvents('form_submission', me).length >= 1);
     const sub = formEvents('form_submission', me).find((e) => e.json.data.firstName === 'Grace')!;

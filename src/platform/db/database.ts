@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { openCommitHook } from './commit-hook.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -87,7 +88,20 @@ export async function migrateToLatest(db: Db): Promise<void> {
   }
 }
 
-/** Runs fn in one transaction; everything fn writes commits together or not at all. */
-export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
+/**
+ * Runs fn in one transaction; everything fn writes commits together or not at all. When the
+ * request opened a first-commit hook (commit-hook.ts), the hook's write joins the first
+ * transaction that commits.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const hook = openCommitHook();
+  if (!hook) return db.transaction().execute(fn);
+  const result = await db.transaction().execute(async (tx) => {
+    const out = await fn(tx);
+    await hook.beforeCommit(tx);
+    return out;
+  });
+  hook.committed = true;
+  hook.closed = true;
+  return result;
 }

@@ -10,10 +10,11 @@ import * as m008 from './008_webhooks_forms.js';
 import * as m009 from './009_smpp.js';
 import * as m010 from './010_messages_phone_window.js';
 import * as m011 from './011_sim_receipt_indexes.js';
+import * as m015 from './015_idempotency_keys.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 015 client idempotency keys.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '009_smpp': m009,
   '010_messages_phone_window': m010,
   '011_sim_receipt_indexes': m011,
+  '015_idempotency_keys': m015,
 };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import { inTransaction } from '../../src/platform/db/database.js';
-import { withFirstCommitHook } from '../../src/platform/db/commit-hook.js';
+import { openCommitHook, withFirstCommitHook } from '../../src/platform/db/commit-hook.js';
+import { PollingLoop } from '../../src/platform/polling-loop.js';
 import { keyHashOf, requestFingerprint } from '../../src/platform/idempotency/key.js';
 import { IdempotencyStore } from '../../src/platform/idempotency/store.js';
 import { startWorkers, stopWorkers } from '../../src/workers.js';
@@ -266,6 +267,25 @@ describe('after a crash (a key row left running)', () => {
     });
     expect(hook.committed).toBe(true);
     expect((await keyRow(a.accountId, key))!.committed_at).not.toBeNull();
+  });
+
+  it('a background loop woken inside the request does not carry its hook into its own transactions', async () => {
+    let seen: unknown = 'not yet';
+    const loop = new PollingLoop(async () => {
+      seen = openCommitHook();
+      return 60_000;
+    }, () => undefined, 1_000);
+    loop.start();
+    await waitFor(() => seen !== 'not yet', { what: 'the first round' });
+    seen = 'not yet';
+    const hook = { closed: false, committed: false, beforeCommit: async () => undefined };
+    await withFirstCommitHook(hook, async () => {
+      expect(openCommitHook()).toBe(hook);
+      loop.wake();
+      await waitFor(() => seen !== 'not yet', { what: 'the woken round' });
+    });
+    expect(seen).toBeUndefined();
+    await loop.stop();
   });
 });
 

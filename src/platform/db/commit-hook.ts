@@ -32,3 +32,11 @@ export function openCommitHook(): FirstCommitHook | undefined {
   const hook = store.getStore();
   return hook && !hook.closed ? hook : undefined;
 }
+
+/**
+ * Runs fn outside any request's hook: background loops woken from inside a request (a commit
+ * wakes the dispatcher) must not carry that request's hook into their own transactions.
+ */
+export function detachedFromRequest<T>(fn: () => T): T {
+  return store.exit(fn);
+}

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
-import { openCommitHook } from './commit-hook.js';
+import { openCommitHook, type FirstCommitHook } from './commit-hook.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -94,14 +94,18 @@ export async function migrateToLatest(db: Db): Promise<void> {
  * transaction that commits.
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const hook = openCommitHook();
-  if (!hook) return db.transaction().execute(fn);
+  if (!openCommitHook()) return db.transaction().execute(fn);
+  let joined: FirstCommitHook | undefined;
   const result = await db.transaction().execute(async (tx) => {
     const out = await fn(tx);
-    await hook.beforeCommit(tx);
+    // Looked up again at the end: another transaction of the request may have committed meanwhile.
+    joined = openCommitHook();
+    if (joined) await joined.beforeCommit(tx);
     return out;
   });
-  hook.committed = true;
-  hook.closed = true;
+  if (joined) {
+    joined.committed = true;
+    joined.closed = true;
+  }
   return result;
 }

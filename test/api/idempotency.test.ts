@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import { inTransaction } from '../../src/platform/db/database.js';
@@ -43,6 +44,24 @@ describe('the Idempotency-Key header', () => {
     expect(await messagesOf(acc.accountId)).toHaveLength(0);
     const ok = await t.api('POST', '/api/rcs/send', body, withKey(`${'~ !'.repeat(85)}`));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
+  it('is refused with 400 when sent twice in one request', async () => {
+    const { hostname, port } = new URL(t.url);
+    const payload = JSON.stringify({ phoneNumber: fresh(), message: 'Twice', sendernameId: acc.senders.sms });
+    const raw = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.end(
+          [`POST /api/rcs/send-sms HTTP/1.1`, `Host: ${hostname}`, `X-API-Key: ${acc.apiKey}`, 'Idempotency-Key: one', 'Idempotency-Key: two', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(payload)}`, 'Connection: close', '', payload].join('\r\n'),
+        );
+      });
+      socket.on('data', (d) => (out += d.toString()));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('invalid_idempotency_key');
   });
 });
 

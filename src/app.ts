@@ -118,7 +118,7 @@ export function createApp(ctx: AppContext): Express {
     [BASE.messages, logRoutes(ctx)],
   ];
   const registry = new RouteRegistry();
-  for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs));
+  for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs, ctx.services.idempotency));
   app.get('/openapi.json', (_req, res) => {
     res.json(buildOpenApi(registry, ctx.config.publicUrl, API_VERSION));
   });

@@ -43,6 +43,7 @@ import { VirtualPhoneService } from './inbound/virtual-phone.js';
 import { WebhooksService } from './webhooks/service.js';
 import { webhookListeners } from './webhooks/listeners.js';
 import { FormsService } from './forms/service.js';
+import { IdempotencyStore } from './platform/idempotency/store.js';
 
 /** Everything a request handler, tool or worker may use, built once at start-up. */
 export interface AppContext {
@@ -101,6 +102,8 @@ export interface Services {
   webhooks: WebhooksService;
   /** Opt-in forms and double opt-in (§3.6). */
   forms: FormsService;
+  /** Client Idempotency-Key records of the REST routes marked idempotent; swept by startWorkers. */
+  idempotency: IdempotencyStore;
 }
 
 export interface ContextOptions {
@@ -182,6 +185,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks, links }),
+    idempotency: new IdempotencyStore(db, clock),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

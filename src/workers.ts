@@ -1,11 +1,12 @@
 import type { AppContext } from './context.js';
 import { startCheckpointer, type Checkpointer } from './platform/db/checkpointer.js';
 import { startSandboxSweeper } from './sandbox/service.js';
+import { startIdempotencySweeper } from './platform/idempotency/store.js';
 
-const stops = new WeakMap<AppContext, () => void>();
+const stops = new WeakMap<AppContext, () => Promise<void>>();
 const checkpointers = new WeakMap<AppContext, Checkpointer>();
 
-/** Background work: carrier receipts, the dispatcher, webhook deliveries, WAL checkpoints. Started after the HTTP server listens. */
+/** Background work: carrier receipts, the dispatcher, webhook deliveries, WAL checkpoints, sweepers. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
   const checkpointer = startCheckpointer(ctx.config.databaseFile, {
     writer: ctx.database.raw,
@@ -17,12 +18,19 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   ctx.dispatcher.start();
   // Webhook deliveries: the outbox is in the database, so whatever was pending before a restart is posted now.
   ctx.services.webhooks.worker.start();
-  stops.set(ctx, startSandboxSweeper(ctx.services.sandbox, (err) => ctx.logger.warn({ err }, 'sandbox sweep failed')));
+  const stopSandboxSweeper = startSandboxSweeper(ctx.services.sandbox, (err) => ctx.logger.warn({ err }, 'sandbox sweep failed'));
+  // Idempotency keys older than 24 h: at start, then every 10 minutes.
+  const idempotencySweeper = startIdempotencySweeper(ctx.services.idempotency, (err) => ctx.logger.warn({ err }, 'idempotency sweep failed'));
+  stops.set(ctx, async () => {
+    stopSandboxSweeper();
+    await idempotencySweeper.stop();
+  });
 }
 
 /** Stops taking new work and waits for the round in progress. */
 export async function stopWorkers(ctx: AppContext): Promise<void> {
-  stops.get(ctx)?.();
+  await stops.get(ctx)?.();
+  stops.delete(ctx);
   await ctx.dispatcher.stop();
   await ctx.services.webhooks.worker.stop();
   await ctx.carriers.stop();

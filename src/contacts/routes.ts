@@ -60,6 +60,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/bulk',
+      idempotent: true,
       summary: 'Create or upsert up to 1000 contacts',
       tags: TAGS,
       auth: 'contacts:write',
@@ -90,6 +91,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       summary: 'Create a contact',
       tags: TAGS,
       auth: 'contacts:write',

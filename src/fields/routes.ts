@@ -48,6 +48,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/fields',
+      idempotent: true,
       summary: 'Create a custom field definition',
       tags: TAGS,
       auth: 'custom-fields:write',

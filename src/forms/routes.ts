@@ -29,6 +29,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       summary: 'Create an opt-in form (public page /f/<slug>)',
       tags: TAGS,
       auth: 'forms:manage',

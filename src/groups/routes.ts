@@ -35,6 +35,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       summary: 'Create a group',
       tags: TAGS,
       auth: 'groups:write',

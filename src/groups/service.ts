@@ -138,7 +138,8 @@ export class GroupsService {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('contact_groups').values(row).execute();
+    // In a transaction, though one statement: the idempotency mark of POST /groups joins it (route.ts `idempotent`).
+    await inTransaction(this.db, (tx) => tx.insertInto('contact_groups').values(row).execute());
     return toGroup({ ...row, contact_count: 0 });
   }
 

@@ -29,6 +29,9 @@ const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same payload.',
   APPROVAL_REQUIRED: 'This connection sends only through a preview a person approved: call rcs_preview or sms_preview, give the user the share_url, then call the send tool with the preview_id.',
   RATE_LIMITED: 'Wait a little and try again.',
+  IDEMPOTENCY_IN_PROGRESS: 'The first request with this Idempotency-Key is still running. Wait a second and repeat the same request with the same key.',
+  IDEMPOTENCY_RESPONSE_LOST: 'The request with this Idempotency-Key was carried out but its response was lost. Do not send again: look the result up in the message log (rcs_message_log) or the jobs (rcs_jobs).',
+  IDEMPOTENCY_MISMATCH: 'This Idempotency-Key was used for a different request. Use a new key for a new request.',
 };
 
 export interface ToolErrorBody {

@@ -25,6 +25,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send',
+      idempotent: true,
       summary: 'Send one RCS message (immediately or scheduled), with optional SMS fallback',
       tags: ['Messaging'],
       auth: 'messages:write',
@@ -36,6 +37,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send-batch',
+      idempotent: true,
       summary: 'Send one RCS message to up to 10,000 recipients as a background job',
       tags: ['Messaging'],
       auth: 'messages:write',
@@ -50,6 +52,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send-sms',
+      idempotent: true,
       summary: 'Send a standalone SMS, billed per segment after merge fields are filled in',
       tags: ['Messaging'],
       auth: 'messages:write',

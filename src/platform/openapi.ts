@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { RouteRegistry } from './http/route.js';
+import { IDEMPOTENT_REPLAYED_HEADER, type RouteRegistry } from './http/route.js';
+import { IDEMPOTENCY_HEADER } from './idempotency/key.js';
 
 const ErrorResponse = z.object({
   success: z.literal(false),
@@ -15,6 +16,17 @@ const APPROVAL_BOUND_403 = {
   send: '; or the credential’s sends need approval (APPROVAL_REQUIRED): OAuth tokens and keys marked "sends need approval" send through /api/rcs/previews/* instead',
   secret: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"), and such credentials never see signing secrets',
 } as const;
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'A unique value per intended operation (e.g. a UUID), 1–255 printable ASCII characters. Repeating the request with the same key and the same body within 24 h returns the first response (with Idempotent-Replayed: true) and does nothing again; the same key with another body is 422 IDEMPOTENCY_MISMATCH. Keys are scoped to the account. Errors raised before anything was done (validation, 5xx) are not stored: fix the request and retry with the same key.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const REPLAYED_HEADER_DOC = { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
   try {
@@ -36,10 +48,21 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
         parameters.push({ name, in: 'query', required: (qs.required ?? []).includes(name), schema });
       }
     }
+    if (spec.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       const schema = r.schema ?? (Number(status) >= 400 ? ErrorResponse : undefined);
       responses[status] = { description: r.description, ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}) };
+    }
+    if (spec.idempotent) {
+      for (const [status, r] of Object.entries(responses)) {
+        if (Number(status) < 300) responses[status] = { ...(r as object), headers: { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER_DOC } };
+      }
+      const errorContent = { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } };
+      const conflict = 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running (retry after Retry-After seconds with the same key); IDEMPOTENCY_RESPONSE_LOST: it was carried out but its response was lost in a crash (look the result up, do not resend)';
+      const prior = responses['409'] as { description?: string } | undefined;
+      responses['409'] = { description: prior?.description ? `${prior.description}; or ${conflict}` : conflict, content: errorContent };
+      responses['422'] ??= { description: 'IDEMPOTENCY_MISMATCH: this Idempotency-Key was used for a different request (method, path or body)', content: errorContent };
     }
     if (spec.auth !== 'public') {
       responses['401'] ??= { description: 'Missing or invalid credentials', content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };

@@ -1,3 +1,5 @@
+import { detachedFromRequest } from './db/commit-hook.js';
+
 /**
  * A background loop over durable work: runs `round` once at a time; the round returns how long to
  * wait before the next one (0 = at once), and wake() cuts the wait short when new work was
@@ -48,10 +50,13 @@ export class PollingLoop {
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.current = this.run().finally(() => (this.current = null));
-    }, ms);
+    // A wake() from inside a request must not hand the request's async context to the loop.
+    this.timer = detachedFromRequest(() =>
+      setTimeout(() => {
+        this.timer = null;
+        this.current = this.run().finally(() => (this.current = null));
+      }, ms),
+    );
     this.timer.unref?.();
   }
 

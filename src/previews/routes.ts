@@ -26,6 +26,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send',
+      idempotent: true,
       summary: 'Preview one RCS message (the body of POST /send) for a person to approve',
       description: CREATE_NOTE,
       tags: TAGS,
@@ -38,6 +39,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send-batch',
+      idempotent: true,
       summary: 'Preview a batch (the body of POST /send-batch) for a person to approve',
       description: CREATE_NOTE,
       tags: TAGS,
@@ -50,6 +52,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send-sms',
+      idempotent: true,
       summary: 'Preview a standalone SMS (the body of POST /send-sms) for a person to approve',
       description: `${CREATE_NOTE} An identical body while its preview is open returns that preview.`,
       tags: TAGS,
@@ -72,6 +75,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/:id/send',
+      idempotent: true,
       summary: 'Send a preview once a person approved it; a repeat returns the first result',
       description:
         'Sends the stored payload. The body is optional; when given it must be exactly the previewed body (PREVIEW_MISMATCH names the differing fields). Refused while not approved (PREVIEW_NOT_APPROVED, with share_url), when rejected (PREVIEW_REJECTED) or expired (PREVIEW_EXPIRED); nothing is sent then. A preview sends once: calling again returns the first result.',

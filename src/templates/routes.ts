@@ -43,6 +43,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/groups',
+      idempotent: true,
       summary: 'Create a template group',
       tags: GROUP_TAGS,
       auth: 'templates:write',
@@ -109,6 +110,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       summary: 'Create a template (SMS text or RCS content + rcsMessageType)',
       tags: TAGS,
       auth: 'templates:write',

@@ -3,6 +3,7 @@ import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transac
 import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { openCommitHook, type FirstCommitHook } from './commit-hook.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -93,7 +94,24 @@ export async function migrateToLatest(db: Db): Promise<void> {
   }
 }
 
-/** Runs fn in one transaction; everything fn writes commits together or not at all. */
-export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
+/**
+ * Runs fn in one transaction; everything fn writes commits together or not at all. When the
+ * request opened a first-commit hook (commit-hook.ts), the hook's write joins the first
+ * transaction that commits.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (!openCommitHook()) return db.transaction().execute(fn);
+  let joined: FirstCommitHook | undefined;
+  const result = await db.transaction().execute(async (tx) => {
+    const out = await fn(tx);
+    // Looked up again at the end: another transaction of the request may have committed meanwhile.
+    joined = openCommitHook();
+    if (joined) await joined.beforeCommit(tx);
+    return out;
+  });
+  if (joined) {
+    joined.committed = true;
+    joined.closed = true;
+  }
+  return result;
 }

@@ -4,6 +4,9 @@ import type { Permission, Principal } from '../permissions.js';
 import { assertNotApprovalBound, assertPermission, requireAuth, type ApprovalBoundRefusal, type CredentialResolver } from './auth.js';
 import { parseOrThrow } from '../validation.js';
 import { AppError } from '../errors.js';
+import { idempotencyKeyOf } from '../idempotency/key.js';
+import { runIdempotent, type FreshResponse } from '../idempotency/run.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -66,6 +69,13 @@ export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType 
   params?: P;
   /** The status a plain return value is sent with (default 200). */
   status?: number;
+  /**
+   * Accepts an `Idempotency-Key` header (src/platform/idempotency/run.ts): a repeat with the same
+   * key and body within 24 h answers the first response and does nothing again. Every POST that
+   * sends or creates sets it. The handler must return its answer (not write to res), and its
+   * writes must run in inTransaction: the first committed one carries the key's "work done" mark.
+   */
+  idempotent?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<z.output<B>, z.output<Q>, z.output<P>>) => Promise<HandlerResult> | HandlerResult;
 }
@@ -96,10 +106,13 @@ export class RouteRegistry {
  * Builds a router for `base` from route specs. Order matters as in express: put literal paths
  * (`/count`, `/bulk`) before parameterised ones (`/:id`).
  */
-export function mountRoutes(registry: RouteRegistry, resolvers: readonly CredentialResolver[], base: string, specs: readonly RouteSpec[]): Router {
+export function mountRoutes(registry: RouteRegistry, resolvers: readonly CredentialResolver[], base: string, specs: readonly RouteSpec[], idempotency?: IdempotencyStore): Router {
   const router = Router();
   const authenticate = requireAuth(resolvers);
   for (const spec of specs) {
+    if (spec.idempotent && (!idempotency || spec.auth === 'public')) {
+      throw new Error(`${spec.method.toUpperCase()} ${base}${spec.path}: an idempotent route needs an authenticated caller and the idempotency store`);
+    }
     registry.add(base, spec);
     const handlers = [];
     if (spec.auth !== 'public') handlers.push(authenticate);
@@ -107,6 +120,7 @@ export function mountRoutes(registry: RouteRegistry, resolvers: readonly Credent
       const principal = req.principal;
       if (spec.auth !== 'public' && spec.auth !== 'authenticated') assertPermission(principal!, spec.auth);
       if (spec.approvalBound && principal) assertNotApprovalBound(principal, spec.approvalBound);
+      const key = spec.idempotent ? idempotencyKeyOf(req) : null;
       let body: unknown = undefined;
       if (spec.bodyDoc && !spec.body) {
         if (req.body === undefined) throw new AppError('VALIDATION_ERROR', 'A JSON body is required (Content-Type: application/json)');
@@ -118,15 +132,31 @@ export function mountRoutes(registry: RouteRegistry, resolvers: readonly Credent
       }
       const query = spec.query ? parseOrThrow(spec.query, req.query, 'Query') : req.query;
       const params = spec.params ? parseOrThrow(spec.params, req.params, 'Path') : req.params;
-      const result = await spec.handler({ req, res, body, query, params, principal: principal! } as HandlerInput<unknown, unknown, unknown>);
-      if (res.headersSent) return;
-      if (result instanceof Reply) {
-        for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-        res.status(result.status).json(result.body);
-      } else {
-        res.status(spec.status ?? 200).json(result);
+      const run = () => spec.handler({ req, res, body, query, params, principal: principal! } as HandlerInput<unknown, unknown, unknown>);
+      if (key === null) {
+        const result = await run();
+        if (res.headersSent) return;
+        if (result instanceof Reply) {
+          for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+          res.status(result.status).json(result.body);
+        } else {
+          res.status(spec.status ?? 200).json(result);
+        }
+        return;
       }
+      const work = async (): Promise<FreshResponse> => {
+        const result = await run();
+        if (res.headersSent) throw new Error(`${req.method} ${req.path}: an idempotent handler wrote the response itself`);
+        return result instanceof Reply ? { status: result.status, headers: result.headers, body: result.body } : { status: spec.status ?? 200, headers: {}, body: result };
+      };
+      const answer = await runIdempotent(idempotency!, { accountId: principal!.accountId, key, method: req.method, path: `${req.baseUrl}${req.path}`, body: req.body }, work);
+      for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+      if (answer.replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      res.status(answer.status).type('application/json').send(answer.json);
     });
   }
   return router;
 }
+
+/** Set on an answer that is the stored first response of an earlier request with the same Idempotency-Key. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+
+/**
+ * Issue #17: a batch committed, the client lost the socket before the 202 and sent the same body
+ * again — a second job, every recipient got two messages, credits debited twice. With an
+ * Idempotency-Key the retry must answer the first 202 and do nothing again. The real entry point
+ * runs in a child process; the request goes over a raw socket that is destroyed right after the
+ * request is written, so the client never reads the answer.
+ */
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-idem-'));
+const dbFile = path.join(dataDir, 'rcs.sqlite');
+let server: ChildServer | null = null;
+let apiKey = '';
+let rcsSender = '';
+
+afterAll(async () => {
+  if (server) await server.stop('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Valid German mobile numbers ending in 5: never one of the simulated network's special numbers. */
+const num = (i: number) => `+49151${String(50_000_000 + i * 10 + 5).padStart(8, '0')}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function query<T>(sql: string, ...params: unknown[]): T[] {
+  const db = new SQLite(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+const one = <T>(sql: string, ...params: unknown[]) => query<T>(sql, ...params)[0]!;
+
+async function until<T>(probe: () => T, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}\n${server?.output().slice(-2000)}`);
+    await sleep(20);
+  }
+}
+
+/** Writes one HTTP request and destroys the socket as soon as the bytes are handed to the kernel: the answer is never read. */
+function sendAndHangUp(url: string, pathname: string, headers: Record<string, string>, body: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const head = [`POST ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${Buffer.byteLength(body)}`, '', ''].join('\r\n');
+      socket.write(head + body, () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('commit, then the socket is lost, then the same request again', () => {
+  it('starts the server', async () => {
+    server = await startChildServer({ DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0' });
+    apiKey = /API key:\s+(rcsk_\S+)/.exec(server.output())?.[1] ?? '';
+    expect(apiKey).not.toBe('');
+    const res = await fetch(`${server.url}/api/rcs/senders?type=RCS`, { headers: { 'X-API-Key': apiKey } });
+    rcsSender = ((await res.json()) as any).sendernames.find((s: any) => !s.isTest).id;
+    expect(rcsSender).toMatch(/^snd_/);
+  }, 60_000);
+
+  it('the retry answers the first 202 with Idempotent-Replayed: one job, one charge, one message per recipient at the carrier', async () => {
+    const N = 1000;
+    const phones = Array.from({ length: N }, (_, i) => num(i));
+    const body = JSON.stringify({ phoneNumbers: phones, messageType: 'text', content: { text: 'Hello {{contact_phone}}' }, sendernameId: rcsSender });
+    const key = `batch-${Date.now()}`;
+    const headers = { 'X-API-Key': apiKey, 'Content-Type': 'application/json', 'Idempotency-Key': key };
+    const credits = one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c;
+
+    await sendAndHangUp(server!.url, '/api/rcs/send-batch', headers, body);
+    const job = await until(() => query<{ id: string }>('SELECT id FROM jobs'), (rows) => rows.length === 1, 30_000, 'the job of the lost request');
+
+    const retry = await fetch(`${server!.url}/api/rcs/send-batch`, { method: 'POST', headers, body });
+    const answer = (await retry.json()) as any;
+    expect(retry.status, JSON.stringify(answer)).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(answer).toMatchObject({ success: true, jobId: job[0]!.id, accepted: N, status: 'processing' });
+    // The very answer the lost request got, as stored by the server.
+    const stored = one<{ response_status: number; response_body: string }>('SELECT response_status, response_body FROM idempotency_keys');
+    expect(stored.response_status).toBe(202);
+    expect(answer).toEqual(JSON.parse(stored.response_body));
+
+    // A third try, later, still changes nothing.
+    const third = await fetch(`${server!.url}/api/rcs/send-batch`, { method: 'POST', headers, body });
+    expect(third.status).toBe(202);
+    expect(await third.json()).toEqual(answer);
+
+    expect(query('SELECT id FROM jobs')).toHaveLength(1);
+    await until(() => one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE pending = 1').n, (n) => n === 0, 60_000, 'the batch to finish');
+    expect(one<{ n: number }>('SELECT count(*) AS n FROM messages').n).toBe(N);
+    const sim = query<{ to_phone: string }>('SELECT to_phone FROM sim_messages');
+    expect(sim).toHaveLength(N);
+    expect(new Set(sim.map((s) => s.to_phone))).toEqual(new Set(phones));
+    // Charged once: 0.035 credits per DE RCS message.
+    expect(one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c).toBe(credits - N * 35);
+  }, 120_000);
+});

@@ -66,7 +66,8 @@ function sendAndHangUp(url: string, pathname: string, headers: Record<string, st
 describe('commit, then the socket is lost, then the same request again', () => {
   it('starts the server', async () => {
     server = await startChildServer({ DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0' });
-    apiKey = /API key:\s+(rcsk_\S+)/.exec(server.output())?.[1] ?? '';
+    // Not a terminal: the first-start credentials are in the data directory's 0600 file.
+    apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(fs.readFileSync(path.join(dataDir, 'first-start-credentials.txt'), 'utf8'))?.[1] ?? '';
     expect(apiKey).not.toBe('');
     const res = await fetch(`${server.url}/api/rcs/senders?type=RCS`, { headers: { 'X-API-Key': apiKey } });
     rcsSender = ((await res.json()) as any).sendernames.find((s: any) => !s.isTest).id;

@@ -4,18 +4,27 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { sendEach, type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
-import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions } from './connection.js';
+import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
 import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type ShortMessage } from './smpp-lib.js';
 
-export interface SmppCarrierOptions extends Omit<SmppConnectionOptions, 'window'> {
+/** SMPP_BIND_MODE: one transceiver bind per SMSC, or a transmitter (submits) beside a receiver (deliver_sm). */
+export type SmppBindMode = 'transceiver' | 'transmitter_receiver';
+
+export interface SmppCarrierOptions extends Omit<SmppConnectionOptions, 'window' | 'bindType'> {
   /** The default SMSC (SMPP_URL). */
   url: string;
+  bindMode?: SmppBindMode;
   /** Outstanding submit_sm per bind (SMPP_WINDOW). */
   window: number;
-  /** Longest a send waits for the bind, a window slot, throttling and reconnects before it answers "try later". */
+  /** Longest a send waits for a window slot, throttling and quick reconnects before it answers "try later". */
   submitDeadlineMs?: number;
+  /**
+   * When the link drops under a send, how long it waits for the next bind before answering "not
+   * ready" (the engine keeps the message queued). A send that finds no bind answers at once.
+   */
+  rebindGraceMs?: number;
   /** Throttling answers (ESME_RTHROTTLED, ESME_RMSGQFUL) taken per part before the send answers "try later". */
   maxThrottleRetries?: number;
   /** How often final statuses the engine could not apply yet are offered again. */
@@ -40,8 +49,9 @@ interface MoPart {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * SMS over SMPP 3.4 (`smpp` package): one managed transceiver bind per SMSC (SMPP_URL, and one
- * per distinct per-sender override), submit_sm per part with explicit data_coding and UDH
+ * SMS over SMPP 3.4 (`smpp` package): per SMSC (SMPP_URL, and one per distinct per-sender
+ * override) one managed transceiver bind, or a transmitter bind for submits beside a receiver bind
+ * for deliver_sm (SMPP_BIND_MODE); submit_sm per part with explicit data_coding and UDH
  * concatenation, delivery receipts combined per message, mobile-originated messages to the
  * inbound path. The smpp_messages / smpp_parts tables map SMSC ids to our messages (receipts after
  * a restart still find their message) and make a message id already submitted idempotent: only
@@ -50,7 +60,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class SmppCarrier implements SmsCarrier {
   readonly name = 'smpp';
   private sink: CarrierEventSink | null = null;
+  /** The bind that submits, per SMSC key: the transceiver, or the transmitter. */
   private readonly connections = new Map<string, SmppConnection>();
+  /** The receiver bind per SMSC key (transmitter_receiver mode only). */
+  private readonly receivers = new Map<string, SmppConnection>();
+  /** Which SMSC each sender went to at its last hand-over (isReady answers from it without a look-up). */
+  private readonly senderConnection = new Map<string, string>();
   private reportTimer: NodeJS.Timeout | null = null;
   private reporting: Promise<void> | null = null;
   private readonly mo = new Map<string, MoPart>();
@@ -80,8 +95,9 @@ export class SmppCarrier implements SmsCarrier {
     this.reportTimer = null;
     for (const m of this.mo.values()) clearTimeout(m.timer);
     this.mo.clear();
-    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+    await Promise.all([...this.connections.values(), ...this.receivers.values()].map((c) => c.stop()));
     this.connections.clear();
+    this.receivers.clear();
     await this.reporting;
     this.sink = null;
   }
@@ -91,26 +107,56 @@ export class SmppCarrier implements SmsCarrier {
     return [...this.connections.keys()];
   }
 
+  /** Every bind of the SMSC (default: SMPP_URL) is up: the transceiver, or transmitter and receiver. */
   isBound(key?: string): boolean {
-    const c = key ? this.connections.get(key) : this.connections.get(parseSmppUrl(this.options.url).key);
-    return c?.isBound ?? false;
+    const k = key ?? parseSmppUrl(this.options.url).key;
+    const c = this.connections.get(k);
+    if (!c?.isBound) return false;
+    const rx = this.receivers.get(k);
+    return rx ? rx.isBound : true;
+  }
+
+  /** The binds of one SMSC (tests and health checks). */
+  binds(key?: string): SmppConnection[] {
+    const k = key ?? parseSmppUrl(this.options.url).key;
+    return [this.connections.get(k), this.receivers.get(k)].filter((c): c is SmppConnection => c !== undefined);
+  }
+
+  /**
+   * Whether a message of this sender can be submitted now (its SMSC's submitting bind is up).
+   * The dispatcher leaves the sender's messages queued while this is false. A sender not seen yet
+   * counts as ready: its first hand-over finds out (and answers "not ready" at once).
+   */
+  isReady(senderId: string): boolean {
+    if (!this.started) return false;
+    const key = this.senderConnection.get(senderId);
+    if (key === undefined) return true;
+    return this.connections.get(key)?.canSubmit ?? true;
   }
 
   private connection(url: string): SmppConnection {
     const endpoint = parseSmppUrl(url);
     let c = this.connections.get(endpoint.key);
     if (!c) {
-      const created: SmppConnection = new SmppConnection(endpoint, { ...this.options, window: this.options.window }, this.logger, (pdu) => this.onDeliver(created, pdu));
-      c = created;
+      const split = this.options.bindMode === 'transmitter_receiver';
+      c = this.bind(endpoint, split ? 'transmitter' : 'transceiver');
       this.connections.set(endpoint.key, c);
-      if (this.started) c.start();
+      if (split) this.receivers.set(endpoint.key, this.bind(endpoint, 'receiver'));
     }
     return c;
   }
 
+  private bind(endpoint: SmppEndpoint, bindType: 'transceiver' | 'transmitter' | 'receiver'): SmppConnection {
+    const created: SmppConnection = new SmppConnection(endpoint, { ...this.options, window: this.options.window, bindType }, this.logger, (pdu) => this.onDeliver(created, pdu));
+    if (this.started) created.start();
+    return created;
+  }
+
   private async connectionFor(senderId: string): Promise<SmppConnection> {
     const sender = await this.senders.get(senderId);
-    return this.connection(sender?.config.smpp?.url ?? this.options.url);
+    const c = this.connection(sender?.config.smpp?.url ?? this.options.url);
+    this.senderConnection.set(senderId, c.key);
+    return c;
   }
 
   sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
@@ -122,6 +168,8 @@ export class SmppCarrier implements SmsCarrier {
     if (!this.started) return { ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' };
     const deadline = Date.now() + (this.options.submitDeadlineMs ?? 20_000);
     let conn = await this.connectionFor(m.senderId);
+    // No bind: the engine keeps the message queued and hands it over again once there is one.
+    if (!conn.canSubmit) return notReady(conn);
     const total = Math.max(1, m.parts.length);
     // The first hand-over records the message and its parts; a later one (retry, or a crash
     // before the engine recorded SENT) finds them and submits only the parts still without an id.
@@ -148,6 +196,7 @@ export class SmppCarrier implements SmsCarrier {
     if (record.connection !== conn.key) {
       const existing = this.connections.get(record.connection);
       if (existing) conn = existing;
+      if (!conn.canSubmit) return notReady(conn);
     }
     await this.db
       .insertInto('smpp_parts')
@@ -195,9 +244,16 @@ export class SmppCarrier implements SmsCarrier {
           deadline,
         );
       } catch (err) {
-        if (err instanceof ConnectionLostError && err.code === 'SMPP_CONNECTION_LOST' && Date.now() < deadline) {
-          await sleep(20); // then resubmit: the submit waits for the next bind
-          continue;
+        if (err instanceof ConnectionLostError && err.code !== 'SMPP_STOPPED') {
+          // The link dropped under this send: a quick reconnect is worth a short wait (then the
+          // part is submitted again); a longer outage leaves the message queued with the engine.
+          const until = Math.min(deadline, Date.now() + (this.options.rebindGraceMs ?? 2_000));
+          const back = await conn.waitBound(until).then(
+            () => true,
+            () => false,
+          );
+          if (back && conn.canSubmit) continue;
+          return notReady(conn);
         }
         const code = err instanceof ConnectionLostError ? err.code : 'SMPP_ERROR';
         return { ok: false, retryable: true, code, reason: err instanceof Error ? err.message : String(err) };
@@ -399,6 +455,10 @@ export class SmppCarrier implements SmsCarrier {
     if (named.length > 0) candidates = named;
     return this.senders.attribute(candidates, sourceDigits);
   }
+}
+
+function notReady(conn: SmppConnection): SendOutcome {
+  return { ok: false, retryable: true, notReady: true, code: 'SMPP_NOT_BOUND', reason: `no bind to ${conn.key}; queued until it is back` };
 }
 
 /** The text of a received short_message / message_payload, whatever form the package left it in. */

@@ -2,10 +2,13 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/logger.js';
-import { sendEach, type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
+import { sql } from 'kysely';
+import { insertRowsAsJson } from '../../platform/db/bulk.js';
+import { type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
 import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
+import { PartRecorder } from './part-recorder.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
 import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type ShortMessage } from './smpp-lib.js';
 
@@ -46,6 +49,16 @@ interface MoPart {
   timer: NodeJS.Timeout;
 }
 
+/** One message of a round: its bind, the SMSC ids its parts have so far, its submit_sm bodies. */
+interface SendPlan {
+  index: number;
+  m: OutboundSms;
+  conn: SmppConnection;
+  ids: (string | null)[];
+  bodies: SubmitBody[];
+  failed: SendOutcome | null;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -70,6 +83,7 @@ export class SmppCarrier implements SmsCarrier {
   private reporting: Promise<void> | null = null;
   private readonly mo = new Map<string, MoPart>();
   private started = false;
+  private readonly recorder: PartRecorder;
 
   constructor(
     private readonly db: Db,
@@ -77,7 +91,9 @@ export class SmppCarrier implements SmsCarrier {
     private readonly logger: Logger,
     private readonly options: SmppCarrierOptions,
     private readonly senders: SenderDirectory,
-  ) {}
+  ) {
+    this.recorder = new PartRecorder(db);
+  }
 
   async start(sink: CarrierEventSink): Promise<void> {
     this.sink = sink;
@@ -159,66 +175,114 @@ export class SmppCarrier implements SmsCarrier {
     return c;
   }
 
-  sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
-    // Parts of one message go one after another; several messages fill the window together.
-    return sendEach(messages, (m) => this.send(m), Math.max(1, this.options.window));
+  async send(m: OutboundSms): Promise<SendOutcome> {
+    return (await this.sendMany([m]))[0]!;
   }
 
-  async send(m: OutboundSms): Promise<SendOutcome> {
-    if (!this.started) return { ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' };
+  /**
+   * One dispatcher round. A message whose SMSC has no bind answers "not ready" at once (the
+   * engine keeps it queued). The others are recorded (smpp_messages / smpp_parts, a few
+   * statements for the whole round) and their parts fill the window of their bind, message after
+   * message, parts of a message in order; acknowledged ids are group-committed and all committed
+   * before this answers.
+   */
+  async sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
+    const out = new Array<SendOutcome>(messages.length);
+    if (!this.started) return out.fill({ ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' });
     const deadline = Date.now() + (this.options.submitDeadlineMs ?? 20_000);
-    let conn = await this.connectionFor(m.senderId);
-    // No bind: the engine keeps the message queued and hands it over again once there is one.
-    if (!conn.canSubmit) return notReady(conn);
-    const total = Math.max(1, m.parts.length);
-    // The first hand-over records the message and its parts; a later one (retry, or a crash
-    // before the engine recorded SENT) finds them and submits only the parts still without an id.
-    await this.db
-      .insertInto('smpp_messages')
-      .values({
+    const bySender = new Map<string, SmppConnection>();
+    const ready: { index: number; m: OutboundSms; conn: SmppConnection }[] = [];
+    for (const [index, m] of messages.entries()) {
+      let conn = bySender.get(m.senderId);
+      if (!conn) bySender.set(m.senderId, (conn = await this.connectionFor(m.senderId)));
+      if (conn.canSubmit) ready.push({ index, m, conn });
+      else out[index] = notReady(conn);
+    }
+    const plans = await this.prepare(ready);
+    const jobs: { plan: SendPlan; body: SubmitBody }[] = [];
+    for (const plan of plans) {
+      if (!plan.conn.canSubmit) plan.failed = notReady(plan.conn);
+      else for (const body of plan.bodies) if (!plan.ids[body.index]) jobs.push({ plan, body });
+    }
+    // Binds that went away during this round (after the grace for a quick reconnect): the rest of their messages stay queued.
+    const down = new Set<string>();
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const { plan, body } = jobs[next++]!;
+        if (plan.failed) continue; // an earlier part failed: the message is answered by that
+        if (down.has(plan.conn.key)) {
+          plan.failed = notReady(plan.conn);
+          continue;
+        }
+        const r = await this.submitPart(plan.conn, plan.m, body, plan.bodies.length, deadline);
+        if (!r.ok) {
+          plan.failed ??= r;
+          if (r.notReady) down.add(plan.conn.key);
+          continue;
+        }
+        plan.ids[body.index] = r.carrierMessageId;
+        this.recorder.add({ message_id: plan.m.messageId, part_index: body.index, carrier_id: r.carrierMessageId, connection: plan.conn.key, submitted_at: this.clock.now() });
+      }
+    };
+    const binds = new Set(plans.map((p) => p.conn)).size;
+    await Promise.all(Array.from({ length: Math.min(jobs.length, Math.max(1, this.options.window) * binds) }, worker));
+    await this.recorder.flush();
+    for (const plan of plans) out[plan.index] = plan.failed ?? { ok: true, carrierMessageId: plan.ids.join(',') };
+    return out;
+  }
+
+  /**
+   * The first hand-over records the message and its parts; a later one (retry, or a crash before
+   * the engine recorded SENT) finds them and submits only the parts still without an id — on the
+   * SMSC that has the others, or the handset cannot join them.
+   */
+  private async prepare(list: readonly { index: number; m: OutboundSms; conn: SmppConnection }[]): Promise<SendPlan[]> {
+    if (list.length === 0) return [];
+    const now = this.clock.now();
+    await insertRowsAsJson(
+      this.db,
+      'smpp_messages',
+      list.map(({ m, conn }) => ({
         message_id: m.messageId,
         account_id: m.accountId,
         connection: conn.key,
         to_phone: m.to.replace(/^\+/, ''),
-        parts_total: total,
+        parts_total: Math.max(1, m.parts.length),
         udh_ref: randomInt(256),
         encoding: m.encoding,
-        created_at: this.clock.now(),
-        final_status: null,
-        final_error: null,
-        final_at: null,
+        created_at: now,
         reported: 0,
-      })
-      .onConflict((oc) => oc.column('message_id').doNothing())
-      .execute();
-    const record = await this.db.selectFrom('smpp_messages').selectAll().where('message_id', '=', m.messageId).executeTakeFirstOrThrow();
-    // Parts already at one SMSC must be completed there, or the handset cannot join them.
-    if (record.connection !== conn.key) {
-      const existing = this.connections.get(record.connection);
-      if (existing) conn = existing;
-      if (!conn.canSubmit) return notReady(conn);
+      })),
+      { chunk: 500, suffix: sql`on conflict (message_id) do nothing` },
+    );
+    const ids = list.map(({ m }) => m.messageId);
+    const records = new Map<string, { connection: string; parts_total: number; udh_ref: number }>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.selectFrom('smpp_messages').select(['message_id', 'connection', 'parts_total', 'udh_ref']).where('message_id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) records.set(r.message_id, r);
     }
-    await this.db
-      .insertInto('smpp_parts')
-      .values(Array.from({ length: record.parts_total }, (_, i) => ({ message_id: m.messageId, part_index: i, connection: record.connection, carrier_id: null, submitted_at: null, stat: null, err: null, receipt_at: null })))
-      .onConflict((oc) => oc.columns(['message_id', 'part_index']).doNothing())
-      .execute();
-    const parts = await this.db.selectFrom('smpp_parts').select(['part_index', 'carrier_id']).where('message_id', '=', m.messageId).orderBy('part_index').execute();
-    const ids = parts.map((p) => p.carrier_id);
-    const bodies = submitBodies(m.parts, m.encoding, record.udh_ref);
-    for (const body of bodies) {
-      if (ids[body.index]) continue;
-      const r = await this.submitPart(conn, m, body, bodies.length, deadline);
-      if (!r.ok) return r;
-      ids[body.index] = r.carrierMessageId;
-      await this.db
-        .updateTable('smpp_parts')
-        .set({ carrier_id: r.carrierMessageId, submitted_at: this.clock.now(), connection: conn.key })
-        .where('message_id', '=', m.messageId)
-        .where('part_index', '=', body.index)
-        .execute();
+    const partRows: { message_id: string; part_index: number; connection: string }[] = [];
+    for (const id of ids) {
+      const r = records.get(id)!;
+      for (let k = 0; k < r.parts_total; k++) partRows.push({ message_id: id, part_index: k, connection: r.connection });
     }
-    return { ok: true, carrierMessageId: ids.join(',') };
+    await insertRowsAsJson(this.db, 'smpp_parts', partRows, { chunk: 1000, suffix: sql`on conflict (message_id, part_index) do nothing` });
+    const known = new Map<string, (string | null)[]>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', ids.slice(i, i + 500)).where('carrier_id', 'is not', null).execute();
+      for (const r of rows) {
+        let a = known.get(r.message_id);
+        if (!a) known.set(r.message_id, (a = []));
+        a[r.part_index] = r.carrier_id;
+      }
+    }
+    return list.map(({ index, m, conn }) => {
+      const r = records.get(m.messageId)!;
+      const pinned = r.connection === conn.key ? conn : (this.connections.get(r.connection) ?? conn);
+      const got = known.get(m.messageId) ?? [];
+      return { index, m, conn: pinned, ids: Array.from({ length: r.parts_total }, (_, k) => got[k] ?? null), bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null };
+    });
   }
 
   /** One part: retried through throttling and reconnects until the deadline. */

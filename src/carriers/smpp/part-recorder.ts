@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+
+export interface AcknowledgedPart {
+  message_id: string;
+  part_index: number;
+  carrier_id: string;
+  connection: string;
+  submitted_at: number;
+}
+
+/**
+ * Records the SMSC id of each acknowledged part as a group commit: acknowledgements that arrive
+ * while a write is under way are written together by the next one (one statement for all of
+ * them), instead of one UPDATE per submit_sm_resp. A send awaits flush() before it answers, so
+ * every id is committed before the engine records SENT; what a crash can lose is only the ids of
+ * the write in progress (docs/carriers.md, "What an SMSC may still double").
+ */
+export class PartRecorder {
+  private pending: AcknowledgedPart[] = [];
+  private running: Promise<void> | null = null;
+  private failure: unknown = null;
+
+  constructor(private readonly db: Db) {}
+
+  add(part: AcknowledgedPart): void {
+    this.pending.push(part);
+    void this.drain();
+  }
+
+  /** Resolves once every part added so far is committed; throws when a write failed meanwhile. */
+  async flush(): Promise<void> {
+    if (this.pending.length > 0 || this.running) await this.drain();
+    if (this.failure !== null) {
+      const err = this.failure;
+      this.failure = null;
+      throw err;
+    }
+  }
+
+  private drain(): Promise<void> {
+    this.running ??= (async () => {
+      // Let the acknowledgements of the same socket read join this write.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        while (this.pending.length > 0) {
+          const batch = this.pending.splice(0, 2000);
+          try {
+            await this.write(batch);
+          } catch (err) {
+            this.failure = err;
+          }
+        }
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async write(batch: readonly AcknowledgedPart[]): Promise<void> {
+    const data = JSON.stringify(batch.map((p) => [p.message_id, p.part_index, p.carrier_id, p.connection, p.submitted_at]));
+    await sql`update smpp_parts set carrier_id = j.value ->> 2, connection = j.value ->> 3, submitted_at = j.value ->> 4
+      from json_each(${data}) j
+      where smpp_parts.message_id = j.value ->> 0 and smpp_parts.part_index = j.value ->> 1`.execute(this.db);
+  }
+}

@@ -49,7 +49,7 @@ const GSM_TEXT = 'Your code is 4711. It expires in 10 minutes. Do not share it.'
 // 3 UCS-2 parts (67 units each after the UDH): 150 characters with a Cyrillic word.
 const UCS2_TEXT = 'Здравствуйте! Ваш заказ №4711 готов к выдаче в пункте на Ленина 5, пн–сб 9–20 ч. Код получения: 8832. Спасибо, что выбрали нас, до встречи в магазине!'.padEnd(150, '·');
 
-function messages(count: number, text: string, offset: number): OutboundSms[] {
+export function messages(count: number, text: string, offset: number): OutboundSms[] {
   const parts = splitSms(text).map((p) => p.text);
   const encoding = analyzeSms(text).encoding;
   return Array.from({ length: count }, (_, i) => ({
@@ -65,7 +65,7 @@ function messages(count: number, text: string, offset: number): OutboundSms[] {
 }
 
 /** The PDUs the adapter sends for these messages, built by the same code. */
-function pdusOf(list: readonly OutboundSms[]): PduOptions[] {
+export function pdusOf(list: readonly OutboundSms[]): PduOptions[] {
   const out: PduOptions[] = [];
   for (const m of list) {
     const source = sourceAddress(m.senderName);
@@ -95,7 +95,7 @@ interface RunFigures {
   cpuMicros: number;
 }
 
-async function libraryRun(port: number, pdus: readonly PduOptions[]): Promise<RunFigures> {
+export async function libraryRun(port: number, pdus: readonly PduOptions[]): Promise<RunFigures> {
   const s = connectSmpp({ host: '127.0.0.1', port });
   s.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
@@ -123,7 +123,7 @@ async function libraryRun(port: number, pdus: readonly PduOptions[]): Promise<Ru
 }
 
 /** The adapter: sendMany over one transceiver bind, window 10, recording to a SQLite file. */
-async function adapterRun(port: number, list: readonly OutboundSms[], dir: string): Promise<RunFigures> {
+export async function adapterRun(port: number, list: readonly OutboundSms[], dir: string): Promise<RunFigures> {
   const database = await openDatabase(path.join(dir, `smpp-${++dbCounter}.db`));
   const carrier = new SmppCarrier(
     database.db,
@@ -147,7 +147,7 @@ async function adapterRun(port: number, list: readonly OutboundSms[], dir: strin
   return { perSecond: Math.round((parts / elapsed) * 1000), cpuMicros: (used.user + used.system) / parts };
 }
 
-async function startSmscChild(): Promise<{ port: number; child: ChildProcess }> {
+export async function startSmscChild(): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--smsc'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';

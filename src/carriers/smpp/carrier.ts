@@ -262,16 +262,12 @@ export class SmppCarrier implements SmsCarrier {
       const rows = await this.db.selectFrom('smpp_messages').select(['message_id', 'connection', 'parts_total', 'udh_ref']).where('message_id', 'in', ids.slice(i, i + 500)).execute();
       for (const r of rows) records.set(r.message_id, r);
     }
-    const partRows: { message_id: string; part_index: number; connection: string }[] = [];
-    for (const id of ids) {
-      const r = records.get(id)!;
-      for (let k = 0; k < r.parts_total; k++) partRows.push({ message_id: id, part_index: k, connection: r.connection });
-    }
-    await insertRowsAsJson(this.db, 'smpp_parts', partRows, { chunk: 1000, suffix: sql`on conflict (message_id, part_index) do nothing` });
+    // Parts get their row when the SMSC acknowledges them (PartRecorder); a part without one is submitted.
     const known = new Map<string, (string | null)[]>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', ids.slice(i, i + 500)).where('carrier_id', 'is not', null).execute();
+      const rows = await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', ids.slice(i, i + 500)).execute();
       for (const r of rows) {
+        if (r.carrier_id === null) continue;
         let a = known.get(r.message_id);
         if (!a) known.set(r.message_id, (a = []));
         a[r.part_index] = r.carrier_id;

@@ -88,6 +88,7 @@ export class SmppConnection {
   private enquireTimer: NodeJS.Timeout | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
   private inflight = 0;
+  private corked: SmppSession | null = null;
   private effectiveWindow: number;
   private pausedUntil = 0;
   private throttleDelay = THROTTLE_MIN_MS;
@@ -199,6 +200,7 @@ export class SmppConnection {
         this.recycle(session, 'submit_sm_resp timeout');
       }, this.responseTimeoutMs);
       this.outstanding.add(fail);
+      this.cork(session);
       const sent = session.submit_sm(options, (pdu) => settle(() => resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null })));
       if (!sent) {
         fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
@@ -220,6 +222,20 @@ export class SmppConnection {
     if (this.effectiveWindow < this.options.window) this.effectiveWindow++;
     this.throttleDelay = Math.max(THROTTLE_MIN_MS, Math.floor(this.throttleDelay / 2));
     this.pump();
+  }
+
+  /**
+   * Submits issued in the same tick (several responses of one socket read free several window
+   * slots) leave in one write instead of one syscall each.
+   */
+  private cork(session: SmppSession): void {
+    if (this.corked === session) return;
+    this.corked = session;
+    session.socket.cork();
+    process.nextTick(() => {
+      this.corked = null;
+      session.socket.uncork();
+    });
   }
 
   private get responseTimeoutMs(): number {

@@ -10,16 +10,20 @@ export interface AcknowledgedPart {
 }
 
 /**
- * Records the SMSC id of each acknowledged part as a group commit: acknowledgements that arrive
+ * Records each acknowledged part (its smpp_parts row, with the SMSC id) as a group commit: acknowledgements that arrive
  * while a write is under way are written together by the next one (one statement for all of
  * them), instead of one UPDATE per submit_sm_resp. A send awaits flush() before it answers, so
  * every id is committed before the engine records SENT; what a crash can lose is only the ids of
  * the write in progress (docs/carriers.md, "What an SMSC may still double").
  */
+const GATHER_MS = 2;
+
 export class PartRecorder {
   private pending: AcknowledgedPart[] = [];
   private running: Promise<void> | null = null;
   private failure: unknown = null;
+  /** Statements written (bench and tests). */
+  writes = 0;
 
   constructor(private readonly db: Db) {}
 
@@ -40,8 +44,9 @@ export class PartRecorder {
 
   private drain(): Promise<void> {
     this.running ??= (async () => {
-      // Let the acknowledgements of the same socket read join this write.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // Let the acknowledgements of the next few milliseconds join this write: one statement (and
+      // one WAL commit) per ~2 ms instead of per socket read.
+      await new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS));
       try {
         while (this.pending.length > 0) {
           const batch = this.pending.splice(0, 2000);
@@ -59,9 +64,11 @@ export class PartRecorder {
   }
 
   private async write(batch: readonly AcknowledgedPart[]): Promise<void> {
+    this.writes++;
     const data = JSON.stringify(batch.map((p) => [p.message_id, p.part_index, p.carrier_id, p.connection, p.submitted_at]));
-    await sql`update smpp_parts set carrier_id = j.value ->> 2, connection = j.value ->> 3, submitted_at = j.value ->> 4
-      from json_each(${data}) j
-      where smpp_parts.message_id = j.value ->> 0 and smpp_parts.part_index = j.value ->> 1`.execute(this.db);
+    // `where true`: without a WHERE, SQLite would read the upsert's ON CONFLICT as a join constraint.
+    await sql`insert into smpp_parts (message_id, part_index, carrier_id, connection, submitted_at)
+      select j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4 from json_each(${data}) j where true
+      on conflict (message_id, part_index) do update set carrier_id = excluded.carrier_id, connection = excluded.connection, submitted_at = excluded.submitted_at`.execute(this.db);
   }
 }

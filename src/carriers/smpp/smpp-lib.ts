@@ -92,7 +92,7 @@ export interface SmppSession extends EventEmitter {
   resume(): void;
   close(callback?: () => void): void;
   destroy(callback?: () => void): void;
-  readonly socket: { writable: boolean; remoteAddress?: string };
+  readonly socket: { writable: boolean; remoteAddress?: string; cork(): void; uncork(): void };
 }
 
 export interface SmppServer extends NetServer {

@@ -153,6 +153,17 @@ describe('SMPP adapter supervision', () => {
     expect(o.ok).toBe(true);
   });
 
+  it('a submit_sm without response in time resets the link; the send gives up without waiting on the SMSC', async () => {
+    smsc = await startFakeSmsc();
+    const { carrier } = await adapter({ responseTimeoutMs: 300, rebindGraceMs: 200, submitDeadlineMs: 1_500 });
+    smsc.respondAfterMs = 60_000; // accepted by TCP, never answered
+    const t0 = Date.now();
+    const o = await carrier.send(sms(3, 'never answered'));
+    expect(Date.now() - t0).toBeLessThan(4_000);
+    expect(o).toMatchObject({ ok: false, retryable: true });
+    expect(smsc.binds).toBeGreaterThanOrEqual(2);
+  });
+
   it('with SMPP_BIND_MODE transmitter_receiver: submits over the transmitter, receipts over the receiver, both supervised', async () => {
     smsc = await startFakeSmsc();
     const { carrier, events } = await adapter({ bindMode: 'transmitter_receiver' });

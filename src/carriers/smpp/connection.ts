@@ -62,6 +62,13 @@ export interface SubmitResponse {
   messageId: string | null;
 }
 
+interface Outstanding {
+  at: number;
+  session: SmppSession;
+  settled: boolean;
+  fail: (err: Error) => void;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (err: Error) => void;
@@ -93,7 +100,8 @@ export class SmppConnection {
   private pausedUntil = 0;
   private throttleDelay = THROTTLE_MIN_MS;
   private readonly waiters: Waiter[] = [];
-  private readonly outstanding = new Set<(err: Error) => void>();
+  private readonly outstanding = new Set<Outstanding>();
+  private sweepTimer: NodeJS.Timeout | null = null;
   private readonly boundWaiters = new Set<() => void>();
   /** Test hook: each scheduled reconnect's delay. */
   onReconnectScheduled?: (delayMs: number) => void;
@@ -125,6 +133,8 @@ export class SmppConnection {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.sweepTimer = setInterval(() => this.sweep(), Math.max(10, Math.min(1000, Math.floor(this.responseTimeoutMs / 4))));
+    this.sweepTimer.unref?.();
     this.connect();
   }
 
@@ -132,6 +142,8 @@ export class SmppConnection {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.stopEnquire();
@@ -177,37 +189,48 @@ export class SmppConnection {
    * Rejects with ConnectionLostError when the link is not there in time or drops before the answer.
    */
   async submit(options: PduOptions, deadline: number): Promise<SubmitResponse> {
-    await this.acquire(deadline);
+    if (this.waiters.length > 0 || !this.canSend()) await this.acquire(deadline);
+    else this.inflight++;
     const session = this.session;
     if (!session || !this.bound) {
       this.release();
       throw new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND');
     }
     return new Promise<SubmitResponse>((resolve, reject) => {
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.outstanding.delete(fail);
+      // One entry per outstanding submit; the response timeout is checked by one sweep timer
+      // (startSweep) rather than a timer per submit.
+      const entry: Outstanding = { at: Date.now(), session, settled: false, fail: (err) => {
+        if (entry.settled) return;
+        entry.settled = true;
+        this.outstanding.delete(entry);
         this.release();
-        fn();
-      };
-      const fail = (err: Error) => settle(() => reject(err));
-      const timer = setTimeout(() => {
-        fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
-        // A link that stops answering is dead: start over.
-        this.recycle(session, 'submit_sm_resp timeout');
-      }, this.responseTimeoutMs);
-      this.outstanding.add(fail);
+        reject(err);
+      } };
+      this.outstanding.add(entry);
       this.cork(session);
-      const sent = session.submit_sm(options, (pdu) => settle(() => resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null })));
+      const sent = session.submit_sm(options, (pdu) => {
+        if (entry.settled) return;
+        entry.settled = true;
+        this.outstanding.delete(entry);
+        this.release();
+        resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null });
+      });
       if (!sent) {
-        fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+        entry.fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
         // The socket is gone even if its close event has not been seen yet: no more submits on it.
         this.recycle(session, 'socket not writable');
       }
     });
+  }
+
+  /** Outstanding submits older than the response timeout: the link stopped answering, start over. */
+  private sweep(): void {
+    const limit = Date.now() - this.responseTimeoutMs;
+    for (const entry of this.outstanding) {
+      if (entry.at > limit) break; // insertion order: the rest are younger
+      entry.fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
+      this.recycle(entry.session, 'submit_sm_resp timeout');
+    }
   }
 
   /** The SMSC said ESME_RTHROTTLED / ESME_RMSGQFUL: halve the window and pause new submits. */
@@ -271,7 +294,7 @@ export class SmppConnection {
   }
 
   private canSend(): boolean {
-    return this.bound && this.inflight < this.effectiveWindow && Date.now() >= this.pausedUntil;
+    return this.bound && this.bindType !== 'receiver' && this.inflight < this.effectiveWindow && Date.now() >= this.pausedUntil;
   }
 
   private pump(): void {
@@ -376,7 +399,7 @@ export class SmppConnection {
    * sent nothing): the caller decides whether to wait for the next bind or keep the message queued.
    */
   private failAll(err: ConnectionLostError): void {
-    for (const fail of [...this.outstanding]) fail(err);
+    for (const entry of [...this.outstanding]) entry.fail(err);
     this.outstanding.clear();
     this.inflight = 0;
     for (const w of this.waiters.splice(0)) {

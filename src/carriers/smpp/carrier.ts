@@ -240,33 +240,32 @@ export class SmppCarrier implements SmsCarrier {
   private async prepare(list: readonly { index: number; m: OutboundSms; conn: SmppConnection }[]): Promise<SendPlan[]> {
     if (list.length === 0) return [];
     const now = this.clock.now();
-    await insertRowsAsJson(
-      this.db,
-      'smpp_messages',
-      list.map(({ m, conn }) => ({
-        message_id: m.messageId,
-        account_id: m.accountId,
-        connection: conn.key,
-        to_phone: m.to.replace(/^\+/, ''),
-        parts_total: Math.max(1, m.parts.length),
-        udh_ref: randomInt(256),
-        encoding: m.encoding,
-        created_at: now,
-        reported: 0,
-      })),
-      { chunk: 500, suffix: sql`on conflict (message_id) do nothing` },
-    );
-    const ids = list.map(({ m }) => m.messageId);
+    const rows = list.map(({ m, conn }) => ({
+      message_id: m.messageId,
+      account_id: m.accountId,
+      connection: conn.key,
+      to_phone: m.to.replace(/^\+/, ''),
+      parts_total: Math.max(1, m.parts.length),
+      udh_ref: randomInt(256),
+      encoding: m.encoding,
+      created_at: now,
+      reported: 0,
+    }));
+    const inserted = await insertRowsAsJson<(typeof rows)[number], { message_id: string }>(this.db, 'smpp_messages', rows, {
+      chunk: 500,
+      suffix: sql`on conflict (message_id) do nothing returning message_id`,
+    });
     const records = new Map<string, { connection: string; parts_total: number; udh_ref: number }>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('smpp_messages').select(['message_id', 'connection', 'parts_total', 'udh_ref']).where('message_id', 'in', ids.slice(i, i + 500)).execute();
-      for (const r of rows) records.set(r.message_id, r);
-    }
-    // Parts get their row when the SMSC acknowledges them (PartRecorder); a part without one is submitted.
+    const fresh = new Set(inserted.map((r) => r.message_id));
+    for (const r of rows) if (fresh.has(r.message_id)) records.set(r.message_id, r);
+    // Handed over before (a retry, or again after a crash): its first record and the parts acknowledged so far.
+    const again = rows.filter((r) => !fresh.has(r.message_id)).map((r) => r.message_id);
     const known = new Map<string, (string | null)[]>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', ids.slice(i, i + 500)).execute();
-      for (const r of rows) {
+    for (let i = 0; i < again.length; i += 500) {
+      const chunk = again.slice(i, i + 500);
+      for (const r of await this.db.selectFrom('smpp_messages').select(['message_id', 'connection', 'parts_total', 'udh_ref']).where('message_id', 'in', chunk).execute()) records.set(r.message_id, r);
+      // Parts get their row when the SMSC acknowledges them (PartRecorder); a part without one is submitted.
+      for (const r of await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', chunk).execute()) {
         if (r.carrier_id === null) continue;
         let a = known.get(r.message_id);
         if (!a) known.set(r.message_id, (a = []));

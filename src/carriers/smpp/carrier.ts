@@ -414,7 +414,8 @@ export class SmppCarrier implements SmsCarrier {
     const due = await this.db
       .selectFrom('smpp_messages')
       .select(['message_id', 'final_status', 'final_error', 'final_at'])
-      .where('reported', '=', 0)
+      // Literal 0, so SQLite can use the partial index (migration 017) — it does not match a bound parameter.
+      .where('reported', '=', sql.lit(0))
       .where('final_status', 'is not', null)
       .limit(500)
       .execute();

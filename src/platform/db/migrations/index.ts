@@ -10,6 +10,7 @@ import * as m008 from './008_webhooks_forms.js';
 import * as m009 from './009_smpp.js';
 import * as m010 from './010_messages_phone_window.js';
 import * as m011 from './011_sim_receipt_indexes.js';
+import * as m017 from './017_smpp_unreported_partial.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '009_smpp': m009,
   '010_messages_phone_window': m010,
   '011_sim_receipt_indexes': m011,
+  '017_smpp_unreported_partial': m017,
 };

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/logger.js';
@@ -246,7 +246,8 @@ export class SmppCarrier implements SmsCarrier {
       connection: conn.key,
       to_phone: m.to.replace(/^\+/, ''),
       parts_total: Math.max(1, m.parts.length),
-      udh_ref: randomInt(256),
+      // Only has to differ between messages in flight to one handset; not a secret.
+      udh_ref: Math.floor(Math.random() * 256),
       encoding: m.encoding,
       created_at: now,
       reported: 0,

@@ -37,6 +37,8 @@ export const ConfigSchema = z
     SMPP_WINDOW: z.coerce.number().int().min(1).max(1000).default(10),
     SMPP_ENQUIRE_LINK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     SMPP_SYSTEM_TYPE: z.string().max(12).default(''),
+    // transceiver: one bind per SMSC; transmitter_receiver: submits on a transmitter bind, receipts and inbound on a receiver bind.
+    SMPP_BIND_MODE: z.enum(['transceiver', 'transmitter_receiver']).default('transceiver'),
     SIM_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1500),
     SIM_READ_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(4000),
     SENDER_MAX_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
@@ -101,7 +103,7 @@ export const ConfigSchema = z
       /** SMPP: set when CARRIER_SMS=smpp. */
       smpp:
         env.CARRIER_SMS === 'smpp'
-          ? { url: env.SMPP_URL!, window: env.SMPP_WINDOW, enquireLinkMs: env.SMPP_ENQUIRE_LINK_SECONDS * 1000, systemType: env.SMPP_SYSTEM_TYPE }
+          ? { url: env.SMPP_URL!, window: env.SMPP_WINDOW, enquireLinkMs: env.SMPP_ENQUIRE_LINK_SECONDS * 1000, systemType: env.SMPP_SYSTEM_TYPE, bindMode: env.SMPP_BIND_MODE }
           : null,
       simulated: { deliveryDelayMs: env.SIM_DELIVERY_DELAY_MS, readDelayMs: env.SIM_READ_DELAY_MS },
       /** Per-sender dispatch ceiling, so one large batch cannot starve other senders. */

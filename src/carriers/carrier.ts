@@ -41,6 +41,12 @@ export type SendOutcome =
       /** Carrier's own code, kept in the message's `error`. */
       code: string;
       reason: string;
+      /**
+       * Nothing was handed over because the carrier has no link to its network right now (an
+       * SMPP bind is down). Not the message's fault: the engine keeps it queued without counting
+       * an attempt and hands it over again once the carrier is ready (SmsCarrier.isReady).
+       */
+      notReady?: true;
     };
 
 export type Capability = { rcs: true } | { rcs: false; reason: string };
@@ -69,6 +75,12 @@ export interface SmsCarrier {
   send(message: OutboundSms): Promise<SendOutcome>;
   /** As RcsCarrier.sendMany. */
   sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]>;
+  /**
+   * Whether this sender's messages can be handed over now. After a `notReady` outcome the
+   * dispatcher leaves the sender's SMS queued (not claimed) until this answers true. Optional:
+   * without it, such messages are looked at again after a second.
+   */
+  isReady?(senderId: string): boolean;
 }
 
 /**

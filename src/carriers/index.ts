@@ -70,6 +70,7 @@ export function createCarriers(config: Config, db: Db, clock: Clock, logger: Log
       window: config.smpp.window,
       enquireLinkMs: config.smpp.enquireLinkMs,
       systemType: config.smpp.systemType,
+      bindMode: config.smpp.bindMode,
     }, senders);
     parts.push(smpp);
     sms = smpp;

@@ -53,6 +53,9 @@ const ADOPT_MARGIN_MS = 5_000;
 /** Adopted rows held in memory at most (one full batch). */
 const MAX_ADOPTED = 10_000;
 
+/** A message the carrier could not take ("not ready") is looked at again after this long at the earliest. */
+const NOT_READY_RECHECK_MS = 1_000;
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -69,6 +72,12 @@ export class Dispatcher {
   private readonly senderNames = new Map<string, { name: string; isTest: boolean }>();
   /** Messages a send leased to this process when it committed them (see leaseForNewMessages). */
   private adopted: MessagesTable[] = [];
+  /**
+   * SMS senders whose carrier answered "not ready" (no link to the network), with when the hold
+   * lapses for carriers that cannot say when they are ready again. Their SMS stay queued and are
+   * not claimed meanwhile, so an outage costs no writes per message and no attempts.
+   */
+  private readonly held = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -136,11 +145,13 @@ export class Dispatcher {
   private async idleDelay(): Promise<number> {
     try {
       const now = this.clock.now();
+      const held = this.heldSenders(now);
       const next = await this.db
         .selectFrom('messages')
         .select('due_at')
         .where('pending', '=', 1)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .$if(held.length > 0, (q) => q.where((eb) => eb.or([eb('type', '!=', 'SMS'), eb('sendername_id', 'not in', held)])))
         .orderBy('due_at')
         .limit(1)
         .executeTakeFirst();
@@ -215,12 +226,14 @@ export class Dispatcher {
       await this.process(adopted);
       return adopted.length;
     }
+    const held = this.heldSenders(now);
     const candidates = await this.db
       .selectFrom('messages')
       .select(['id', 'sendername_id'])
       .where('pending', '=', 1)
       .where('due_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .$if(held.length > 0, (q) => q.where((eb) => eb.or([eb('type', '!=', 'SMS'), eb('sendername_id', 'not in', held)])))
       .orderBy('due_at')
       .limit(this.options.claimLimit)
       .execute();
@@ -336,6 +349,7 @@ export class Dispatcher {
       rcs.forEach((row, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) updates.push(this.sent(row, outcome.carrierMessageId, 'RCS'));
+        else if (outcome.notReady) updates.push(this.deferred(row, outcome));
         else if (outcome.retryable && row.attempts < this.options.maxAttempts) updates.push(this.retryOrFail(row, outcome));
         else sms.push({ row, fallbackReason: `RCS_FAILED: ${outcome.code}`, rcsOutcome: outcome });
       });
@@ -383,6 +397,12 @@ export class Dispatcher {
         const { job, fallback } = handOver[i]!;
         const outcome = outcomes[i]!;
         const row = job.row;
+        if (!outcome.ok && outcome.notReady) {
+          // The SMS network cannot take it now: queued as it was (a fallback retries its whole route later).
+          this.hold(fallback ? fallback.sendernameId : row.sendername_id);
+          updates.push(this.deferred(row, outcome));
+          continue;
+        }
         if (!fallback) {
           updates.push(outcome.ok ? this.sent(row, outcome.carrierMessageId, 'SMS') : this.retryOrFail(row, outcome));
           continue;
@@ -441,6 +461,29 @@ export class Dispatcher {
 
   private failed(row: MessagesTable, error: string): Update {
     return { id: row.id, status: 'FAILED', failed_at: this.clock.now(), pending: 0, lease_until: null, error };
+  }
+
+  /**
+   * The carrier was not ready (no link to its network): the message stays queued as if this
+   * round had not claimed it — the attempt is not counted, so an outage of any length fails
+   * nothing — and is looked at again once its carrier is ready.
+   */
+  private deferred(row: MessagesTable, outcome: Extract<SendOutcome, { ok: false }>): Update {
+    return { id: row.id, due_at: Math.max(row.due_at, this.clock.now() + NOT_READY_RECHECK_MS), lease_until: null, attempts: Math.max(0, row.attempts - 1), error: `${outcome.code}: ${outcome.reason}` };
+  }
+
+  private hold(senderId: string): void {
+    this.held.set(senderId, this.clock.now() + NOT_READY_RECHECK_MS);
+  }
+
+  /** Senders still held: the carrier says not ready yet (or, without isReady, the hold has not lapsed). */
+  private heldSenders(now: number): string[] {
+    if (this.held.size === 0) return [];
+    for (const [senderId, lapses] of this.held) {
+      const ready = this.carriers.sms.isReady?.(senderId);
+      if (ready === true || (ready === undefined && now >= lapses)) this.held.delete(senderId);
+    }
+    return [...this.held.keys()];
   }
 
   /** Temporary errors wait and try again (exponential backoff, up to maxAttempts). */

@@ -37,7 +37,9 @@ describe('carrier configuration', () => {
 
   it('reads SMPP settings and requires SMPP_URL, without printing its password', () => {
     const c = loadConfig({ CARRIER_SMS: 'smpp', SMPP_URL: 'smpp://app:pw@127.0.0.1:2775', SMPP_WINDOW: '5' });
-    expect(c.smpp).toEqual({ url: 'smpp://app:pw@127.0.0.1:2775', window: 5, enquireLinkMs: 30_000, systemType: '' });
+    expect(c.smpp).toEqual({ url: 'smpp://app:pw@127.0.0.1:2775', window: 5, enquireLinkMs: 30_000, systemType: '', bindMode: 'transceiver' });
+    expect(loadConfig({ CARRIER_SMS: 'smpp', SMPP_URL: 'smpp://app:pw@127.0.0.1:2775', SMPP_BIND_MODE: 'transmitter_receiver' }).smpp?.bindMode).toBe('transmitter_receiver');
+    expect(problems({ CARRIER_SMS: 'smpp', SMPP_URL: 'smpp://app:pw@127.0.0.1:2775', SMPP_BIND_MODE: 'receiver' })).toContain('SMPP_BIND_MODE');
     expect(c.carriers.rcs).toBe('simulated');
     expect(problems({ CARRIER_SMS: 'smpp' })).toContain('SMPP_URL');
     const bad = problems({ CARRIER_SMS: 'smpp', SMPP_URL: 'smpp://127.0.0.1' });

@@ -1,11 +1,15 @@
 /**
- * An SMSC on 127.0.0.1 built with the `smpp` package's server: binds transceivers, acknowledges
- * submit_sm (after a small delay, so several are outstanding), can throttle chosen submits, drop
- * the connection when a given submit arrives (that one and every unanswered one are lost, as on a
- * real link), and sends delivery receipts and mobile-originated messages.
+ * An SMSC on 127.0.0.1 built with the `smpp` package's server: binds transceivers, transmitters
+ * and receivers (a receiver may not submit, a transmitter gets no deliver_sm, as SMPP 3.4 says),
+ * acknowledges submit_sm (after a small delay, so several are outstanding; at once with 0), can
+ * throttle chosen submits, drop the connection when a given submit arrives (that one and every
+ * unanswered one are lost, as on a real link), leave enquire_link unanswered (a hung SMSC), go
+ * down and come back on the same port, and sends delivery receipts and mobile-originated messages.
  */
 import type { AddressInfo } from 'node:net';
-import { createSmppServer, type Pdu, type ShortMessage, type SmppSession } from '../../src/carriers/smpp/smpp-lib.js';
+import { createSmppServer, type Pdu, type ShortMessage, type SmppServer, type SmppSession } from '../../src/carriers/smpp/smpp-lib.js';
+
+export type FakeBindMode = 'transceiver' | 'transmitter' | 'receiver';
 
 export interface ReceivedSubmit {
   /** The id this SMSC answered with (null: throttled, refused or dropped). */
@@ -22,6 +26,8 @@ export interface ReceivedSubmit {
   text: string;
   /** Which connection (1-based bind count) it came on. */
   bind: number;
+  /** The bind type of that connection. */
+  bindMode: FakeBindMode;
   outcome: 'accepted' | 'throttled' | 'refused' | 'dropped';
 }
 
@@ -31,6 +37,16 @@ export interface FakeSmsc {
   submits: ReceivedSubmit[];
   accepted(): ReceivedSubmit[];
   binds: number;
+  /** The type of every successful bind, in order. */
+  bindModes: FakeBindMode[];
+  /** false: enquire_link gets no answer (the link looks alive to TCP, but the SMSC is hung). */
+  answerEnquireLink: boolean;
+  /** Stops listening and drops every session (an SMSC outage). */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+  /** Sessions bound now, by type. */
+  boundModes(): FakeBindMode[];
   /** Submit numbers (1-based, all submits counted) answered with ESME_RTHROTTLED. */
   throttle: Set<number>;
   /** When the submit with this number arrives, the connection is destroyed without answering. */
@@ -55,10 +71,13 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
   let nextId = 0x1f40;
   const bound = new Set<SmppSession>();
   const bindNo = new Map<SmppSession, number>();
+  const modeOf = new Map<SmppSession, FakeBindMode>();
 
   const state = {
     submits: [] as ReceivedSubmit[],
     binds: 0,
+    bindModes: [] as FakeBindMode[],
+    answerEnquireLink: true,
     throttle: new Set<number>(),
     dropAt: new Set<number>(),
     refuse: new Map<number, number>(),
@@ -67,22 +86,31 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
     enquireLinks: 0,
   };
 
-  const server = createSmppServer((session) => {
+  const onSession = (session: SmppSession) => {
     session.on('error', () => {});
     session.on('close', () => bound.delete(session));
-    session.on('bind_transceiver', (pdu: Pdu) => {
+    const onBind = (mode: FakeBindMode) => (pdu: Pdu) => {
       if (pdu.system_id !== systemId || pdu.password !== password) {
         session.send(pdu.response({ command_status: 0x0e /* ESME_RINVPASWD */ }));
         return;
       }
+      if (bound.has(session)) {
+        session.send(pdu.response({ command_status: 0x05 /* ESME_RALYBND */ }));
+        return;
+      }
       state.binds++;
+      state.bindModes.push(mode);
       bindNo.set(session, state.binds);
+      modeOf.set(session, mode);
       bound.add(session);
       session.send(pdu.response({ system_id: 'FAKESMSC' }));
-    });
+    };
+    session.on('bind_transceiver', onBind('transceiver'));
+    session.on('bind_transmitter', onBind('transmitter'));
+    session.on('bind_receiver', onBind('receiver'));
     session.on('enquire_link', (pdu: Pdu) => {
       state.enquireLinks++;
-      session.send(pdu.response());
+      if (state.answerEnquireLink) session.send(pdu.response());
     });
     session.on('unbind', (pdu: Pdu) => {
       session.send(pdu.response());
@@ -103,8 +131,16 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         udh,
         text: typeof sm.message === 'string' ? sm.message : sm.message.toString('latin1'),
         bind: bindNo.get(session) ?? 0,
+        bindMode: modeOf.get(session) ?? 'transceiver',
         outcome: 'dropped',
       };
+      if (bound.has(session) && modeOf.get(session) === 'receiver') {
+        // SMPP 3.4 §4.1: a receiver may not submit.
+        entry.outcome = 'refused';
+        state.submits.push(entry);
+        session.send(pdu.response({ command_status: 0x04 /* ESME_RINVBNDSTS */ }));
+        return;
+      }
       state.submits.push(entry);
       if (!bound.has(session)) return;
       if (state.dropAt.has(n)) {
@@ -113,7 +149,7 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         session.destroy();
         return;
       }
-      setTimeout(() => {
+      const answer = () => {
         if (!bound.has(session)) return; // the link went down before the answer: lost
         if (state.throttle.has(n)) {
           entry.outcome = 'throttled';
@@ -128,13 +164,25 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         entry.messageId = (nextId++).toString(16);
         entry.outcome = 'accepted';
         session.send(pdu.response({ message_id: entry.messageId }));
-      }, state.respondAfterMs);
+      };
+      if (state.respondAfterMs > 0) setTimeout(answer, state.respondAfterMs);
+      else answer();
     });
-  });
+  };
+  let server: SmppServer = createSmppServer(onSession);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as AddressInfo).port;
+  let isUp = true;
+  const closeServer = async () => {
+    if (!isUp) return;
+    isUp = false;
+    for (const s of [...server.sessions]) s.destroy();
+    bound.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
 
-  const boundSession = () => [...bound][bound.size - 1] ?? null;
+  /** The latest bound session that may receive deliver_sm (a receiver or transceiver). */
+  const boundSession = () => [...bound].filter((s) => modeOf.get(s) !== 'transmitter').pop() ?? null;
   const deliver = (options: Parameters<SmppSession['deliver_sm']>[0]) =>
     new Promise<number>((resolve, reject) => {
       const s = boundSession();
@@ -178,9 +226,17 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         short_message,
       });
     },
-    async close() {
-      for (const s of server.sessions) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    boundModes: () => [...bound].map((s) => modeOf.get(s)!),
+    down: closeServer,
+    async up() {
+      if (isUp) return;
+      server = createSmppServer(onSession);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
+      isUp = true;
     },
+    close: closeServer,
   }) as FakeSmsc;
 }

@@ -1,21 +1,33 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/logger.js';
-import { sendEach, type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
+import { sql } from 'kysely';
+import { insertRowsAsJson } from '../../platform/db/bulk.js';
+import { type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
-import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions } from './connection.js';
+import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
+import { PartRecorder } from './part-recorder.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
 import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type ShortMessage } from './smpp-lib.js';
 
-export interface SmppCarrierOptions extends Omit<SmppConnectionOptions, 'window'> {
+/** SMPP_BIND_MODE: one transceiver bind per SMSC, or a transmitter (submits) beside a receiver (deliver_sm). */
+export type SmppBindMode = 'transceiver' | 'transmitter_receiver';
+
+export interface SmppCarrierOptions extends Omit<SmppConnectionOptions, 'window' | 'bindType'> {
   /** The default SMSC (SMPP_URL). */
   url: string;
+  bindMode?: SmppBindMode;
   /** Outstanding submit_sm per bind (SMPP_WINDOW). */
   window: number;
-  /** Longest a send waits for the bind, a window slot, throttling and reconnects before it answers "try later". */
+  /** Longest a send waits for a window slot, throttling and quick reconnects before it answers "try later". */
   submitDeadlineMs?: number;
+  /**
+   * When the link drops under a send, how long it waits for the next bind before answering "not
+   * ready" (the engine keeps the message queued). A send that finds no bind answers at once.
+   */
+  rebindGraceMs?: number;
   /** Throttling answers (ESME_RTHROTTLED, ESME_RMSGQFUL) taken per part before the send answers "try later". */
   maxThrottleRetries?: number;
   /** How often final statuses the engine could not apply yet are offered again. */
@@ -37,11 +49,22 @@ interface MoPart {
   timer: NodeJS.Timeout;
 }
 
+/** One message of a round: its bind, the SMSC ids its parts have so far, its submit_sm bodies. */
+interface SendPlan {
+  index: number;
+  m: OutboundSms;
+  conn: SmppConnection;
+  ids: (string | null)[];
+  bodies: SubmitBody[];
+  failed: SendOutcome | null;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * SMS over SMPP 3.4 (`smpp` package): one managed transceiver bind per SMSC (SMPP_URL, and one
- * per distinct per-sender override), submit_sm per part with explicit data_coding and UDH
+ * SMS over SMPP 3.4 (`smpp` package): per SMSC (SMPP_URL, and one per distinct per-sender
+ * override) one managed transceiver bind, or a transmitter bind for submits beside a receiver bind
+ * for deliver_sm (SMPP_BIND_MODE); submit_sm per part with explicit data_coding and UDH
  * concatenation, delivery receipts combined per message, mobile-originated messages to the
  * inbound path. The smpp_messages / smpp_parts tables map SMSC ids to our messages (receipts after
  * a restart still find their message) and make a message id already submitted idempotent: only
@@ -50,11 +73,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class SmppCarrier implements SmsCarrier {
   readonly name = 'smpp';
   private sink: CarrierEventSink | null = null;
+  /** The bind that submits, per SMSC key: the transceiver, or the transmitter. */
   private readonly connections = new Map<string, SmppConnection>();
+  /** The receiver bind per SMSC key (transmitter_receiver mode only). */
+  private readonly receivers = new Map<string, SmppConnection>();
+  /** Which SMSC each sender went to at its last hand-over (isReady answers from it without a look-up). */
+  private readonly senderConnection = new Map<string, string>();
   private reportTimer: NodeJS.Timeout | null = null;
   private reporting: Promise<void> | null = null;
   private readonly mo = new Map<string, MoPart>();
   private started = false;
+  private readonly recorder: PartRecorder;
 
   constructor(
     private readonly db: Db,
@@ -62,7 +91,9 @@ export class SmppCarrier implements SmsCarrier {
     private readonly logger: Logger,
     private readonly options: SmppCarrierOptions,
     private readonly senders: SenderDirectory,
-  ) {}
+  ) {
+    this.recorder = new PartRecorder(db);
+  }
 
   async start(sink: CarrierEventSink): Promise<void> {
     this.sink = sink;
@@ -80,8 +111,9 @@ export class SmppCarrier implements SmsCarrier {
     this.reportTimer = null;
     for (const m of this.mo.values()) clearTimeout(m.timer);
     this.mo.clear();
-    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+    await Promise.all([...this.connections.values(), ...this.receivers.values()].map((c) => c.stop()));
     this.connections.clear();
+    this.receivers.clear();
     await this.reporting;
     this.sink = null;
   }
@@ -91,85 +123,162 @@ export class SmppCarrier implements SmsCarrier {
     return [...this.connections.keys()];
   }
 
+  /** Every bind of the SMSC (default: SMPP_URL) is up: the transceiver, or transmitter and receiver. */
   isBound(key?: string): boolean {
-    const c = key ? this.connections.get(key) : this.connections.get(parseSmppUrl(this.options.url).key);
-    return c?.isBound ?? false;
+    const k = key ?? parseSmppUrl(this.options.url).key;
+    const c = this.connections.get(k);
+    if (!c?.isBound) return false;
+    const rx = this.receivers.get(k);
+    return rx ? rx.isBound : true;
+  }
+
+  /** The binds of one SMSC (tests and health checks). */
+  binds(key?: string): SmppConnection[] {
+    const k = key ?? parseSmppUrl(this.options.url).key;
+    return [this.connections.get(k), this.receivers.get(k)].filter((c): c is SmppConnection => c !== undefined);
+  }
+
+  /**
+   * Whether a message of this sender can be submitted now (its SMSC's submitting bind is up).
+   * The dispatcher leaves the sender's messages queued while this is false. A sender not seen yet
+   * counts as ready: its first hand-over finds out (and answers "not ready" at once).
+   */
+  isReady(senderId: string): boolean {
+    if (!this.started) return false;
+    const key = this.senderConnection.get(senderId);
+    if (key === undefined) return true;
+    return this.connections.get(key)?.canSubmit ?? true;
   }
 
   private connection(url: string): SmppConnection {
     const endpoint = parseSmppUrl(url);
     let c = this.connections.get(endpoint.key);
     if (!c) {
-      const created: SmppConnection = new SmppConnection(endpoint, { ...this.options, window: this.options.window }, this.logger, (pdu) => this.onDeliver(created, pdu));
-      c = created;
+      const split = this.options.bindMode === 'transmitter_receiver';
+      c = this.bind(endpoint, split ? 'transmitter' : 'transceiver');
       this.connections.set(endpoint.key, c);
-      if (this.started) c.start();
+      if (split) this.receivers.set(endpoint.key, this.bind(endpoint, 'receiver'));
     }
     return c;
   }
 
-  private async connectionFor(senderId: string): Promise<SmppConnection> {
-    const sender = await this.senders.get(senderId);
-    return this.connection(sender?.config.smpp?.url ?? this.options.url);
+  private bind(endpoint: SmppEndpoint, bindType: 'transceiver' | 'transmitter' | 'receiver'): SmppConnection {
+    const created: SmppConnection = new SmppConnection(endpoint, { ...this.options, window: this.options.window, bindType }, this.logger, (pdu) => this.onDeliver(created, pdu));
+    if (this.started) created.start();
+    return created;
   }
 
-  sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
-    // Parts of one message go one after another; several messages fill the window together.
-    return sendEach(messages, (m) => this.send(m), Math.max(1, this.options.window));
+  private async connectionFor(senderId: string): Promise<SmppConnection> {
+    const sender = await this.senders.get(senderId);
+    const c = this.connection(sender?.config.smpp?.url ?? this.options.url);
+    this.senderConnection.set(senderId, c.key);
+    return c;
   }
 
   async send(m: OutboundSms): Promise<SendOutcome> {
-    if (!this.started) return { ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' };
+    return (await this.sendMany([m]))[0]!;
+  }
+
+  /**
+   * One dispatcher round. A message whose SMSC has no bind answers "not ready" at once (the
+   * engine keeps it queued). The others are recorded (smpp_messages / smpp_parts, a few
+   * statements for the whole round) and their parts fill the window of their bind, message after
+   * message, parts of a message in order; acknowledged ids are group-committed and all committed
+   * before this answers.
+   */
+  async sendMany(messages: readonly OutboundSms[]): Promise<SendOutcome[]> {
+    const out = new Array<SendOutcome>(messages.length);
+    if (!this.started) return out.fill({ ok: false, retryable: true, code: 'SMPP_NOT_STARTED', reason: 'The SMPP adapter is not running' });
     const deadline = Date.now() + (this.options.submitDeadlineMs ?? 20_000);
-    let conn = await this.connectionFor(m.senderId);
-    const total = Math.max(1, m.parts.length);
-    // The first hand-over records the message and its parts; a later one (retry, or a crash
-    // before the engine recorded SENT) finds them and submits only the parts still without an id.
-    await this.db
-      .insertInto('smpp_messages')
-      .values({
-        message_id: m.messageId,
-        account_id: m.accountId,
-        connection: conn.key,
-        to_phone: m.to.replace(/^\+/, ''),
-        parts_total: total,
-        udh_ref: randomInt(256),
-        encoding: m.encoding,
-        created_at: this.clock.now(),
-        final_status: null,
-        final_error: null,
-        final_at: null,
-        reported: 0,
-      })
-      .onConflict((oc) => oc.column('message_id').doNothing())
-      .execute();
-    const record = await this.db.selectFrom('smpp_messages').selectAll().where('message_id', '=', m.messageId).executeTakeFirstOrThrow();
-    // Parts already at one SMSC must be completed there, or the handset cannot join them.
-    if (record.connection !== conn.key) {
-      const existing = this.connections.get(record.connection);
-      if (existing) conn = existing;
+    const bySender = new Map<string, SmppConnection>();
+    const ready: { index: number; m: OutboundSms; conn: SmppConnection }[] = [];
+    for (const [index, m] of messages.entries()) {
+      let conn = bySender.get(m.senderId);
+      if (!conn) bySender.set(m.senderId, (conn = await this.connectionFor(m.senderId)));
+      if (conn.canSubmit) ready.push({ index, m, conn });
+      else out[index] = notReady(conn);
     }
-    await this.db
-      .insertInto('smpp_parts')
-      .values(Array.from({ length: record.parts_total }, (_, i) => ({ message_id: m.messageId, part_index: i, connection: record.connection, carrier_id: null, submitted_at: null, stat: null, err: null, receipt_at: null })))
-      .onConflict((oc) => oc.columns(['message_id', 'part_index']).doNothing())
-      .execute();
-    const parts = await this.db.selectFrom('smpp_parts').select(['part_index', 'carrier_id']).where('message_id', '=', m.messageId).orderBy('part_index').execute();
-    const ids = parts.map((p) => p.carrier_id);
-    const bodies = submitBodies(m.parts, m.encoding, record.udh_ref);
-    for (const body of bodies) {
-      if (ids[body.index]) continue;
-      const r = await this.submitPart(conn, m, body, bodies.length, deadline);
-      if (!r.ok) return r;
-      ids[body.index] = r.carrierMessageId;
-      await this.db
-        .updateTable('smpp_parts')
-        .set({ carrier_id: r.carrierMessageId, submitted_at: this.clock.now(), connection: conn.key })
-        .where('message_id', '=', m.messageId)
-        .where('part_index', '=', body.index)
-        .execute();
+    const plans = await this.prepare(ready);
+    const jobs: { plan: SendPlan; body: SubmitBody }[] = [];
+    for (const plan of plans) {
+      if (!plan.conn.canSubmit) plan.failed = notReady(plan.conn);
+      else for (const body of plan.bodies) if (!plan.ids[body.index]) jobs.push({ plan, body });
     }
-    return { ok: true, carrierMessageId: ids.join(',') };
+    // Binds that went away during this round (after the grace for a quick reconnect): the rest of their messages stay queued.
+    const down = new Set<string>();
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const { plan, body } = jobs[next++]!;
+        if (plan.failed) continue; // an earlier part failed: the message is answered by that
+        if (down.has(plan.conn.key)) {
+          plan.failed = notReady(plan.conn);
+          continue;
+        }
+        const r = await this.submitPart(plan.conn, plan.m, body, plan.bodies.length, deadline);
+        if (!r.ok) {
+          plan.failed ??= r;
+          if (r.notReady) down.add(plan.conn.key);
+          continue;
+        }
+        plan.ids[body.index] = r.carrierMessageId;
+        this.recorder.add({ message_id: plan.m.messageId, part_index: body.index, carrier_id: r.carrierMessageId, connection: plan.conn.key, submitted_at: this.clock.now() });
+      }
+    };
+    const binds = new Set(plans.map((p) => p.conn)).size;
+    await Promise.all(Array.from({ length: Math.min(jobs.length, Math.max(1, this.options.window) * binds) }, worker));
+    await this.recorder.flush();
+    for (const plan of plans) out[plan.index] = plan.failed ?? { ok: true, carrierMessageId: plan.ids.join(',') };
+    return out;
+  }
+
+  /**
+   * The first hand-over records the message and its parts; a later one (retry, or a crash before
+   * the engine recorded SENT) finds them and submits only the parts still without an id — on the
+   * SMSC that has the others, or the handset cannot join them.
+   */
+  private async prepare(list: readonly { index: number; m: OutboundSms; conn: SmppConnection }[]): Promise<SendPlan[]> {
+    if (list.length === 0) return [];
+    const now = this.clock.now();
+    const rows = list.map(({ m, conn }) => ({
+      message_id: m.messageId,
+      account_id: m.accountId,
+      connection: conn.key,
+      to_phone: m.to.replace(/^\+/, ''),
+      parts_total: Math.max(1, m.parts.length),
+      // Only has to differ between messages in flight to one handset; not a secret.
+      udh_ref: Math.floor(Math.random() * 256),
+      encoding: m.encoding,
+      created_at: now,
+      reported: 0,
+    }));
+    const inserted = await insertRowsAsJson<(typeof rows)[number], { message_id: string }>(this.db, 'smpp_messages', rows, {
+      chunk: 500,
+      suffix: sql`on conflict (message_id) do nothing returning message_id`,
+    });
+    const records = new Map<string, { connection: string; parts_total: number; udh_ref: number }>();
+    const fresh = new Set(inserted.map((r) => r.message_id));
+    for (const r of rows) if (fresh.has(r.message_id)) records.set(r.message_id, r);
+    // Handed over before (a retry, or again after a crash): its first record and the parts acknowledged so far.
+    const again = rows.filter((r) => !fresh.has(r.message_id)).map((r) => r.message_id);
+    const known = new Map<string, (string | null)[]>();
+    for (let i = 0; i < again.length; i += 500) {
+      const chunk = again.slice(i, i + 500);
+      for (const r of await this.db.selectFrom('smpp_messages').select(['message_id', 'connection', 'parts_total', 'udh_ref']).where('message_id', 'in', chunk).execute()) records.set(r.message_id, r);
+      // Parts get their row when the SMSC acknowledges them (PartRecorder); a part without one is submitted.
+      for (const r of await this.db.selectFrom('smpp_parts').select(['message_id', 'part_index', 'carrier_id']).where('message_id', 'in', chunk).execute()) {
+        if (r.carrier_id === null) continue;
+        let a = known.get(r.message_id);
+        if (!a) known.set(r.message_id, (a = []));
+        a[r.part_index] = r.carrier_id;
+      }
+    }
+    return list.map(({ index, m, conn }) => {
+      const r = records.get(m.messageId)!;
+      const pinned = r.connection === conn.key ? conn : (this.connections.get(r.connection) ?? conn);
+      const got = known.get(m.messageId) ?? [];
+      return { index, m, conn: pinned, ids: Array.from({ length: r.parts_total }, (_, k) => got[k] ?? null), bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null };
+    });
   }
 
   /** One part: retried through throttling and reconnects until the deadline. */
@@ -195,9 +304,16 @@ export class SmppCarrier implements SmsCarrier {
           deadline,
         );
       } catch (err) {
-        if (err instanceof ConnectionLostError && err.code === 'SMPP_CONNECTION_LOST' && Date.now() < deadline) {
-          await sleep(20); // then resubmit: the submit waits for the next bind
-          continue;
+        if (err instanceof ConnectionLostError && err.code !== 'SMPP_STOPPED') {
+          // The link dropped under this send: a quick reconnect is worth a short wait (then the
+          // part is submitted again); a longer outage leaves the message queued with the engine.
+          const until = Math.min(deadline, Date.now() + (this.options.rebindGraceMs ?? 2_000));
+          const back = await conn.waitBound(until).then(
+            () => true,
+            () => false,
+          );
+          if (back && conn.canSubmit) continue;
+          return notReady(conn);
         }
         const code = err instanceof ConnectionLostError ? err.code : 'SMPP_ERROR';
         return { ok: false, retryable: true, code, reason: err instanceof Error ? err.message : String(err) };
@@ -299,7 +415,8 @@ export class SmppCarrier implements SmsCarrier {
     const due = await this.db
       .selectFrom('smpp_messages')
       .select(['message_id', 'final_status', 'final_error', 'final_at'])
-      .where('reported', '=', 0)
+      // Literal 0, so SQLite can use the partial index (migration 017) — it does not match a bound parameter.
+      .where('reported', '=', sql.lit(0))
       .where('final_status', 'is not', null)
       .limit(500)
       .execute();
@@ -399,6 +516,10 @@ export class SmppCarrier implements SmsCarrier {
     if (named.length > 0) candidates = named;
     return this.senders.attribute(candidates, sourceDigits);
   }
+}
+
+function notReady(conn: SmppConnection): SendOutcome {
+  return { ok: false, retryable: true, notReady: true, code: 'SMPP_NOT_BOUND', reason: `no bind to ${conn.key}; queued until it is back` };
 }
 
 /** The text of a received short_message / message_payload, whatever form the package left it in. */

@@ -1,4 +1,5 @@
 import type { Logger } from '../../platform/logger.js';
+import { Backoff } from './backoff.js';
 import { connectSmpp, SMPP_STATUS, smppStatusName, type Pdu, type PduOptions, type SmppSession } from './smpp-lib.js';
 
 /** Where and as whom to bind, from `smpp://system_id:password@host:port` (`ssmpp://` = TLS). */
@@ -21,7 +22,15 @@ export function parseSmppUrl(url: string): SmppEndpoint {
   return { host, port, tls, systemId, password: decodeURIComponent(u.password), key: `${systemId}@${u.hostname}:${port}` };
 }
 
+/**
+ * SMPP 3.4 bind types: a transceiver both submits and receives; a transmitter only submits, a
+ * receiver only gets deliver_sm (receipts, incoming messages). SMSCs that offer no transceiver
+ * take a transmitter and a receiver bind side by side (SMPP_BIND_MODE=transmitter_receiver).
+ */
+export type SmppBindType = 'transceiver' | 'transmitter' | 'receiver';
+
 export interface SmppConnectionOptions {
+  bindType?: SmppBindType;
   /** Most submit_sm without their response at once. */
   window: number;
   enquireLinkMs: number;
@@ -29,8 +38,12 @@ export interface SmppConnectionOptions {
   /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs (with jitter). */
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
-  /** How long a request (bind, submit, enquire_link) may wait for its response. */
+  /** How long a request (bind, submit) may wait for its response. */
   responseTimeoutMs?: number;
+  /** An enquire_link unanswered for this long means the link is dead: closed and bound again. Default: responseTimeoutMs. */
+  enquireLinkTimeoutMs?: number;
+  /** Uniform [0, 1) for the reconnect jitter (tests inject a fixed one). */
+  random?: () => number;
 }
 
 /** The bind went away while a submit waited for its response: it may or may not have arrived. */
@@ -49,6 +62,13 @@ export interface SubmitResponse {
   messageId: string | null;
 }
 
+interface Outstanding {
+  at: number;
+  session: SmppSession;
+  settled: boolean;
+  fail: (err: Error) => void;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (err: Error) => void;
@@ -56,28 +76,35 @@ interface Waiter {
 }
 
 /**
- * One managed transceiver bind: connects, binds (bind_transceiver), keeps the link alive with
- * enquire_link, reconnects with exponential backoff when the link drops, and limits outstanding
- * submit_sm to a window that halves when the SMSC throttles and grows back by one per success.
- * Incoming deliver_sm (receipts and mobile-originated messages) go to `onDeliver`, whose result is
- * the deliver_sm_resp status (non-zero asks the SMSC to deliver again later).
+ * One managed bind (transceiver, transmitter or receiver): connects, binds, supervises the link
+ * with enquire_link (unanswered in time → closed and bound again), reconnects with exponential
+ * backoff and jitter when the link drops, and limits outstanding submit_sm to a window that
+ * halves when the SMSC throttles and grows back by one per success. Incoming deliver_sm (receipts
+ * and mobile-originated messages) go to `onDeliver`, whose result is the deliver_sm_resp status
+ * (non-zero asks the SMSC to deliver again later). A submit while there is no bind fails at once
+ * (SMPP_NOT_BOUND): callers queue rather than wait on the SMSC.
  */
 export class SmppConnection {
   private session: SmppSession | null = null;
   private generation = 0;
   private bound = false;
   private stopped = true;
-  private attempts = 0;
+  private readonly backoff: Backoff;
+  readonly bindType: SmppBindType;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private enquireTimer: NodeJS.Timeout | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
   private inflight = 0;
+  private corked: SmppSession | null = null;
   private effectiveWindow: number;
   private pausedUntil = 0;
   private throttleDelay = THROTTLE_MIN_MS;
   private readonly waiters: Waiter[] = [];
-  private readonly outstanding = new Set<(err: Error) => void>();
+  private readonly outstanding = new Set<Outstanding>();
+  private sweepTimer: NodeJS.Timeout | null = null;
   private readonly boundWaiters = new Set<() => void>();
+  /** Test hook: each scheduled reconnect's delay. */
+  onReconnectScheduled?: (delayMs: number) => void;
 
   constructor(
     readonly endpoint: SmppEndpoint,
@@ -86,6 +113,8 @@ export class SmppConnection {
     private readonly onDeliver: (pdu: Pdu) => Promise<number>,
   ) {
     this.effectiveWindow = options.window;
+    this.bindType = options.bindType ?? 'transceiver';
+    this.backoff = new Backoff({ minMs: options.reconnectMinMs ?? 250, maxMs: options.reconnectMaxMs ?? 30_000, jitter: 0.2, ...(options.random ? { random: options.random } : {}) });
   }
 
   get key(): string {
@@ -96,9 +125,16 @@ export class SmppConnection {
     return this.bound;
   }
 
+  /** Bound, and a bind that may submit (not a receiver). */
+  get canSubmit(): boolean {
+    return this.bound && this.bindType !== 'receiver';
+  }
+
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.sweepTimer = setInterval(() => this.sweep(), Math.max(10, Math.min(1000, Math.floor(this.responseTimeoutMs / 4))));
+    this.sweepTimer.unref?.();
     this.connect();
   }
 
@@ -106,6 +142,8 @@ export class SmppConnection {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.stopEnquire();
@@ -151,36 +189,48 @@ export class SmppConnection {
    * Rejects with ConnectionLostError when the link is not there in time or drops before the answer.
    */
   async submit(options: PduOptions, deadline: number): Promise<SubmitResponse> {
-    await this.acquire(deadline);
+    if (this.waiters.length > 0 || !this.canSend()) await this.acquire(deadline);
+    else this.inflight++;
     const session = this.session;
     if (!session || !this.bound) {
       this.release();
       throw new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND');
     }
     return new Promise<SubmitResponse>((resolve, reject) => {
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.outstanding.delete(fail);
+      // One entry per outstanding submit; the response timeout is checked by one sweep timer
+      // (startSweep) rather than a timer per submit.
+      const entry: Outstanding = { at: Date.now(), session, settled: false, fail: (err) => {
+        if (entry.settled) return;
+        entry.settled = true;
+        this.outstanding.delete(entry);
         this.release();
-        fn();
-      };
-      const fail = (err: Error) => settle(() => reject(err));
-      const timer = setTimeout(() => {
-        fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
-        // A link that stops answering is dead: start over.
-        this.recycle(session, 'submit_sm_resp timeout');
-      }, this.responseTimeoutMs);
-      this.outstanding.add(fail);
-      const sent = session.submit_sm(options, (pdu) => settle(() => resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null })));
+        reject(err);
+      } };
+      this.outstanding.add(entry);
+      this.cork(session);
+      const sent = session.submit_sm(options, (pdu) => {
+        if (entry.settled) return;
+        entry.settled = true;
+        this.outstanding.delete(entry);
+        this.release();
+        resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null });
+      });
       if (!sent) {
-        fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+        entry.fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
         // The socket is gone even if its close event has not been seen yet: no more submits on it.
         this.recycle(session, 'socket not writable');
       }
     });
+  }
+
+  /** Outstanding submits older than the response timeout: the link stopped answering, start over. */
+  private sweep(): void {
+    const limit = Date.now() - this.responseTimeoutMs;
+    for (const entry of this.outstanding) {
+      if (entry.at > limit) break; // insertion order: the rest are younger
+      entry.fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
+      this.recycle(entry.session, 'submit_sm_resp timeout');
+    }
   }
 
   /** The SMSC said ESME_RTHROTTLED / ESME_RMSGQFUL: halve the window and pause new submits. */
@@ -197,12 +247,28 @@ export class SmppConnection {
     this.pump();
   }
 
+  /**
+   * Submits issued in the same tick (several responses of one socket read free several window
+   * slots) leave in one write instead of one syscall each.
+   */
+  private cork(session: SmppSession): void {
+    if (this.corked === session) return;
+    this.corked = session;
+    session.socket.cork();
+    process.nextTick(() => {
+      this.corked = null;
+      session.socket.uncork();
+    });
+  }
+
   private get responseTimeoutMs(): number {
     return this.options.responseTimeoutMs ?? 10_000;
   }
 
   private acquire(deadline: number): Promise<void> {
     if (this.stopped) return Promise.reject(new ConnectionLostError('SMPP connection stopped', 'SMPP_STOPPED'));
+    // No bind: nothing to wait for here (a reconnect may take minutes); the caller keeps the message queued.
+    if (!this.canSubmit) return Promise.reject(new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND'));
     if (this.waiters.length === 0 && this.canSend()) {
       this.inflight++;
       return Promise.resolve();
@@ -228,7 +294,7 @@ export class SmppConnection {
   }
 
   private canSend(): boolean {
-    return this.bound && this.inflight < this.effectiveWindow && Date.now() >= this.pausedUntil;
+    return this.bound && this.bindType !== 'receiver' && this.inflight < this.effectiveWindow && Date.now() >= this.pausedUntil;
   }
 
   private pump(): void {
@@ -258,20 +324,22 @@ export class SmppConnection {
     }, this.responseTimeoutMs);
     s.on('connect', () => {
       if (gen !== this.generation) return;
-      s.bind_transceiver(
-        { system_id: this.endpoint.systemId, password: this.endpoint.password, system_type: this.options.systemType, interface_version: 0x34 },
+      const bind = { system_id: this.endpoint.systemId, password: this.endpoint.password, system_type: this.options.systemType, interface_version: 0x34 };
+      const send = this.bindType === 'transmitter' ? s.bind_transmitter.bind(s) : this.bindType === 'receiver' ? s.bind_receiver.bind(s) : s.bind_transceiver.bind(s);
+      send(
+        bind,
         (pdu) => {
           clearTimeout(bindTimer);
           if (gen !== this.generation) return;
           if (pdu.command_status !== SMPP_STATUS.ESME_ROK) {
-            this.logger.error({ smsc: this.key, status: smppStatusName(pdu.command_status) }, 'SMPP bind refused');
+            this.logger.error({ smsc: this.key, bind: this.bindType, status: smppStatusName(pdu.command_status) }, 'SMPP bind refused');
             s.destroy();
             return;
           }
           this.bound = true;
-          this.attempts = 0;
+          this.backoff.reset();
           this.effectiveWindow = this.options.window;
-          this.logger.info({ smsc: this.key }, 'SMPP bound (transceiver)');
+          this.logger.info({ smsc: this.key, bind: this.bindType }, 'SMPP bound');
           this.startEnquire(s, gen);
           for (const w of [...this.boundWaiters]) {
             this.boundWaiters.delete(w);
@@ -315,11 +383,10 @@ export class SmppConnection {
     this.stopEnquire();
     this.failAll(new ConnectionLostError(`connection to ${this.key} lost`, 'SMPP_CONNECTION_LOST'));
     if (this.stopped) return;
-    const min = this.options.reconnectMinMs ?? 250;
-    const max = this.options.reconnectMaxMs ?? 30_000;
-    const delay = Math.round(Math.min(max, min * 2 ** this.attempts) * (0.8 + Math.random() * 0.4));
-    this.attempts++;
-    if (wasBound) this.logger.warn({ smsc: this.key, retryInMs: delay }, 'SMPP connection lost; reconnecting');
+    const delay = this.backoff.next();
+    if (wasBound) this.logger.warn({ smsc: this.key, bind: this.bindType, retryInMs: delay }, 'SMPP connection lost; reconnecting');
+    else this.logger.debug({ smsc: this.key, bind: this.bindType, retryInMs: delay, attempt: this.backoff.attempts }, 'SMPP connect failed; retrying');
+    this.onReconnectScheduled?.(delay);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       this.connect();
@@ -327,34 +394,44 @@ export class SmppConnection {
     this.reconnectTimer.unref?.();
   }
 
-  /** Outstanding submits fail (they may or may not have arrived); waiters for a slot keep waiting for the next bind. */
+  /**
+   * Outstanding submits fail (they may or may not have arrived); waiters for a slot fail too (they
+   * sent nothing): the caller decides whether to wait for the next bind or keep the message queued.
+   */
   private failAll(err: ConnectionLostError): void {
-    for (const fail of [...this.outstanding]) fail(err);
+    for (const entry of [...this.outstanding]) entry.fail(err);
     this.outstanding.clear();
     this.inflight = 0;
-    if (err.code === 'SMPP_STOPPED') {
-      for (const w of this.waiters.splice(0)) {
-        clearTimeout(w.timer);
-        w.reject(err);
-      }
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(err);
     }
   }
 
   private recycle(s: SmppSession, why: string): void {
     if (this.session !== s) return;
-    if (this.bound) this.logger.warn({ smsc: this.key, why }, 'SMPP connection reset');
-    // Unbound from now on, so new submits wait for the next bind instead of failing at once.
+    if (this.bound) this.logger.warn({ smsc: this.key, bind: this.bindType, why }, 'SMPP connection reset');
+    // Unbound from now on: no new submit goes onto this socket.
     this.bound = false;
     s.destroy();
   }
 
+  /**
+   * enquire_link every enquireLinkMs; one unanswered for enquireLinkTimeoutMs means the link is
+   * dead even if TCP has not noticed (a hung SMSC, a NAT that dropped the flow): close, bind again.
+   */
   private startEnquire(s: SmppSession, gen: number): void {
     this.stopEnquire();
+    const timeout = this.options.enquireLinkTimeoutMs ?? this.responseTimeoutMs;
     this.enquireTimer = setInterval(() => {
       if (gen !== this.generation || !this.bound) return;
-      const timer = setTimeout(() => this.recycle(s, 'enquire_link unanswered'), this.responseTimeoutMs);
+      const timer = setTimeout(() => this.recycle(s, 'enquire_link unanswered'), timeout);
+      timer.unref?.();
       const ok = s.enquire_link(() => clearTimeout(timer));
-      if (!ok) clearTimeout(timer);
+      if (!ok) {
+        clearTimeout(timer);
+        this.recycle(s, 'socket not writable');
+      }
     }, this.options.enquireLinkMs);
     this.enquireTimer.unref?.();
   }

@@ -17,16 +17,35 @@ for (const ch of GSM_EXTENSION_CHARACTERS) if (EXTENSION_CODES[ch] === undefined
 const DECODE_BASIC = new Map<number, string>([...BASIC].map(([ch, code]) => [code, ch]));
 const DECODE_EXTENSION = new Map<number, string>(Object.entries(EXTENSION_CODES).map(([ch, code]) => [code, ch]));
 
+/** Septet + 1 of each basic character below U+0100 (0: look further), for the common case without a Map look-up. */
+const BASIC_LATIN = new Uint8Array(256);
+for (const [ch, code] of BASIC) if (ch.charCodeAt(0) < 256) BASIC_LATIN[ch.charCodeAt(0)] = code + 1;
+const QUESTION = BASIC.get('?')!;
+
 /** GSM 03.38 septets, one per octet; a character outside the alphabet becomes '?'. */
 export function encodeGsm7(text: string): Buffer {
-  const out: number[] = [];
-  for (const ch of text) {
+  // At most two octets per UTF-16 unit (ESC + code); trimmed to what was written.
+  const out = Buffer.allocUnsafe(text.length * 2);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const fast = c < 256 ? BASIC_LATIN[c]! : 0;
+    if (fast !== 0) {
+      out[n++] = fast - 1;
+      continue;
+    }
+    // A surrogate pair is one character (outside the alphabet: one '?').
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const ch = pair ? text.slice(i, ++i + 1) : text[i]!;
     const basic = BASIC.get(ch);
-    if (basic !== undefined) out.push(basic);
-    else if (EXTENSION_CODES[ch] !== undefined) out.push(ESC, EXTENSION_CODES[ch]);
-    else out.push(BASIC.get('?')!);
+    const ext = EXTENSION_CODES[ch];
+    if (basic !== undefined) out[n++] = basic;
+    else if (ext !== undefined) {
+      out[n++] = ESC;
+      out[n++] = ext;
+    } else out[n++] = QUESTION;
   }
-  return Buffer.from(out);
+  return out.subarray(0, n);
 }
 
 /** The reverse of encodeGsm7 (unpacked septets). */

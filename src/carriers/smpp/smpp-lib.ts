@@ -80,6 +80,8 @@ export type PduCallback = (pdu: Pdu) => void;
 /** One SMPP connection (client or server side). Events: connect, pdu, <command>, close, error. */
 export interface SmppSession extends EventEmitter {
   bind_transceiver(options: PduOptions, onResponse?: PduCallback): boolean;
+  bind_transmitter(options: PduOptions, onResponse?: PduCallback): boolean;
+  bind_receiver(options: PduOptions, onResponse?: PduCallback): boolean;
   submit_sm(options: PduOptions, onResponse?: PduCallback): boolean;
   deliver_sm(options: PduOptions, onResponse?: PduCallback): boolean;
   enquire_link(options?: PduOptions | PduCallback, onResponse?: PduCallback): boolean;
@@ -90,7 +92,7 @@ export interface SmppSession extends EventEmitter {
   resume(): void;
   close(callback?: () => void): void;
   destroy(callback?: () => void): void;
-  readonly socket: { writable: boolean; remoteAddress?: string };
+  readonly socket: { writable: boolean; remoteAddress?: string; cork(): void; uncork(): void };
 }
 
 export interface SmppServer extends NetServer {
@@ -112,6 +114,7 @@ export const createSmppServer = (onSession: (session: SmppSession) => void): Smp
 export const SMPP_STATUS = {
   ESME_ROK: 0x0000,
   ESME_RINVMSGLEN: 0x0001,
+  ESME_RINVBNDSTS: 0x0004,
   ESME_RSYSERR: 0x0008,
   ESME_RINVDSTADR: 0x000b,
   ESME_RBINDFAIL: 0x000d,

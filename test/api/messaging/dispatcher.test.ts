@@ -276,3 +276,44 @@ describe('a batch through the running server', () => {
     }
   });
 });
+
+describe('a carrier that is not ready (no link to its network)', () => {
+  it('keeps SMS queued without counting attempts, claims none of them meanwhile, and sends each once when it is ready', async () => {
+    const at = new Date(clock.now() + 3_600_000).toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await t.api('POST', '/api/rcs/send-sms', { phoneNumber: fresh(), message: `Later ${i}`, sendernameId: acc.senders.sms, scheduleAt: at }, { key: acc.apiKey });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      ids.push(r.body.messageId as string);
+    }
+    clock.advance(3_600_000 + 1);
+    let ready = false;
+    const handed: string[] = [];
+    const sim = t.ctx.carriers;
+    const sendMany = async (ms: readonly Parameters<typeof sim.sms.send>[0][]): Promise<SendOutcome[]> => {
+      handed.push(...ms.map((m) => m.messageId).filter((id) => ids.includes(id)));
+      if (ready) return sim.sms.sendMany(ms);
+      return ms.map(() => ({ ok: false, retryable: true, notReady: true, code: 'NO_LINK', reason: 'no bind' }));
+    };
+    const carriers: Carriers = { ...sim, sms: { ...sim.sms, isReady: () => ready, sendMany, send: async (m) => (await sendMany([m]))[0]! }, start: sim.start.bind(sim), stop: sim.stop.bind(sim) };
+    const d = dispatcher(carriers, { maxAttempts: 2 });
+    await d.tick();
+    expect(handed.sort()).toEqual([...ids].sort());
+    for (const id of ids) {
+      const row = (await messageRow(t, id))!;
+      expect(row).toMatchObject({ status: 'SENDING', pending: 1, attempts: 0, lease_until: null });
+      expect(row.error).toMatch(/NO_LINK/);
+    }
+    // Far more rounds than maxAttempts, long past every backoff: nothing is claimed, nothing fails.
+    for (let i = 0; i < 6; i++) {
+      clock.advance(10_000);
+      await d.tick();
+    }
+    expect(handed).toHaveLength(3);
+    ready = true;
+    clock.advance(1_000);
+    await d.tick();
+    expect(handed).toHaveLength(6);
+    for (const id of ids) expect((await messageRow(t, id))!).toMatchObject({ status: 'SENT', pending: 0, attempts: 1 });
+  });
+});

@@ -55,7 +55,7 @@ function stateOf(preview: ApprovalPageProps['preview']): { text: string; cls: st
   if (preview.expired) return { text: `Expired on ${utc(preview.expiresAt)} — it can no longer be approved or sent. Ask the assistant to preview the message again.`, cls: 'status-expired' };
   if (preview.status === 'rejected') return { text: 'Rejected — it will not be sent.', cls: 'status-rejected' };
   if (preview.status === 'approved') return { text: 'Approved — the assistant can send it now.', cls: 'status-approved' };
-  return { text: preview.approvalRequired ? 'Waiting for your approval.' : 'Waiting: approval is off for this account, so the assistant may send it without you.', cls: 'status-pending' };
+  return { text: preview.approvalRequired ? 'Waiting for your approval.' : 'Waiting: approval is off for this account and for the key that made this preview, so an automation key may send it without you. An assistant (OAuth token or approval-bound key) still needs your approval here.', cls: 'status-pending' };
 }
 
 /**

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** POST raw bytes as application/json. */
-async function postBytes(path: string, bytes: Uint8Array, headers: Record<string, string> = {}) {
+async function postBytes(path: string, bytes: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
   const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': acc.apiKey, ...headers }, body: bytes });
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -84,7 +84,7 @@ describe('request bodies must be UTF-8', () => {
   });
 
   it('valid multi-byte UTF-8 (4-byte emoji, combining marks) passes', async () => {
-    const r = await postBytes('/api/rcs/validate', Buffer.from(JSON.stringify({ messageType: 'text', content: { text: 'Cafe\u0301 \u{1F469}\u200D\u{1F4BB} \u{1F1E9}\u{1F1EA}' } }), 'utf8'));
+    const r = await postBytes('/api/rcs/validate', new TextEncoder().encode(JSON.stringify({ messageType: 'text', content: { text: 'Cafe\u0301 \u{1F469}\u200D\u{1F4BB} \u{1F1E9}\u{1F1EA}' } })));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.valid).toBe(true);
   });

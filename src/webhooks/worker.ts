@@ -74,6 +74,8 @@ export class DeliveryWorker {
   private readonly loop: PollingLoop;
   private readonly inFlight = new Set<Promise<void>>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  /** Aborted by stop(): a receiver that never answers must not hold up a shutdown for the whole timeout. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly o: DeliveryWorkerOptions,
@@ -92,11 +94,18 @@ export class DeliveryWorker {
     this.sweepTimer.unref();
   }
 
-  /** Stops claiming; waits for the posts in flight (each bounded by the timeout). */
+  /**
+   * Stops claiming, aborts the posts in flight and waits until they are recorded: an aborted
+   * attempt is a retry like a timeout, so its lease is released and the next start posts it again.
+   */
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.loop.stop();
+    // Only the posts in flight now; attempts made by hand afterwards (runOnce) get a fresh signal.
+    const inFlight = this.stopping;
+    this.stopping = new AbortController();
+    inFlight.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -176,6 +185,7 @@ export class DeliveryWorker {
 
   /** Posts a delivery this process holds the lease of, records the attempt, and reports it. */
   async attemptClaimed(d: WebhookDeliveriesTable, manual: boolean): Promise<AttemptReport> {
+    const stopped = this.stopping.signal; // taken before any await: stop() aborts every attempt begun before it
     const { db, clock } = this.o;
     const [endpoint, event] = await Promise.all([
       db.selectFrom('webhook_endpoints').selectAll().where('id', '=', d.endpoint_id).executeTakeFirst(),
@@ -187,7 +197,7 @@ export class DeliveryWorker {
       // Deleted meanwhile (the delivery row went with it); nothing to record.
       return { eventId: d.event_id, deliveryId: d.id, delivered: false, statusCode: null, latencyMs: null, error: 'The webhook or event no longer exists' };
     }
-    const result = await this.post(endpoint, d, event, attempt, startedAt);
+    const result = await this.post(endpoint, d, event, attempt, startedAt, stopped);
     await this.record(d, endpoint, attempt, startedAt, result, manual);
     return {
       eventId: event.id,
@@ -199,7 +209,7 @@ export class DeliveryWorker {
     };
   }
 
-  private async post(endpoint: WebhookEndpointsTable, d: WebhookDeliveriesTable, event: { id: string; type: string; payload: string }, attempt: number, now: number): Promise<Outcome> {
+  private async post(endpoint: WebhookEndpointsTable, d: WebhookDeliveriesTable, event: { id: string; type: string; payload: string }, attempt: number, now: number, stopped: AbortSignal): Promise<Outcome> {
     const o = this.o;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -236,7 +246,7 @@ export class DeliveryWorker {
         headers,
         body,
         dispatcher: await guardedAgent({ allowPrivateNetwork: o.allowPrivateNetwork, timeoutMs: o.timeoutMs }),
-        signal: AbortSignal.timeout(o.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(o.timeoutMs), stopped]),
       });
       const status = res.statusCode;
       let snippet = '';
@@ -268,6 +278,7 @@ export class DeliveryWorker {
     } catch (err) {
       const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
       if (e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return final(`Refused: ${e.cause?.message ?? e.message ?? 'private address'}`);
+      if (stopped.aborted) return retry('Aborted: the server shut down during the attempt');
       if (e.name === 'TimeoutError' || e.name === 'AbortError' || /TIMEOUT/i.test(e.code ?? '')) return retry(`Timed out after ${o.timeoutMs} ms`);
       return retry(`Network error: ${e.code ?? e.cause?.code ?? e.message ?? 'unknown'}`);
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { de, logRecord, messageRow, simRows, waitForStatus } from './messaging/util.js';
+import { body as toolBody, mcpClient } from '../mcp/helpers.js';
 
 /**
  * Text that reaches a carrier is what the client wrote, byte for byte, and what the log says was
@@ -132,6 +133,24 @@ describe('characters that must not reach a carrier', () => {
     const rcsTpl = await t.api('POST', '/api/v1/templates', { name: 'card', type: 'RCS', rcsMessageType: 'richCard', content: { title: 'T\u0000' } }, { key: acc.apiKey });
     expect(rcsTpl.status).toBe(400);
     expect(rcsTpl.body.error.details).toContainEqual(expect.objectContaining({ path: 'content.title', code: 'invalid_character' }));
+  });
+
+  it('MCP tools apply the same rule (validate, previews, SMS)', async () => {
+    const c = await mcpClient(t.url, acc.apiKey);
+    try {
+      // Tool arguments are checked against the same schemas first: a tool error with the path.
+      const v = await c.callTool({ name: 'rcs_validate', arguments: { messageType: 'text', content: { text: 'ok', suggestions: [{ reply: { text: 'Bell\u0007' } }] } } });
+      expect(v.isError).toBe(true);
+      expect(toolBody(v).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'content.suggestions[0].reply.text', code: 'invalid_character' }] });
+      const sms = await c.callTool({ name: 'sms_preview', arguments: { phoneNumber: fresh(), message: 'x\ud800', sendernameId: acc.senders.sms } });
+      expect(sms.isError).toBe(true);
+      expect(JSON.stringify(toolBody(sms))).toMatch(/message.*invalid_character|invalid_character.*message/);
+      const rcsPreview = await c.callTool({ name: 'rcs_preview', arguments: rcs({ text: 'a\u0000' }) });
+      expect(rcsPreview.isError).toBe(true);
+      expect(JSON.stringify(toolBody(rcsPreview))).toContain('content.text');
+    } finally {
+      await c.close();
+    }
   });
 
   it('contacts and custom field values are refused at write time, so a merge can never produce them', async () => {

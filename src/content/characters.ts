@@ -41,3 +41,28 @@ export function printable<T extends z.ZodString>(schema: T): T {
     if (found) ctx.addIssue({ code: 'custom', message: forbiddenCharacterMessage('The text', found), params: { code: INVALID_CHARACTER_CODE } });
   }) as T;
 }
+
+/**
+ * The first forbidden character in any string of a JSON-like value, with its path: merged content
+ * is checked again because contact data stored before this rule existed may carry such characters.
+ */
+export function findForbiddenIn(value: unknown, path: string): { path: string; found: ForbiddenCharacter } | null {
+  if (typeof value === 'string') {
+    const found = findForbiddenCharacter(value);
+    return found ? { path, found } : null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findForbiddenIn(value[i], `${path}[${i}]`);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      const hit = findForbiddenIn(v, `${path}.${k}`);
+      if (hit) return hit;
+    }
+  }
+  return null;
+}

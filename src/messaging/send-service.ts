@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
-import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
+import { contentSummary, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import type { ContactDirectory } from '../contacts/directory.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
 import type { Clock } from '../platform/clock.js';
@@ -386,6 +386,7 @@ export class SendService {
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
       const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
+      if (hasPlaceholders || fallbackText !== null) refuseMergedCharacters(r.e164, hasPlaceholders ? content : null, fallbackText);
       if (fallbackText !== null && fallbackText.length > SMS_MAX_LENGTH) {
         // Spec §2.5/§8: 1530 characters, as for /send-sms after merging (§2.13 rule 5).
         throw new AppError('VALIDATION_ERROR', `smsFallback.message is ${fallbackText.length} characters after merging for ${r.e164}; the limit is ${SMS_MAX_LENGTH}`, {
@@ -430,6 +431,7 @@ export class SendService {
     const id = newId('msg', c.now);
     const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
     const merged = mergeSmsText(text, mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null }), 'sms');
+    refuseMergedCharacters(r.e164, null, null, merged);
     if (merged.length > SMS_MAX_LENGTH) {
       throw new AppError('VALIDATION_ERROR', `message is ${merged.length} characters after merging; the limit is ${SMS_MAX_LENGTH}`, { details: [{ path: 'message', code: 'too_long', message: `At most ${SMS_MAX_LENGTH} characters after merge fields are filled in` }] });
     }
@@ -614,3 +616,16 @@ function rejectionError(r: RejectedRecipient): AppError {
   }
 }
 
+/**
+ * Merged values come from contact data, which is refused at write time when it holds characters
+ * that must not reach a carrier (content/characters.ts); rows stored before that rule are caught here.
+ */
+function refuseMergedCharacters(e164: string, content: unknown, fallbackText: string | null, smsText?: string): void {
+  const hit =
+    (content !== null ? findForbiddenIn(content, 'content') : null) ??
+    (fallbackText !== null ? findForbiddenIn(fallbackText, 'smsFallback.message') : null) ??
+    (smsText !== undefined ? findForbiddenIn(smsText, 'message') : null);
+  if (!hit) return;
+  const message = `${forbiddenCharacterMessage('The merged text', hit.found)} It comes from the contact data of ${e164}; correct the contact and send again.`;
+  throw new AppError('VALIDATION_ERROR', `${hit.path}: ${message}`, { details: [{ path: hit.path, code: INVALID_CHARACTER_CODE, message }] });
+}

@@ -169,6 +169,19 @@ describe('characters that must not reach a carrier', () => {
     expect(bulk.body).toMatchObject({ created: 1, failed: 1, errors: [{ index: 0, code: 'VALIDATION_ERROR', error: expect.stringContaining('U+0000') }] });
   });
 
+  it('contact data stored before the rule cannot slip into a message through a merge', async () => {
+    const phone = fresh();
+    const created = await t.api('POST', '/api/v1/contacts', { phone, firstName: 'Ann' }, { key: acc.apiKey });
+    expect(created.status).toBe(201);
+    // As an older version could have stored it.
+    await t.ctx.db.updateTable('contacts').set({ first_name: 'Ann\u0000' }).where('account_id', '=', acc.accountId).where('phone', '=', phone.slice(1)).execute();
+    const before = await countMessages();
+    await expectRefused('POST', '/api/rcs/send', { ...rcs({ text: 'Hi {{contact_first_name}}' }), phoneNumber: phone }, 'content.text');
+    await expectRefused('POST', '/api/rcs/send', { ...rcs({ text: 'Hi' }, { smsFallback: { message: 'Hi {{contact_first_name}}', sendernameId: acc.senders.sms } }), phoneNumber: phone }, 'smsFallback.message');
+    await expectRefused('POST', '/api/rcs/send-sms', { phoneNumber: phone, message: 'Hi {{contact_first_name}}', sendernameId: acc.senders.sms }, 'message');
+    expect(await countMessages()).toBe(before);
+  });
+
   it('tab, CR and LF are ordinary text', async () => {
     const r = await t.api('POST', '/api/rcs/send', rcs({ text: 'Line 1\r\nLine 2\n\tindented' }), { key: acc.apiKey });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -40,6 +40,7 @@ if [ -z "$work" ]; then
   work="$(mktemp -d "${TMPDIR:-/tmp}/rcs-node24-XXXXXX")"
   trap 'rm -rf "$work"' EXIT
 fi
+mkdir -p "$work"
 echo "== copying the project (tracked and new files, no node_modules) to $work =="
 # What git knows plus untracked files not ignored: the tree as it is being tested, never build output or data.
 (cd "$root" && git ls-files -z --cached --others --exclude-standard) | (cd "$root" && xargs -0 cp --parents -t "$work" 2>/dev/null || true)

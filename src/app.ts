@@ -4,7 +4,7 @@ import type { AppContext } from './context.js';
 import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
-import { mcpHandler } from './mcp/routes.js';
+import { mcpBodyError, mcpHandler } from './mcp/routes.js';
 import { previewPages } from './previews/page-routes.js';
 import { previewsRoutes } from './previews/routes.js';
 import { consoleFeeds } from './console/feeds.js';
@@ -29,6 +29,7 @@ import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
+import { requireUtf8 } from './platform/http/utf8.js';
 import { ASSETS_DIR } from './platform/paths.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { webhooksConsole } from './webhooks/console-routes.js';
@@ -60,10 +61,10 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
-  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] });
+  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
-  app.all(BASE.mcp, json, mcpHandler(ctx));
+  app.all(BASE.mcp, json, mcpHandler(ctx), mcpBodyError);
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -88,7 +89,7 @@ export function createApp(ctx: AppContext): Express {
   );
   app.use('/assets', express.static(ASSETS_DIR, { fallthrough: false, index: false, maxAge: '1h' }));
   app.use(json);
-  app.use(express.urlencoded({ extended: false, limit: '64kb' }));
+  app.use(express.urlencoded({ extended: false, limit: '64kb', verify: requireUtf8 }));
 
   // Google RBM posts events and user messages here: public, verified by X-Goog-Signature.
   app.use(rbmWebhookRoutes(ctx.carriers));

@@ -4,7 +4,8 @@ import { deliverFirstStart, firstStartBanner, urlsBanner } from './bootstrap/ban
 import { SealingKeyError } from './platform/sealing.js';
 import { seedDemoIfEmpty } from './bootstrap/demo.js';
 import { listen } from './server.js';
-import { startWorkers, stopWorkers } from './workers.js';
+import { shutdown } from './shutdown.js';
+import { startWorkers } from './workers.js';
 
 /** Entry: config → database → services → HTTP → workers; graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -41,14 +42,24 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      ctx.logger.info({ signal }, 'shutdown: already in progress');
+      return;
+    }
     stopping = true;
-    ctx.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // A last resort only: the orderly path below is bounded well inside this.
+    const force = setTimeout(() => {
+      ctx.logger.error('shutdown: not done after 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000);
     force.unref();
-    await server.close();
-    await stopWorkers(ctx);
-    await ctx.database.close();
+    try {
+      await shutdown(ctx, server, signal);
+    } catch (err) {
+      ctx.logger.error({ err }, 'shutdown: failed');
+      process.exit(1);
+    }
+    ctx.logger.info('shutdown: done');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

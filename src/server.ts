@@ -3,12 +3,27 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { AppContext } from './context.js';
 
+/** How long requests in flight may take to finish once the server stops accepting (SIGTERM). */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
+export interface DrainResult {
+  /** Every connection ended by itself within the grace period. */
+  drained: boolean;
+  /** Connections still open (busy or stalled) when the grace ran out, then destroyed. */
+  destroyed: number;
+  ms: number;
+}
+
 export interface RunningServer {
   url: string;
   port: number;
   server: http.Server;
-  /** Stops accepting, lets in-flight requests finish, then resolves. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, closes idle keep-alive connections (and each one that becomes idle), lets
+   * in-flight requests finish for up to `graceMs`, then destroys what is left: a client that
+   * dribbles its body one byte a second must not hold the shutdown hostage.
+   */
+  close(graceMs?: number): Promise<DrainResult>;
 }
 
 export async function listen(ctx: AppContext, port = ctx.config.port, host = ctx.config.host): Promise<RunningServer> {
@@ -28,10 +43,27 @@ export async function listen(ctx: AppContext, port = ctx.config.port, host = ctx
     url,
     port: addr.port,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: (graceMs = SHUTDOWN_GRACE_MS) => drain(server, graceMs),
   };
+}
+
+async function drain(server: http.Server, graceMs: number): Promise<DrainResult> {
+  const started = performance.now();
+  // Resolves once every connection has ended (also when the server was closed already).
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  // A keep-alive connection turns idle when its response ends; close it then, not after keepAliveTimeout.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+  const drained = await Promise.race([closed.then(() => true as const), graceOver]);
+  clearTimeout(timer);
+  clearInterval(sweep);
+  let destroyed = 0;
+  if (!drained) {
+    destroyed = await new Promise<number>((resolve) => server.getConnections((err, n) => resolve(err ? 0 : n)));
+    server.closeAllConnections();
+    await closed;
+  }
+  return { drained, destroyed, ms: Math.round(performance.now() - started) };
 }

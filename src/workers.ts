@@ -27,13 +27,21 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   });
 }
 
-/** Stops taking new work and waits for the round in progress. */
+/**
+ * Stops taking new work and waits for the round in progress, one line per phase. The dispatcher
+ * gives back the leases of messages it adopted but did not send, and the webhook worker aborts
+ * posts in flight and releases their deliveries, so a restart takes both up at once.
+ */
 export async function stopWorkers(ctx: AppContext): Promise<void> {
+  const log = ctx.logger;
   await stops.get(ctx)?.();
   stops.delete(ctx);
   await ctx.dispatcher.stop();
+  log.info('shutdown: dispatcher stopped (unsent messages released)');
   await ctx.services.webhooks.worker.stop();
+  log.info('shutdown: webhook worker stopped (posts in flight aborted, deliveries released)');
   await ctx.carriers.stop();
   await checkpointers.get(ctx)?.stop();
   checkpointers.delete(ctx);
+  log.info('shutdown: carriers, sandbox sweeper and WAL checkpointer stopped');
 }

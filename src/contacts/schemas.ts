@@ -6,6 +6,7 @@ import {
   CONTACT_NAME_MAX_LENGTH,
   GROUP_MEMBERSHIP_MAX_IDS,
 } from '../content/limits.js';
+import { printable } from '../content/characters.js';
 import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_MAX } from '../fields/schemas.js';
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
 import { PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../phone/limits.js';
@@ -30,7 +31,7 @@ const blankToNull = <T extends z.ZodType>(inner: T) =>
   z.preprocess((v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.trim()) : v), inner);
 
 const NameSchema = (what: string) =>
-  blankToNull(z.string().max(CONTACT_NAME_MAX_LENGTH).nullable()).describe(
+  blankToNull(printable(z.string()).max(CONTACT_NAME_MAX_LENGTH).nullable()).describe(
     `${what}, at most ${CONTACT_NAME_MAX_LENGTH} characters; empty or null means not set.`,
   );
 const EmailSchema = blankToNull(z.email().max(CONTACT_EMAIL_MAX_LENGTH).nullable()).describe(

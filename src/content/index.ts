@@ -5,3 +5,4 @@ export * from './issues.js';
 export { checkMergedValue, validateContent, type MergedSlot, type ValidateContentOptions } from './validate.js';
 export { normalizeContent } from './normalize.js';
 export { contentSummary } from './summary.js';
+export * from './characters.js';

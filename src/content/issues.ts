@@ -25,6 +25,7 @@ export const CONTENT_ERROR_CODES = [
   'title_or_description_required',
   'url_or_media_required',
   'unprocessable',
+  'invalid_character',
 ] as const;
 
 /** Codes for content that is legal but probably not what the sender meant. */

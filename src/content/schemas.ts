@@ -6,6 +6,7 @@
  * what is enforced there.
  */
 import { z } from 'zod';
+import { printable } from './characters.js';
 import {
   ACTION_TEXT_MAX_LENGTH,
   CAPTION_MAX_LENGTH,
@@ -38,8 +39,7 @@ const httpsUrl = (what: string) =>
     .describe(`${what}. HTTPS, at most ${URL_MAX_LENGTH} characters; merge placeholders are not replaced here.`);
 
 const buttonUrl = (what: string) =>
-  z
-    .string()
+  printable(z.string())
     .min(1)
     .max(URL_MAX_LENGTH)
     .describe(`${what}. http(s) URL, at most ${URL_MAX_LENGTH} characters; may contain merge placeholders such as {{contact_first_name}}.`);
@@ -74,8 +74,8 @@ export const MediaSchema = z
 const calendarFields = (what: string) => ({
   startTime: dateTime(`Start of the ${what}`),
   endTime: dateTime(`End of the ${what}; after startTime`),
-  title: z.string().min(1).describe(`Title of the ${what}.`),
-  description: z.string().optional().describe(`Description of the ${what}.`),
+  title: printable(z.string()).min(1).describe(`Title of the ${what}.`),
+  description: printable(z.string()).optional().describe(`Description of the ${what}.`),
 });
 
 export const OpenUrlActionSchema = z
@@ -84,12 +84,12 @@ export const OpenUrlActionSchema = z
 export const OpenUrlInWebviewActionSchema = z
   .strictObject({
     url: buttonUrl('URL to open in the webview (HTTPS recommended)'),
-    description: z.string().optional().describe('Accessibility description of the webview.'),
+    description: printable(z.string()).optional().describe('Accessibility description of the webview.'),
     viewMode: WebviewViewModeSchema.optional(),
   })
   .describe('Payload of openUrlInWebview.');
 export const DialActionSchema = z
-  .strictObject({ phoneNumber: z.string().min(1).describe('Number to call, E.164 recommended (+4915112345678).') })
+  .strictObject({ phoneNumber: printable(z.string()).min(1).describe('Number to call, E.164 recommended (+4915112345678).') })
   .describe('Payload of dial.');
 export const CalendarActionSchema = z.strictObject(calendarFields('event')).describe('Payload of addToCalendar (card buttons only).');
 export const CreateCalendarEventActionSchema = z
@@ -102,13 +102,12 @@ export const LatLongSchema = z
   })
   .describe('A point on the map.');
 export const ViewLocationActionSchema = z
-  .strictObject({ latLong: LatLongSchema, label: z.string().optional().describe('Label of the pin.') })
+  .strictObject({ latLong: LatLongSchema, label: printable(z.string()).optional().describe('Label of the pin.') })
   .describe('Payload of viewLocation.');
 export const ShareLocationActionSchema = z.strictObject({}).describe('Payload of shareLocation: an empty object.');
 export const UnsubscribeActionSchema = z
   .strictObject({
-    stopKeyword: z
-      .string()
+    stopKeyword: printable(z.string())
       .min(1)
       .optional()
       .describe("Keyword sent when tapped; default STOP; corrected at preview time to the sender's active trigger."),
@@ -117,10 +116,9 @@ export const UnsubscribeActionSchema = z
 
 export const ActionSchema = z
   .strictObject({
-    text: z.string().min(1).max(ACTION_TEXT_MAX_LENGTH).describe(`Label, at most ${ACTION_TEXT_MAX_LENGTH} characters.`),
+    text: printable(z.string()).min(1).max(ACTION_TEXT_MAX_LENGTH).describe(`Label, at most ${ACTION_TEXT_MAX_LENGTH} characters.`),
     type: ActionTypeSchema,
-    postbackData: z
-      .string()
+    postbackData: printable(z.string())
       .max(POSTBACK_DATA_MAX_LENGTH)
       .optional()
       .describe(`Sent to the webhook on click, at most ${POSTBACK_DATA_MAX_LENGTH} characters.`),
@@ -140,8 +138,8 @@ export const ActionSchema = z
 
 export const SuggestedReplySchema = z
   .strictObject({
-    text: z.string().min(1).max(ACTION_TEXT_MAX_LENGTH).describe(`Chip label and the reply sent, at most ${ACTION_TEXT_MAX_LENGTH} characters.`),
-    postbackData: z.string().max(POSTBACK_DATA_MAX_LENGTH).optional().describe(`At most ${POSTBACK_DATA_MAX_LENGTH} characters.`),
+    text: printable(z.string()).min(1).max(ACTION_TEXT_MAX_LENGTH).describe(`Chip label and the reply sent, at most ${ACTION_TEXT_MAX_LENGTH} characters.`),
+    postbackData: printable(z.string()).max(POSTBACK_DATA_MAX_LENGTH).optional().describe(`At most ${POSTBACK_DATA_MAX_LENGTH} characters.`),
     webhookUrl: z.url().max(URL_MAX_LENGTH).optional().describe('Webhook for this reply instead of the account webhook.'),
   })
   .describe('A reply chip.');
@@ -153,16 +151,15 @@ export const SuggestionSchema = z
   })
   .describe('A chip (§2.4): exactly one of reply or action.');
 
-const Title = z.string().max(TITLE_MAX_LENGTH).describe(`Card title, at most ${TITLE_MAX_LENGTH} characters; merge placeholders allowed.`);
-const Description = z
-  .string()
+const Title = printable(z.string()).max(TITLE_MAX_LENGTH).describe(`Card title, at most ${TITLE_MAX_LENGTH} characters; merge placeholders allowed.`);
+const Description = printable(z.string())
   .max(DESCRIPTION_MAX_LENGTH)
   .describe(`Card description, at most ${DESCRIPTION_MAX_LENGTH} characters; merge placeholders allowed.`);
 const CardActions = z.array(ActionSchema).max(CARD_ACTIONS_MAX).describe(`Card buttons, at most ${CARD_ACTIONS_MAX}.`);
 const Suggestions = z.array(SuggestionSchema).max(SUGGESTIONS_MAX).describe(`Chips, at most ${SUGGESTIONS_MAX} in total.`);
-const Text = z.string().max(TEXT_MAX_LENGTH).describe(`Message text, at most ${TEXT_MAX_LENGTH} characters; merge placeholders allowed.`);
+const Text = printable(z.string()).max(TEXT_MAX_LENGTH).describe(`Message text, at most ${TEXT_MAX_LENGTH} characters; merge placeholders allowed.`);
 const Url = httpsUrl('Direct media URL');
-const Caption = z.string().max(CAPTION_MAX_LENGTH).describe(`Caption, at most ${CAPTION_MAX_LENGTH} characters; with a caption media is sent as a rich card.`);
+const Caption = printable(z.string()).max(CAPTION_MAX_LENGTH).describe(`Caption, at most ${CAPTION_MAX_LENGTH} characters; with a caption media is sent as a rich card.`);
 
 export const CardContentSchema = z
   .strictObject({
@@ -206,7 +203,7 @@ export const TextContentSchema = z
   .describe('Content of a text message.');
 export const TextBasicContentSchema = z
   .strictObject({
-    text: z.string().min(1).max(TEXT_BASIC_MAX_LENGTH).describe(`At most ${TEXT_BASIC_MAX_LENGTH} characters, no suggestions.`),
+    text: printable(z.string()).min(1).max(TEXT_BASIC_MAX_LENGTH).describe(`At most ${TEXT_BASIC_MAX_LENGTH} characters, no suggestions.`),
   })
   .describe('Content of a textBasic message.');
 export const RichCardContentSchema = z
@@ -256,12 +253,11 @@ export const CONTENT_SCHEMAS = {
 
 export const SmsFallbackSchema = z
   .strictObject({
-    message: z
-      .string()
+    message: printable(z.string())
       .min(1)
       .max(SMS_MAX_LENGTH)
       .describe(`SMS text for devices without RCS, at most ${SMS_MAX_LENGTH} characters; same merge fields as the RCS body.`),
-    sendernameId: z.string().min(1).describe('ID of an approved SMS sender.'),
+    sendernameId: printable(z.string()).min(1).describe('ID of an approved SMS sender.'),
   })
   .describe('SMS sent instead when the recipient cannot receive RCS (§2.5).');
 

@@ -14,6 +14,7 @@ import {
 } from '../merge/placeholders.js';
 import { BUILTIN_MERGE_FIELD_SET } from '../merge/fields.js';
 import { analyzeSms } from '../sms/analyze.js';
+import { findForbiddenCharacter, forbiddenCharacterMessage } from './characters.js';
 import type { ContentErrorCode, ContentWarningCode, Issue, SmsFacts, ValidationResult } from './issues.js';
 import {
   ACTION_TEXT_MAX_LENGTH,
@@ -204,6 +205,9 @@ class Checker {
     if (rule.max !== undefined && v.length > rule.max) {
       this.err(path, 'too_long', `${leaf(path)} must be at most ${rule.max} characters (got ${v.length}).`);
     }
+    // Every string of the content ends up at the carrier (texts, labels, payloads, URLs).
+    const bad = findForbiddenCharacter(v);
+    if (bad) this.err(path, 'invalid_character', forbiddenCharacterMessage(leaf(path), bad));
     return v;
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { printable } from '../content/characters.js';
 import { idSchema } from '../contacts/ids.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
@@ -36,8 +37,7 @@ export const UpdateFieldSchema = z
   .describe('Changing a tag does not touch stored values; templates that use the old {{tag}} stop resolving it.');
 export type UpdateFieldInput = z.input<typeof UpdateFieldSchema>;
 
-export const FieldValueSchema = z
-  .string()
+export const FieldValueSchema = printable(z.string())
   .max(FIELD_VALUE_MAX_LENGTH)
   .nullable()
   .describe(`The value, at most ${FIELD_VALUE_MAX_LENGTH} characters; null deletes the value.`);

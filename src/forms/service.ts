@@ -18,6 +18,7 @@ import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import type { LinkTokens } from '../messaging/link-tokens.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
 import { parseOrThrow } from '../platform/validation.js';
+import { findForbiddenCharacter } from '../content/characters.js';
 import type { EmitTarget, WebhooksService } from '../webhooks/service.js';
 import {
   CONFIRM_LINK_PLACEHOLDER,
@@ -47,6 +48,8 @@ export const CONFIRM_TOKEN_TTL_MS = 7 * 24 * 3_600_000;
  */
 export const CONFIRMATION_RESEND_AFTER_MS = 60 * 60_000;
 const CUSTOM_VALUE_MAX = 500;
+/** Shown on the form: control characters cannot be merged into the messages this contact gets. */
+const PRINTABLE_ONLY = 'Please use only ordinary printable characters.';
 
 /** What the public page needs to render a form. */
 export interface PublicForm {
@@ -408,6 +411,7 @@ export class FormsService {
     const firstName = form.firstName === 'off' ? null : text(input.firstName, 100);
     if (form.firstName === 'required' && !firstName) errors.firstName = 'Please enter your first name.';
     else if (firstName && firstName.length > 100) errors.firstName = 'At most 100 characters.';
+    else if (firstName && findForbiddenCharacter(firstName)) errors.firstName = PRINTABLE_ONLY;
     const email = form.email === 'off' ? null : text(input.email, 254);
     if (form.email === 'required' && !email) errors.email = 'Please enter your email address.';
     else if (email && (email.length > 254 || !EMAIL.safeParse(email).success)) errors.email = 'This is not an email address.';
@@ -416,6 +420,7 @@ export class FormsService {
       const v = text(input.custom?.[f.fieldId], CUSTOM_VALUE_MAX);
       if (f.required && !v) errors[`cf_${f.fieldId}`] = `Please fill in ${f.label}.`;
       else if (v && v.length > CUSTOM_VALUE_MAX) errors[`cf_${f.fieldId}`] = `At most ${CUSTOM_VALUE_MAX} characters.`;
+      else if (v && findForbiddenCharacter(v)) errors[`cf_${f.fieldId}`] = PRINTABLE_ONLY;
       else if (v) customFields.push({ id: f.fieldId, label: f.label, value: v });
     }
     if (Object.keys(errors).length > 0) throw new FormInputError(errors);

@@ -1,7 +1,8 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
+import { INVALID_UTF8_TYPE } from '../platform/http/utf8.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
 import { answerDirect, directRequest } from './direct.js';
@@ -58,6 +59,23 @@ function writeJson(res: Response, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+/**
+ * A body the JSON parser refused (not JSON, not UTF-8) is a JSON-RPC parse error on this endpoint,
+ * in the JSON-RPC shape MCP clients read; data.code is the REST code of the same refusal.
+ */
+export const mcpBodyError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+  if (type !== 'entity.parse.failed' && type !== INVALID_UTF8_TYPE) {
+    next(err);
+    return;
+  }
+  const message = type === INVALID_UTF8_TYPE ? 'Parse error: the body is not valid UTF-8' : 'Parse error: the body is not valid JSON';
+  const code = type === INVALID_UTF8_TYPE ? 'VALIDATION_ERROR' : 'INVALID_JSON';
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  writeJson(res, 400, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message, data: { code } } }));
+};
 
 /**
  * POST /mcp: Streamable HTTP, stateless, answered with JSON (no sessions, no SSE stream, so GET

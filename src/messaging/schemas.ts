@@ -11,6 +11,7 @@ import {
   ContentSchema,
   MessageTypeSchema,
   SmsFallbackSchema,
+  printable,
 } from '../content/index.js';
 import { SMS_MAX_LENGTH } from '../sms/index.js';
 
@@ -48,7 +49,7 @@ export type SendBatchRequest = z.output<typeof SendBatchRequestSchema>;
 /** POST /send-sms (spec §4.1). */
 export const SendSmsRequestSchema = z.strictObject({
   phoneNumber: PhoneNumber,
-  message: z.string().min(1).max(SMS_MAX_LENGTH).describe(`SMS text, at most ${SMS_MAX_LENGTH} characters after merging (10 segments).`),
+  message: printable(z.string()).min(1).max(SMS_MAX_LENGTH).describe(`SMS text, at most ${SMS_MAX_LENGTH} characters after merging (10 segments).`),
   sendernameId: z.string().min(1).max(100).describe('ID or name of an approved SMS sender.'),
   campaignName: CampaignName.optional(),
   skipContactCreation: SkipContactCreation,

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
-import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
+import { contentSummary, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import type { ContactDirectory } from '../contacts/directory.js';
 import type { MergeContext } from '../merge/index.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
@@ -444,6 +444,7 @@ export class SendService {
       const ctx = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
       const content = hasPlaceholders ? mergeRcs(payload.content, ctx) : payload.content;
       const fallbackText = fallback ? mergeSmsText(fallback.message, ctx, 'fallback') : null;
+      if (hasPlaceholders || fallbackText !== null) refuseMergedCharacters(r.e164, hasPlaceholders ? content : null, fallbackText);
       const problems = checkMergedMessage(plan, content, fallbackText);
       if (problems.length > 0) {
         rejected.push(mergeRejection(r.e164, problems));
@@ -503,6 +504,7 @@ export class SendService {
     const ctx: MergeContext = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
     const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
     const merged = mergeSmsText(text, ctx, 'sms');
+    refuseMergedCharacters(r.e164, null, null, merged);
     const problems = checkMergedMessage(plan, null, merged);
     if (problems.length > 0) return { row: null, rejected: mergeRejection(r.e164, problems), audit };
     audit?.add(r.phone, identityOf(r), ctx);
@@ -720,3 +722,16 @@ function rejectionError(r: RejectedRecipient): AppError {
   }
 }
 
+/**
+ * Merged values come from contact data, which is refused at write time when it holds characters
+ * that must not reach a carrier (content/characters.ts); rows stored before that rule are caught here.
+ */
+function refuseMergedCharacters(e164: string, content: unknown, fallbackText: string | null, smsText?: string): void {
+  const hit =
+    (content !== null ? findForbiddenIn(content, 'content') : null) ??
+    (fallbackText !== null ? findForbiddenIn(fallbackText, 'smsFallback.message') : null) ??
+    (smsText !== undefined ? findForbiddenIn(smsText, 'message') : null);
+  if (!hit) return;
+  const message = `${forbiddenCharacterMessage('The merged text', hit.found)} It comes from the contact data of ${e164}; correct the contact and send again.`;
+  throw new AppError('VALIDATION_ERROR', `${hit.path}: ${message}`, { details: [{ path: hit.path, code: INVALID_CHARACTER_CODE, message }] });
+}

@@ -33,6 +33,9 @@ function issueCode(issue: z.core.$ZodIssue): string {
       return 'unknown_field';
     case 'invalid_value':
       return 'invalid_enum';
+    case 'custom':
+      // A refinement may name its own stable code (content/characters.ts: invalid_character).
+      return typeof issue.params?.code === 'string' ? issue.params.code : 'custom';
     default:
       return issue.code;
   }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { SMS_MAX_LENGTH } from '../content/limits.js';
 import { validateContent } from '../content/validate.js';
 import type { Issue } from '../content/issues.js';
+import { findForbiddenCharacter, forbiddenCharacterMessage, INVALID_CHARACTER_CODE } from '../content/characters.js';
 import { isUniqueViolation } from '../contacts/sql-errors.js';
 import type { FieldsService } from '../fields/service.js';
 import { BUILTIN_MERGE_FIELD_SET } from '../merge/fields.js';
@@ -105,6 +106,8 @@ export class TemplatesService {
       if (content.length > SMS_MAX_LENGTH) {
         throw invalid(`content: at most ${SMS_MAX_LENGTH} characters`, [{ path: 'content', code: 'too_long', message: `at most ${SMS_MAX_LENGTH} characters (got ${content.length})` }]);
       }
+      const bad = findForbiddenCharacter(content);
+      if (bad) throw invalid(`content: ${forbiddenCharacterMessage('the SMS text', bad)}`, [{ path: 'content', code: INVALID_CHARACTER_CODE, message: forbiddenCharacterMessage('content', bad) }]);
       const warnings: ErrorDetail[] = [];
       for (const name of findPlaceholders(content)) {
         if (!BUILTIN_MERGE_FIELD_SET.has(name) && !tags.has(name)) {

@@ -119,6 +119,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly order = new RoundRobin();
   private sweepTimer: NodeJS.Timeout | null = null;
+  /** Aborted by stop(): a receiver that never answers must not hold up a shutdown for the whole timeout. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly o: DeliveryWorkerOptions,
@@ -141,11 +143,18 @@ export class DeliveryWorker {
     this.sweepTimer.unref();
   }
 
-  /** Stops claiming; waits for the posts in flight (each bounded by the timeout). */
+  /**
+   * Stops claiming, aborts the posts in flight and waits until they are recorded: an aborted
+   * attempt is a retry like a timeout, so its lease is released and the next start posts it again.
+   */
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.loop.stop();
+    // Only the posts in flight now; attempts made by hand afterwards (runOnce) get a fresh signal.
+    const inFlight = this.stopping;
+    this.stopping = new AbortController();
+    inFlight.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -365,6 +374,7 @@ export class DeliveryWorker {
 
   /** Posts a started attempt, records its outcome, and reports it. */
   private async deliver(s: StartedAttempt): Promise<AttemptReport> {
+    const stopped = this.stopping.signal; // taken before any await: stop() aborts every attempt begun before it
     const { db } = this.o;
     const { d } = s;
     const [endpoint, event] = await Promise.all([
@@ -375,7 +385,7 @@ export class DeliveryWorker {
       // Deleted meanwhile (the delivery row went with it); nothing to record.
       return { eventId: d.event_id, deliveryId: d.id, delivered: false, statusCode: null, latencyMs: null, error: 'The webhook or event no longer exists' };
     }
-    const result = await this.post(endpoint, d, event, s.attempt, s.startedAt);
+    const result = await this.post(endpoint, d, event, s.attempt, s.startedAt, stopped);
     await this.record(s, endpoint, result);
     return {
       eventId: event.id,
@@ -387,7 +397,7 @@ export class DeliveryWorker {
     };
   }
 
-  private async post(endpoint: WebhookEndpointsTable, d: WebhookDeliveriesTable, event: { id: string; type: string; payload: string }, attempt: number, now: number): Promise<Outcome> {
+  private async post(endpoint: WebhookEndpointsTable, d: WebhookDeliveriesTable, event: { id: string; type: string; payload: string }, attempt: number, now: number, stopped: AbortSignal): Promise<Outcome> {
     const o = this.o;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -422,6 +432,8 @@ export class DeliveryWorker {
     // (undici's own timeouts are per phase and per chunk: a body trickling a byte a second would pass.)
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), o.timeoutMs);
+    // A shutdown aborts the post too, so a receiver that never answers cannot hold the stop up.
+    const aborted = AbortSignal.any([deadline.signal, stopped]);
     try {
       const { request } = await undici();
       const res = await request(url, {
@@ -429,12 +441,12 @@ export class DeliveryWorker {
         headers,
         body,
         dispatcher: await guardedAgent({ allowPrivateNetwork: o.allowPrivateNetwork, timeoutMs: o.timeoutMs }),
-        signal: deadline.signal,
+        signal: aborted,
       });
       const status = res.statusCode;
       let snippet = '';
       const onAbort = () => res.body.destroy(new Error('deadline'));
-      deadline.signal.addEventListener('abort', onAbort, { once: true });
+      aborted.addEventListener('abort', onAbort, { once: true });
       try {
         let read = 0;
         for await (const chunk of res.body) {
@@ -446,9 +458,10 @@ export class DeliveryWorker {
       } catch {
         /* a broken body: the status is what counts, unless the deadline passed (below) */
       } finally {
-        deadline.signal.removeEventListener('abort', onAbort);
+        aborted.removeEventListener('abort', onAbort);
         res.body.destroy();
       }
+      if (stopped.aborted) return retry('Aborted: the server shut down during the attempt');
       if (deadline.signal.aborted) return timedOut();
       const latencyMs = elapsed();
       const kept = snippet.trim() === '' ? null : snippet.slice(0, SNIPPET_CHARS);
@@ -465,6 +478,7 @@ export class DeliveryWorker {
     } catch (err) {
       const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
       if (e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return final(`Refused: ${e.cause?.message ?? e.message ?? 'private address'}`);
+      if (stopped.aborted) return retry('Aborted: the server shut down during the attempt');
       if (deadline.signal.aborted || e.name === 'TimeoutError' || e.name === 'AbortError' || /TIMEOUT/i.test(e.code ?? '')) return timedOut();
       return retry(`Network error: ${e.code ?? e.cause?.code ?? e.message ?? 'unknown'}`);
     } finally {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, errorBody, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { INVALID_UTF8_TYPE } from './utf8.js';
 
 /** Maps what body-parser throws (broken JSON, oversize, wrong charset) onto our codes. */
 function fromParserError(err: unknown): AppError | null {
@@ -14,6 +15,10 @@ function fromParserError(err: unknown): AppError | null {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding; send UTF-8 JSON');
+    case INVALID_UTF8_TYPE:
+      return new AppError('VALIDATION_ERROR', 'The request body is not valid UTF-8', {
+        details: [{ path: '', code: 'invalid_utf8', message: 'The body contains bytes that are not UTF-8; send the text encoded as UTF-8' }],
+      });
     case 'request.aborted':
       return new AppError('VALIDATION_ERROR', 'The request was aborted');
     default:

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 
@@ -47,4 +48,13 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
       return exited;
     },
   };
+}
+
+/**
+ * A key from the first start's credentials: a child server's stdout is not a terminal, so they are
+ * in the data directory's 0600 file rather than in its output. '' when the file has no such line.
+ */
+export function firstStartKey(dataDir: string, label: 'Automation' | 'Assistant' = 'Automation'): string {
+  const text = fs.readFileSync(path.join(dataDir, 'first-start-credentials.txt'), 'utf8');
+  return new RegExp(`${label} API key:\\s+(rcsk_\\S+)`).exec(text)?.[1] ?? '';
 }

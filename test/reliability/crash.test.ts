@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 
 /**
  * DESIGN §5.5 / §8: kill -9 during a batch, restart, and every recipient has exactly one message
@@ -67,7 +67,7 @@ describe('kill -9 and restart', () => {
   it('first start: the demo account and its key', async () => {
     server = await startChildServer(env);
     // Not a terminal: the credentials are in the data directory's 0600 file, not in the output.
-    apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(fs.readFileSync(path.join(dataDir, 'first-start-credentials.txt'), 'utf8'))?.[1] ?? '';
+    apiKey = firstStartKey(dataDir);
     expect(apiKey).not.toBe('');
     const senders = await api('GET', '/api/rcs/senders?type=RCS');
     rcsSender = senders.body.sendernames.find((s: any) => !s.isTest).id;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 
 /**
  * Issue #17: a batch committed, the client lost the socket before the 202 and sent the same body
@@ -67,7 +67,7 @@ describe('commit, then the socket is lost, then the same request again', () => {
   it('starts the server', async () => {
     server = await startChildServer({ DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0' });
     // Not a terminal: the first-start credentials are in the data directory's 0600 file.
-    apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(fs.readFileSync(path.join(dataDir, 'first-start-credentials.txt'), 'utf8'))?.[1] ?? '';
+    apiKey = firstStartKey(dataDir);
     expect(apiKey).not.toBe('');
     const res = await fetch(`${server.url}/api/rcs/senders?type=RCS`, { headers: { 'X-API-Key': apiKey } });
     rcsSender = ((await res.json()) as any).sendernames.find((s: any) => !s.isTest).id;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 
 /**
  * Graceful shutdown of the real entry point (DESIGN §3 main.ts): SIGTERM while a client dribbles
@@ -98,7 +98,7 @@ describe('SIGTERM with a slow client, hanging webhooks and a batch in progress',
   it('first start: the demo account, its key and a webhook to a receiver that never answers', async () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     server = await startChildServer(env);
-    apiKey = /API key:\s+(rcsk_\S+)/.exec(server.output())?.[1] ?? '';
+    apiKey = firstStartKey(dataDir);
     expect(apiKey).not.toBe('');
     const senders = await api('GET', '/api/rcs/senders?type=RCS');
     rcsSender = senders.body.sendernames.find((s: any) => !s.isTest).id;

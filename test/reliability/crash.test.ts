@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { childApi, poller, readOnlyDb, testNumber } from '../helpers/child-probes.js';
 
 /**
  * DESIGN §5.5 / §8: kill -9 during a batch, restart, and every recipient has exactly one message
@@ -23,39 +23,10 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Valid German mobile numbers ending in 5: never one of the simulated network's special …999x numbers. */
-const num = (base: number, i: number) => `+49151${String(base + i * 10 + 5).padStart(8, '0')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function api(method: string, pathname: string, body?: unknown) {
-  const res = await fetch(`${server!.url}${pathname}`, {
-    method,
-    headers: { 'X-API-Key': apiKey, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-/** A read-only look at the server's database (WAL: sees what the server committed). */
-function query<T>(sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
-const one = <T>(sql: string, ...params: unknown[]) => query<T>(sql, ...params)[0]!;
-
-async function until<T>(probe: () => T, ok: (v: T) => boolean, timeoutMs: number, what: string, pollMs = 5): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}\n${server?.output().slice(-2000)}`);
-    await sleep(pollMs);
-  }
-}
+const num = testNumber;
+const api = childApi(() => server, () => apiKey);
+const { query, one } = readOnlyDb(dbFile);
+const until = poller(() => server);
 
 async function kill(): Promise<void> {
   const code = await server!.stop('SIGKILL');

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { poller, readOnlyDb, testNumber } from '../helpers/child-probes.js';
 
 /**
  * Issue #17: a batch committed, the client lost the socket before the 202 and sent the same body
@@ -24,29 +24,9 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Valid German mobile numbers ending in 5: never one of the simulated network's special numbers. */
-const num = (i: number) => `+49151${String(50_000_000 + i * 10 + 5).padStart(8, '0')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function query<T>(sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
-const one = <T>(sql: string, ...params: unknown[]) => query<T>(sql, ...params)[0]!;
-
-async function until<T>(probe: () => T, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}\n${server?.output().slice(-2000)}`);
-    await sleep(20);
-  }
-}
+const num = (i: number) => testNumber(50_000_000, i);
+const { query, one } = readOnlyDb(dbFile);
+const until = poller(() => server);
 
 /** Writes one HTTP request and destroys the socket as soon as the bytes are handed to the kernel: the answer is never read. */
 function sendAndHangUp(url: string, pathname: string, headers: Record<string, string>, body: string): Promise<void> {

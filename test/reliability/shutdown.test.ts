@@ -3,9 +3,9 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { childApi, poller, readOnlyDb, sleep, testNumber } from '../helpers/child-probes.js';
 
 /**
  * Graceful shutdown of the real entry point (DESIGN §3 main.ts): SIGTERM while a client dribbles
@@ -40,37 +40,10 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const num = (base: number, i: number) => `+49151${String(base + i * 10 + 5).padStart(8, '0')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function api(method: string, pathname: string, body?: unknown) {
-  const res = await fetch(`${server!.url}${pathname}`, {
-    method,
-    headers: { 'X-API-Key': apiKey, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-function query<T>(sql: string, ...params: unknown[]): T[] {
-  const db = new SQLite(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
-const one = <T>(sql: string, ...params: unknown[]) => query<T>(sql, ...params)[0]!;
-
-async function until<T>(probe: () => T, ok: (v: T) => boolean, timeoutMs: number, what: string, pollMs = 10): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}\n${server?.output().slice(-3000)}`);
-    await sleep(pollMs);
-  }
-}
+const num = testNumber;
+const api = childApi(() => server, () => apiKey);
+const { query, one } = readOnlyDb(dbFile);
+const until = poller(() => server, 3000);
 
 /** Sends a request's headers, then its body one byte a second (never finishing within the grace). */
 function slowBodyClient(url: string): { socket: net.Socket; closed: Promise<number> } {

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
 import { zodDetails } from '../platform/validation.js';
@@ -34,17 +34,20 @@ export function buildMcpServer(app: AppContext, principal: Principal, filter: To
   // -32603 Internal error and the whole zod dump as message. This answers -32602 Invalid params
   // with the bad paths; arguments that fail a tool's own input schema stay tool errors (callTool).
   server.fallbackRequestHandler = async (request: JSONRPCRequest): Promise<CallToolResult> => {
-    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
     const parsed = CallToolRequestSchema.safeParse(request);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, invalidParamsMessage(parsed.error));
+    if (!parsed.success) throw rpcError(ErrorCode.InvalidParams, invalidParamsMessage(parsed.error));
     return (await callTool(app, principal, tools, parsed.data.params.name, parsed.data.params.arguments)).result;
   };
   return server;
 }
 
+/** What the SDK's Protocol turns into a JSON-RPC error as is (an McpError would prefix its message with "MCP error -326xx: "). */
+const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
 /** "Invalid params: params.arguments: expected an object, got array" — the paths, no validation dump. */
 function invalidParamsMessage(error: Parameters<typeof zodDetails>[0]): string {
   const details = zodDetails(error);
-  const shown = details.slice(0, 3).map((d) => `${d.path || 'params'}: ${d.message.replace(/^Invalid input: /, '')}`);
+  const shown = details.slice(0, 3).map((d) => `${d.path || 'params'}: ${d.message.replace(/^Invalid input: /, '').replace('expected record', 'expected an object')}`);
   return `Invalid params: ${shown.join('; ')}${details.length > shown.length ? ` (and ${details.length - shown.length} more)` : ''}`;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TOOLS_BY_NAME } from '../../src/mcp/catalog.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
@@ -56,6 +57,9 @@ async function ok(name: string, args: Record<string, unknown>): Promise<any> {
   if (!check) checkers.set(name, (check = validator.getValidator(schema!) as never));
   const res = check(r.structuredContent);
   if (!res.valid) throw new Error(`${name}: structuredContent does not match the outputSchema: ${res.errorMessage}`);
+  // The registry's zod schema too: it carries refinements JSON Schema cannot express.
+  const zod = TOOLS_BY_NAME.get(name)!.output.safeParse(r.structuredContent);
+  if (!zod.success) throw new Error(`${name}: structuredContent does not match the zod output schema: ${zod.error.message}`);
   calledOk.add(name);
   return r.structuredContent;
 }
@@ -141,7 +145,7 @@ describe('every tool result matches its outputSchema', () => {
     // Messaging: previews, approval, sends.
     const p = await ok('rcs_preview', { phoneNumber: '+4915112349001', messageType: 'richCard', content: rcsContent, sendernameId: a.senders.rcs, smsFallback: fallback, campaignName: 'spring' });
     await ok('rcs_preview', { templateId: tplId, sendernameId: a.senders.rcs, phoneNumber: '+4915112349004' });
-    await ok('rcs_preview', { phoneNumber: '+4915112349001', contactId, messageType: 'text', content: { text: 'Hi' }, sendernameId: a.senders.rcs, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
+    const scheduled = await ok('rcs_preview', { phoneNumber: '+4915112349001', contactId, messageType: 'text', content: { text: 'Hi' }, sendernameId: a.senders.rcs, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
     await decide(a, p.share_url);
     const sent = await ok('rcs_send', { ...p.payload, preview_id: p.preview_id });
     await ok('rcs_send', { ...p.payload, preview_id: p.preview_id });
@@ -156,12 +160,34 @@ describe('every tool result matches its outputSchema', () => {
     await decide(a, sp.share_url);
     await ok('sms_send', { phoneNumber: '+4915112349021', message: 'Grüße {{contact_first_name}} 😀', sendernameId: a.senders.sms, campaignName: 'sms1', preview_id: sp.preview_id });
 
+    // The other shapes of a send result: scheduled, fallen back to SMS, a batch that runs now, a scheduled SMS.
+    await decide(a, scheduled.share_url);
+    await ok('rcs_send', { ...scheduled.payload, preview_id: scheduled.preview_id });
+    const fb = await ok('rcs_preview', { phoneNumber: '+4915112349990', messageType: 'text', content: { text: 'Hi' }, sendernameId: a.senders.rcs, smsFallback: fallback });
+    await decide(a, fb.share_url);
+    const fell = await ok('rcs_send', { ...fb.payload, preview_id: fb.preview_id });
+    expect(fell.fallbackUsed).toBe(true);
+    const now = await ok('rcs_preview', { phoneNumbers: ['+4915112349031', '+4915112349032'], messageType: 'text', content: { text: 'Now' }, sendernameId: a.senders.rcs, batchSize: 10, delayMs: 0 });
+    await decide(a, now.share_url);
+    const nowJob = await ok('rcs_send_batch', { ...now.payload, preview_id: now.preview_id });
+    for (let i = 0; i < 20 && (await ok('rcs_batch_status', { jobId: nowJob.jobId })).job.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+    await ok('rcs_jobs', { status: 'completed' });
+    const ssp = await ok('sms_preview', { phoneNumber: '+4915112349022', message: 'Later', sendernameId: a.senders.sms, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
+    await decide(a, ssp.share_url);
+    await ok('sms_send', { phoneNumber: '+4915112349022', message: 'Later', sendernameId: a.senders.sms, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin', preview_id: ssp.preview_id });
+    await ok('rcs_message_content', { messageId: fell.messageRecordId });
+
     // Reading what was sent.
     await ok('rcs_message_log', {});
+    await ok('rcs_message_log', { direction: 'outbound', limit: 2 });
     await ok('rcs_message_log', { messageId: sent.messageRecordId });
     await ok('rcs_message_content', { messageId: sent.messageRecordId });
-    const sim = t.ctx.carriers as unknown as { userTap(i: Record<string, unknown>): Promise<void> };
+    const sim = t.ctx.carriers as unknown as { userTap(i: Record<string, unknown>): Promise<void>; userReply(i: Record<string, unknown>): Promise<void> };
     await sim.userTap({ messageId: sent.messageRecordId, from: '+4915112349001', senderId: a.senders.rcs, type: 'reply', buttonText: 'Yes please', postbackData: 'yes' });
+    await sim.userReply({ from: '+4915112349001', senderId: a.senders.rcs, channel: 'RCS', text: 'Thanks!' });
+    const inbound = await ok('rcs_message_log', { direction: 'inbound' });
+    expect(inbound.messages.length).toBeGreaterThan(0);
+    await ok('rcs_message_content', { messageId: inbound.messages[0].id });
     await ok('list_rcs_interactions', {});
     await ok('rcs_conversation_status', { phoneNumber: '+4915112349001' });
     await ok('rcs_conversation_status', { phoneNumber: '+4915112349001', sendernameId: a.senders.rcs });

@@ -47,6 +47,15 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unk
   return json;
 }
 
+const outputSchemas = new WeakMap<ToolDef, Record<string, unknown>>();
+
+/** A tool's outputSchema as listed, built once per tool: tools/list and the runtime output check (output-check.ts) share it. */
+export function outputJsonSchema(tool: ToolDef): Record<string, unknown> {
+  let schema = outputSchemas.get(tool);
+  if (!schema) outputSchemas.set(tool, (schema = schemaOf(tool.output, 'output')));
+  return schema;
+}
+
 const filterKey = (filter: ToolFilter) => `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
 
 const listCache = new Map<string, ListedTool[]>();
@@ -61,7 +70,7 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
       title: t.title,
       description: t.description,
       inputSchema: schemaOf(t.input, 'input'),
-      outputSchema: schemaOf(t.output, 'output'),
+      outputSchema: outputJsonSchema(t),
       annotations: { title: t.title, ...t.annotations },
       _meta: { toolset: t.toolset, permissions: [...t.permissions] },
     }));

@@ -1,8 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
+import { zodDetails } from '../platform/validation.js';
 import { API_VERSION_STRING } from './version.js';
 import { listedTools, servedTools, type ToolFilter } from './catalog.js';
 import { callTool } from './tool-call.js';
@@ -28,6 +29,25 @@ export function buildMcpServer(app: AppContext, principal: Principal, filter: To
   const server = new Server({ name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
   const tools = servedTools(filter);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools(filter) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => (await callTool(app, principal, tools, request.params.name, request.params.arguments)).result);
+  // tools/call is the fallback handler, not a registered one: for a registered handler the SDK
+  // parses the params first and answers a malformed call (arguments not an object, no name) with
+  // -32603 Internal error and the whole zod dump as message. This answers -32602 Invalid params
+  // with the bad paths; arguments that fail a tool's own input schema stay tool errors (callTool).
+  server.fallbackRequestHandler = async (request: JSONRPCRequest): Promise<CallToolResult> => {
+    if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw rpcError(ErrorCode.InvalidParams, invalidParamsMessage(parsed.error));
+    return (await callTool(app, principal, tools, parsed.data.params.name, parsed.data.params.arguments)).result;
+  };
   return server;
+}
+
+/** What the SDK's Protocol turns into a JSON-RPC error as is (an McpError would prefix its message with "MCP error -326xx: "). */
+const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+/** "Invalid params: params.arguments: expected an object, got array" — the paths, no validation dump. */
+function invalidParamsMessage(error: Parameters<typeof zodDetails>[0]): string {
+  const details = zodDetails(error);
+  const shown = details.slice(0, 3).map((d) => `${d.path || 'params'}: ${d.message.replace(/^Invalid input: /, '').replace('expected record', 'expected an object')}`);
+  return `Invalid params: ${shown.join('; ')}${details.length > shown.length ? ` (and ${details.length - shown.length} more)` : ''}`;
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
 import { zodDetails } from '../platform/validation.js';
+import { outputMismatch } from './output-check.js';
 import { isCallerError, toolError } from './tool-errors.js';
 
 /**
@@ -38,6 +39,13 @@ export async function callTool(app: AppContext, principal: Principal, tools: Rea
   }
   try {
     const structured = (await tool.run({ app, principal }, parsed.data)) as Record<string, unknown>;
+    // A result its own outputSchema forbids is our bug; clients that check (the SDK's Client does)
+    // would throw on it, so it never leaves the server: logged here, a plain INTERNAL tool error there.
+    const mismatch = outputMismatch(tool, structured);
+    if (mismatch !== undefined) {
+      app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
+      return { result: toolError(new AppError('INTERNAL', `${tool.name} failed on the server; nothing about your arguments is wrong.`), tool.annotations.readOnlyHint ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.' : 'This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.') };
+    }
     const json = JSON.stringify(structured);
     return { result: { content: [{ type: 'text', text: json }], structuredContent: structured }, json };
   } catch (err) {

@@ -125,6 +125,8 @@ const SmsFacts = z
     segments: z.number().int(),
     units: z.number().int(),
     unicodeCharacters: z.array(z.string()),
+    perSegment: z.number().int().describe('Characters one segment holds at this length: 160/70 in one part, 153/67 once split.'),
+    length: z.number().int().describe('Length in UTF-16 units (the 1530-character limit).'),
   })
   .describe('What the SMS fallback costs as written (placeholders unresolved).');
 

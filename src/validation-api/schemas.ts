@@ -21,6 +21,8 @@ export const ValidateResponseSchema = z.object({
       segments: z.number().int(),
       units: z.number().int(),
       unicodeCharacters: z.array(z.string()),
+      perSegment: z.number().int().describe('Characters one segment holds at this length: 160 (GSM-7) or 70 (Unicode) while it fits one part, 153 or 67 once split.'),
+      length: z.number().int().describe('Length in UTF-16 units, the measure the 1530-character limit applies to.'),
     })
     .optional()
     .describe('Present with an smsFallback: its cost as written (placeholders unresolved).'),

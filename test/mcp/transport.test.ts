@@ -77,12 +77,13 @@ describe('POST /mcp on the wire', () => {
     expect(JSON.parse(unknown.json.result.content[0].text).error.code).toBe('NOT_FOUND');
   });
 
-  it('leaves malformed tools/call params to the SDK, which answers a JSON-RPC error', async () => {
-    // -32603 with the schema's message: what the SDK's request schema check answers today.
+  it('leaves malformed tools/call params to the SDK path, which answers a JSON-RPC error', async () => {
+    // -32602 Invalid params naming the path (server.ts), not the SDK's -32603 with a zod dump.
     const noName = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { arguments: {} } });
-    expect(noName.json).toMatchObject({ jsonrpc: '2.0', id: 4, error: { code: -32603, message: expect.stringContaining('name') } });
+    expect(noName.json).toMatchObject({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: expect.stringContaining('name') } });
     const badArgs = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_sendernames', arguments: [1] } });
-    expect(badArgs.json).toMatchObject({ id: 5, error: { code: -32603, message: expect.stringContaining('arguments') } });
+    expect(badArgs.json).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringContaining('arguments') } });
+    expect(badArgs.json.error.message).toBe('Invalid params: params.arguments: expected an object, received array');
   });
 
   it('lists the tools of the filter', async () => {

@@ -323,6 +323,7 @@ export class SmppConnection {
   }
 
   private pump(): void {
+    if (this.waiters.length === 0) return; // the common case: nothing waits, no clock read
     while (this.waiters.length > 0 && this.canSend()) {
       const w = this.waiters.shift()!;
       clearTimeout(w.timer);

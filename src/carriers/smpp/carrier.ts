@@ -87,6 +87,7 @@ export class SmppCarrier implements SmsCarrier {
   private readonly mo = new Map<string, MoPart>();
   private started = false;
   private readonly recorder: PartRecorder;
+  private readonly sources = new Map<string, { addr: string; ton: number; npi: number }>();
 
   constructor(
     private readonly db: Db,
@@ -274,7 +275,7 @@ export class SmppCarrier implements SmsCarrier {
       message_id: m.messageId,
       account_id: m.accountId,
       connection: conn.key,
-      to_phone: m.to.replace(/^\+/, ''),
+      to_phone: m.to.charCodeAt(0) === 0x2b /* + */ ? m.to.slice(1) : m.to,
       parts_total: Math.max(1, m.parts.length),
       // Only has to differ between messages in flight to one handset; not a secret.
       udh_ref: Math.floor(Math.random() * 256),
@@ -303,12 +304,24 @@ export class SmppCarrier implements SmsCarrier {
         a[r.part_index] = r.carrier_id;
       }
     }
-    return list.map(({ index, m, conn }) => {
+    return list.map(({ index, m, conn }, i) => {
       const r = records.get(m.messageId)!;
       const pinned = r.connection === conn.key ? conn : (this.connections.get(r.connection) ?? conn);
-      const got = known.get(m.messageId) ?? [];
-      return { index, m, conn: pinned, ids: Array.from({ length: r.parts_total }, (_, k) => got[k] ?? null), bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null, source: sourceAddress(m.senderName), destination: m.to.replace(/^\+/, '') };
+      const got = known.get(m.messageId);
+      const ids = new Array<string | null>(r.parts_total);
+      for (let k = 0; k < ids.length; k++) ids[k] = got?.[k] ?? null;
+      return { index, m, conn: pinned, ids, bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null, source: this.sourceOf(m.senderName), destination: rows[i]!.to_phone };
     });
+  }
+
+  /** source_addr of a sender name, worked out once per name (a round has few senders and many messages). */
+  private sourceOf(senderName: string): { addr: string; ton: number; npi: number } {
+    let a = this.sources.get(senderName);
+    if (!a) {
+      if (this.sources.size >= 1000) this.sources.clear();
+      this.sources.set(senderName, (a = sourceAddress(senderName)));
+    }
+    return a;
   }
 
   /** The part's SMSC id, kept for the message's outcome and group-committed (flush() before the round answers). */

@@ -43,6 +43,10 @@ describe('submit_sm bodies', () => {
       expect(b.shortMessage.length).toBeLessThanOrEqual(140);
     });
     expect([...encodeUcs2('A😀')]).toEqual([0x00, 0x41, 0xd8, 0x3d, 0xde, 0x00]);
+    // Code units as they are: a lone surrogate (a part boundary may split a pair) is not replaced.
+    expect([...encodeUcs2('\ud83dx\ude00')]).toEqual([0xd8, 0x3d, 0x00, 0x78, 0xde, 0x00]);
+    const [first] = submitBodies(['Ж\ud83d', 'x'], 'Unicode', 1);
+    expect([...first!.shortMessage]).toEqual([5, 0, 3, 1, 2, 1, 0x04, 0x16, 0xd8, 0x3d]);
     expect([...concatUdh(300, 2, 1)]).toEqual([5, 0, 3, 300 & 0xff, 2, 1]);
   });
 

@@ -6,11 +6,11 @@ import { sql } from 'kysely';
 import { insertRowsAsJson } from '../../platform/db/bulk.js';
 import { type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOutcome, type SmsCarrier } from '../carrier.js';
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
-import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint } from './connection.js';
+import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint, type SubmitResponse } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
 import { PartRecorder } from './part-recorder.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
-import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type ShortMessage } from './smpp-lib.js';
+import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type PduOptions, type ShortMessage } from './smpp-lib.js';
 
 /** SMPP_BIND_MODE: one transceiver bind per SMSC, or a transmitter (submits) beside a receiver (deliver_sm). */
 export type SmppBindMode = 'transceiver' | 'transmitter_receiver';
@@ -57,6 +57,9 @@ interface SendPlan {
   ids: (string | null)[];
   bodies: SubmitBody[];
   failed: SendOutcome | null;
+  /** source_addr and destination_addr, worked out once per message rather than per part. */
+  source: { addr: string; ton: number; npi: number };
+  destination: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -84,6 +87,7 @@ export class SmppCarrier implements SmsCarrier {
   private readonly mo = new Map<string, MoPart>();
   private started = false;
   private readonly recorder: PartRecorder;
+  private readonly sources = new Map<string, { addr: string; ton: number; npi: number }>();
 
   constructor(
     private readonly db: Db,
@@ -206,27 +210,54 @@ export class SmppCarrier implements SmsCarrier {
     }
     // Binds that went away during this round (after the grace for a quick reconnect): the rest of their messages stay queued.
     const down = new Set<string>();
-    let next = 0;
-    const worker = async () => {
-      while (next < jobs.length) {
-        const { plan, body } = jobs[next++]!;
-        if (plan.failed) continue; // an earlier part failed: the message is answered by that
-        if (down.has(plan.conn.key)) {
-          plan.failed = notReady(plan.conn);
-          continue;
-        }
-        const r = await this.submitPart(plan.conn, plan.m, body, plan.bodies.length, deadline);
-        if (!r.ok) {
-          plan.failed ??= r;
-          if (r.notReady) down.add(plan.conn.key);
-          continue;
-        }
-        plan.ids[body.index] = r.carrierMessageId;
-        this.recorder.add({ message_id: plan.m.messageId, part_index: body.index, carrier_id: r.carrierMessageId, connection: plan.conn.key, submitted_at: this.clock.now() });
-      }
-    };
     const binds = new Set(plans.map((p) => p.conn)).size;
-    await Promise.all(Array.from({ length: Math.min(jobs.length, Math.max(1, this.options.window) * binds) }, worker));
+    // `lanes` chains of submits, each taking the next part when its last one is answered: the
+    // window stays full. An accepted part goes on from the response callback without a promise
+    // (the common case, bench/smpp.ts); anything else — refusal, throttling, a lost link — takes
+    // submitPart's careful path.
+    let next = 0;
+    await new Promise<void>((finish) => {
+      let running = Math.min(jobs.length, Math.max(1, this.options.window) * binds);
+      if (running === 0) return finish();
+      const lane = (): void => {
+        for (;;) {
+          if (next >= jobs.length) {
+            if (--running === 0) finish();
+            return;
+          }
+          const { plan, body } = jobs[next++]!;
+          if (plan.failed) continue; // an earlier part failed: the message is answered by that
+          if (down.has(plan.conn.key)) {
+            plan.failed = notReady(plan.conn);
+            continue;
+          }
+          const pdu = submitPdu(plan, body);
+          plan.conn.submitWith(pdu, deadline, (err, res) => {
+            if (err === null && res!.status === SMPP_STATUS.ESME_ROK && res!.messageId) {
+              plan.conn.noteSuccess();
+              this.acknowledged(plan, body, res!.messageId);
+              return lane();
+            }
+            void this.submitPart(plan.conn, plan.m, pdu, body, plan.bodies.length, deadline, { err, res })
+              .then(
+                (r) => {
+                  if (r.ok) this.acknowledged(plan, body, r.carrierMessageId);
+                  else {
+                    plan.failed ??= r;
+                    if (r.notReady) down.add(plan.conn.key);
+                  }
+                },
+                (e: unknown) => {
+                  plan.failed ??= { ok: false, retryable: true, code: 'SMPP_ERROR', reason: e instanceof Error ? e.message : String(e) };
+                },
+              )
+              .then(lane);
+          });
+          return;
+        }
+      };
+      for (let i = running; i > 0; i--) lane();
+    });
     await this.recorder.flush();
     for (const plan of plans) out[plan.index] = plan.failed ?? { ok: true, carrierMessageId: plan.ids.join(',') };
     return out;
@@ -244,7 +275,7 @@ export class SmppCarrier implements SmsCarrier {
       message_id: m.messageId,
       account_id: m.accountId,
       connection: conn.key,
-      to_phone: m.to.replace(/^\+/, ''),
+      to_phone: m.to.charCodeAt(0) === 0x2b /* + */ ? m.to.slice(1) : m.to,
       parts_total: Math.max(1, m.parts.length),
       // Only has to differ between messages in flight to one handset; not a secret.
       udh_ref: Math.floor(Math.random() * 256),
@@ -273,36 +304,48 @@ export class SmppCarrier implements SmsCarrier {
         a[r.part_index] = r.carrier_id;
       }
     }
-    return list.map(({ index, m, conn }) => {
+    return list.map(({ index, m, conn }, i) => {
       const r = records.get(m.messageId)!;
       const pinned = r.connection === conn.key ? conn : (this.connections.get(r.connection) ?? conn);
-      const got = known.get(m.messageId) ?? [];
-      return { index, m, conn: pinned, ids: Array.from({ length: r.parts_total }, (_, k) => got[k] ?? null), bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null };
+      const got = known.get(m.messageId);
+      const ids = new Array<string | null>(r.parts_total);
+      for (let k = 0; k < ids.length; k++) ids[k] = got?.[k] ?? null;
+      return { index, m, conn: pinned, ids, bodies: submitBodies(m.parts, m.encoding, r.udh_ref), failed: null, source: this.sourceOf(m.senderName), destination: rows[i]!.to_phone };
     });
   }
 
-  /** One part: retried through throttling and reconnects until the deadline. */
-  private async submitPart(conn: SmppConnection, m: OutboundSms, body: SubmitBody, total: number, deadline: number): Promise<SendOutcome> {
-    const source = sourceAddress(m.senderName);
+  /** source_addr of a sender name, worked out once per name (a round has few senders and many messages). */
+  private sourceOf(senderName: string): { addr: string; ton: number; npi: number } {
+    let a = this.sources.get(senderName);
+    if (!a) {
+      if (this.sources.size >= 1000) this.sources.clear();
+      this.sources.set(senderName, (a = sourceAddress(senderName)));
+    }
+    return a;
+  }
+
+  /** The part's SMSC id, kept for the message's outcome and group-committed (flush() before the round answers). */
+  private acknowledged(plan: SendPlan, body: SubmitBody, carrierId: string): void {
+    plan.ids[body.index] = carrierId;
+    this.recorder.add({ message_id: plan.m.messageId, part_index: body.index, carrier_id: carrierId, connection: plan.conn.key, submitted_at: this.clock.now() });
+  }
+
+  /**
+   * One part: retried through throttling and reconnects until the deadline. `first` is the answer
+   * to a submit already made (sendMany's fast path), handled as if this had made it.
+   */
+  private async submitPart(conn: SmppConnection, m: OutboundSms, pdu: PduOptions, body: SubmitBody, total: number, deadline: number, first?: { err: Error | null; res: SubmitResponse | null }): Promise<SendOutcome> {
     let throttled = 0;
+    let given = first;
     for (;;) {
-      let res;
+      let res: SubmitResponse;
       try {
-        res = await conn.submit(
-          {
-            source_addr_ton: source.ton,
-            source_addr_npi: source.npi,
-            source_addr: source.addr,
-            dest_addr_ton: 1,
-            dest_addr_npi: 1,
-            destination_addr: m.to.replace(/^\+/, ''),
-            esm_class: body.esmClass,
-            registered_delivery: 1,
-            data_coding: body.dataCoding,
-            short_message: body.shortMessage,
-          },
-          deadline,
-        );
+        if (given) {
+          const g = given;
+          given = undefined;
+          if (g.err) throw g.err;
+          res = g.res!;
+        } else res = await conn.submit(pdu, deadline);
       } catch (err) {
         if (err instanceof ConnectionLostError && err.code !== 'SMPP_STOPPED') {
           // The link dropped under this send: a quick reconnect is worth a short wait (then the
@@ -516,6 +559,22 @@ export class SmppCarrier implements SmsCarrier {
     if (named.length > 0) candidates = named;
     return this.senders.attribute(candidates, sourceDigits);
   }
+}
+
+/** The submit_sm of one part of a message. */
+function submitPdu(plan: SendPlan, body: SubmitBody): PduOptions {
+  return {
+    source_addr_ton: plan.source.ton,
+    source_addr_npi: plan.source.npi,
+    source_addr: plan.source.addr,
+    dest_addr_ton: 1,
+    dest_addr_npi: 1,
+    destination_addr: plan.destination,
+    esm_class: body.esmClass,
+    registered_delivery: 1,
+    data_coding: body.dataCoding,
+    short_message: body.shortMessage,
+  };
 }
 
 function notReady(conn: SmppConnection): SendOutcome {

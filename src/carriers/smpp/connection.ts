@@ -62,11 +62,13 @@ export interface SubmitResponse {
   messageId: string | null;
 }
 
+export type SubmitDone = (err: Error | null, res: SubmitResponse | null) => void;
+
 interface Outstanding {
   at: number;
   session: SmppSession;
   settled: boolean;
-  fail: (err: Error) => void;
+  done: SubmitDone;
 }
 
 interface Waiter {
@@ -188,39 +190,62 @@ export class SmppConnection {
    * One submit_sm: waits for the bind and a window slot (until `deadline`), then for the response.
    * Rejects with ConnectionLostError when the link is not there in time or drops before the answer.
    */
-  async submit(options: PduOptions, deadline: number): Promise<SubmitResponse> {
-    if (this.waiters.length > 0 || !this.canSend()) await this.acquire(deadline);
-    else this.inflight++;
+  submit(options: PduOptions, deadline: number): Promise<SubmitResponse> {
+    return new Promise<SubmitResponse>((resolve, reject) => this.submitWith(options, deadline, (err, res) => (err ? reject(err) : resolve(res!))));
+  }
+
+  /**
+   * submit() without a promise per submit (the carrier's hot path, bench/smpp.ts): `done` is called
+   * exactly once — from the response callback, the sweep, the loss of the link, or asynchronously
+   * when there is no bind or no window slot in time; never before this returns.
+   */
+  submitWith(options: PduOptions, deadline: number, done: SubmitDone): void {
+    if (this.waiters.length > 0 || !this.canSend()) {
+      this.acquire(deadline).then(
+        () => this.issue(options, done),
+        (err: Error) => done(err, null),
+      );
+      return;
+    }
+    this.inflight++;
+    this.issue(options, done);
+  }
+
+  /** Sends on the current session, holding the window slot already taken. */
+  private issue(options: PduOptions, done: SubmitDone): void {
     const session = this.session;
     if (!session || !this.bound) {
       this.release();
-      throw new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND');
+      const err = new ConnectionLostError(`not bound to ${this.key}`, 'SMPP_NOT_BOUND');
+      queueMicrotask(() => done(err, null));
+      return;
     }
-    return new Promise<SubmitResponse>((resolve, reject) => {
-      // One entry per outstanding submit; the response timeout is checked by one sweep timer
-      // (startSweep) rather than a timer per submit.
-      const entry: Outstanding = { at: Date.now(), session, settled: false, fail: (err) => {
-        if (entry.settled) return;
-        entry.settled = true;
-        this.outstanding.delete(entry);
-        this.release();
-        reject(err);
-      } };
-      this.outstanding.add(entry);
-      this.cork(session);
-      const sent = session.submit_sm(options, (pdu) => {
-        if (entry.settled) return;
-        entry.settled = true;
-        this.outstanding.delete(entry);
-        this.release();
-        resolve({ status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null });
-      });
-      if (!sent) {
-        entry.fail(new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
-        // The socket is gone even if its close event has not been seen yet: no more submits on it.
-        this.recycle(session, 'socket not writable');
-      }
+    // One entry per outstanding submit; the response timeout is checked by one sweep timer
+    // (startSweep) rather than a timer per submit.
+    const entry: Outstanding = { at: Date.now(), session, settled: false, done };
+    this.outstanding.add(entry);
+    this.cork(session);
+    const sent = session.submit_sm(options, (pdu) => {
+      if (entry.settled) return;
+      entry.settled = true;
+      this.outstanding.delete(entry);
+      this.release();
+      done(null, { status: pdu.command_status, messageId: pdu.message_id ? String(pdu.message_id) : null });
     });
+    if (!sent) {
+      this.fail(entry, new ConnectionLostError(`connection to ${this.key} is not writable`, 'SMPP_CONNECTION_LOST'));
+      // The socket is gone even if its close event has not been seen yet: no more submits on it.
+      this.recycle(session, 'socket not writable');
+    }
+  }
+
+  /** An outstanding submit ends without its response; `done` hears of it asynchronously (no re-entry into the caller). */
+  private fail(entry: Outstanding, err: Error): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    this.outstanding.delete(entry);
+    this.release();
+    queueMicrotask(() => entry.done(err, null));
   }
 
   /** Outstanding submits older than the response timeout: the link stopped answering, start over. */
@@ -228,7 +253,7 @@ export class SmppConnection {
     const limit = Date.now() - this.responseTimeoutMs;
     for (const entry of this.outstanding) {
       if (entry.at > limit) break; // insertion order: the rest are younger
-      entry.fail(new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
+      this.fail(entry, new ConnectionLostError(`no submit_sm_resp from ${this.key} in time`, 'SMPP_CONNECTION_LOST'));
       this.recycle(entry.session, 'submit_sm_resp timeout');
     }
   }
@@ -298,6 +323,7 @@ export class SmppConnection {
   }
 
   private pump(): void {
+    if (this.waiters.length === 0) return; // the common case: nothing waits, no clock read
     while (this.waiters.length > 0 && this.canSend()) {
       const w = this.waiters.shift()!;
       clearTimeout(w.timer);
@@ -399,7 +425,7 @@ export class SmppConnection {
    * sent nothing): the caller decides whether to wait for the next bind or keep the message queued.
    */
   private failAll(err: ConnectionLostError): void {
-    for (const entry of [...this.outstanding]) entry.fail(err);
+    for (const entry of [...this.outstanding]) this.fail(entry, err);
     this.outstanding.clear();
     this.inflight = 0;
     for (const w of this.waiters.splice(0)) {

@@ -33,6 +33,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
       summary: 'Create an opt-in form (public page /f/<slug>)',
       tags: TAGS,
       auth: 'forms:manage',
+      approvalBound: 'automated-send',
       body: CreateFormSchema,
       status: 201,
       responses: {
@@ -59,6 +60,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
       summary: 'Update a form (partial)',
       tags: TAGS,
       auth: 'forms:manage',
+      approvalBound: 'automated-send',
       params: IdParams,
       body: UpdateFormSchema,
       responses: { 200: { description: 'Updated', schema: dataResponseSchema(FormSchema) }, 400: { description: 'Invalid' }, 404: notFound, 409: { description: 'Slug taken' } },

@@ -58,9 +58,12 @@ export function assertPermission(principal: Principal, permission: Permission): 
 /**
  * What a credential whose sends need approval (Principal.sendsNeedApproval) may not do on a route:
  * 'send' — the route sends or schedules messages directly; 'secret' — the answer reveals a webhook
- * signing secret (whoever holds it can forge events to the customer's receiver).
+ * signing secret (whoever holds it can forge events to the customer's receiver); 'automated-send' — the
+ * route configures messages the server later sends on its own without a person looking (an opt-in
+ * form's confirmation SMS, whose text and form name the caller chooses, goes to any number typed
+ * into the public form).
  */
-export type ApprovalBoundRefusal = 'send' | 'secret';
+export type ApprovalBoundRefusal = 'send' | 'secret' | 'automated-send';
 
 /** The preview flow an approval-bound credential uses instead of the direct send routes. */
 export const REST_PREVIEW_FLOW =
@@ -74,6 +77,9 @@ export function assertNotApprovalBound(principal: Principal, refusal: ApprovalBo
     throw new AppError('APPROVAL_REQUIRED', `${credential} can only send messages a person approved. Use the preview flow instead: ${REST_PREVIEW_FLOW}.`, {
       extra: { previewRoutes: ['/api/rcs/previews/send', '/api/rcs/previews/send-batch', '/api/rcs/previews/send-sms', '/api/rcs/previews/{id}/send'] },
     });
+  }
+  if (refusal === 'automated-send') {
+    throw new AppError('APPROVAL_REQUIRED', `${credential} can only send messages a person approved, and an opt-in form sends its confirmation SMS to whoever fills it in without anyone approving it. Create or change forms in the console, or with an automation key without "sends need approval" (with forms:manage).`);
   }
   throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not see webhook signing secrets. Use an automation key without "sends need approval" (with webhooks:manage), or the console.`);
 }

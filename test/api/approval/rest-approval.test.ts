@@ -125,6 +125,33 @@ describe('webhook and form management', () => {
     expect((await t.api('POST', '/api/v1/forms', { name: 'Newsletter', doubleOptIn: false })).status).toBe(201);
   });
 
+  it('an approval-bound credential cannot create or change forms: their confirmation SMS goes out with nobody approving it', async () => {
+    clock.advance(31_000);
+    const formsToken = await oauthToken(t, t.account, clock, 'messages:read forms:manage');
+    clock.advance(31_000); // a TOTP code is good once: the next login is in another 30 s step
+    const body = { name: 'URGENT verify your bank at evil.example', slug: 'bound-form', confirmation: { sendernameId: t.account.senders.sms, message: 'Verify at evil.example/x {{confirm_link}}' } };
+    const countForms = async () => Number((await t.ctx.db.selectFrom('forms').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', t.account.accountId).executeTakeFirstOrThrow()).n);
+    const before = await countForms();
+    for (const [who, opts] of [
+      ['oauth', bearer(formsToken)],
+      ['bound key', { key: boundKey }],
+    ] as const) {
+      const r = await t.api('POST', '/api/v1/forms', body, opts);
+      expect(r.status, who).toBe(403);
+      expect(r.body.error.code, who).toBe('APPROVAL_REQUIRED');
+      expect(r.body.error.message).toContain('console');
+    }
+    expect(await countForms()).toBe(before);
+    // An automation key may; the approval-bound ones still cannot change what it sends.
+    const made = await t.api('POST', '/api/v1/forms', { ...body, name: 'Newsletter', slug: 'automation-form', confirmation: { sendernameId: t.account.senders.sms, message: 'Confirm: {{confirm_link}}' } });
+    expect(made.status).toBe(201);
+    const id = made.body.id ?? made.body.data?.id ?? made.body.form?.id;
+    expect(typeof id).toBe('string');
+    const change = await t.api('PUT', `/api/v1/forms/${id}`, { confirmation: body.confirmation }, { key: boundKey });
+    expect(change.status).toBe(403);
+    expect(change.body.error.code).toBe('APPROVAL_REQUIRED');
+  });
+
   it('signing secrets are never shown to an OAuth token or an approval-bound key, even with webhooks:manage', async () => {
     for (const [who, opts] of [
       ['oauth', bearer(managerToken)],

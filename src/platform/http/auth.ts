@@ -43,12 +43,6 @@ export function requireAuth(resolvers: readonly CredentialResolver[]): RequestHa
   };
 }
 
-/** The authenticated principal of a route behind requireAuth. */
-export function principalOf(req: Request): Principal {
-  if (!req.principal) throw new AppError('UNAUTHORIZED', 'Not authenticated');
-  return req.principal;
-}
-
 export function assertPermission(principal: Principal, permission: Permission): void {
   if (!principal.permissions.has(permission)) {
     throw new AppError('FORBIDDEN', `This key lacks the permission ${permission}`, { extra: { requiredPermission: permission } });
@@ -82,12 +76,4 @@ export function assertNotApprovalBound(principal: Principal, refusal: ApprovalBo
     throw new AppError('APPROVAL_REQUIRED', `${credential} can only send messages a person approved, and an opt-in form sends its confirmation SMS to whoever fills it in without anyone approving it. Create or change forms in the console, or with an automation key without "sends need approval" (with forms:manage).`);
   }
   throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not see webhook signing secrets. Use an automation key without "sends need approval" (with webhooks:manage), or the console.`);
-}
-
-/** 403 naming the permission when the principal lacks it. */
-export function requirePermission(permission: Permission): RequestHandler {
-  return (req, _res, next) => {
-    assertPermission(principalOf(req), permission);
-    next();
-  };
 }

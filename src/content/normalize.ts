@@ -15,8 +15,8 @@ import {
   isMessageType,
   type MessageType,
 } from './vocabulary.js';
+import { isRecord } from '../platform/guards.js';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Content as renderers and carriers should see it: defaults written out, fields the message
@@ -24,7 +24,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  * Expects content that passed validateContent; anything else comes back best-effort, never throws.
  */
 export function normalizeContent(messageType: MessageType, content: Content): Content {
-  if (!isObj(content)) return content;
+  if (!isRecord(content)) return content;
   const used = isMessageType(messageType) ? CONTENT_FIELDS_BY_TYPE[messageType] : CONTENT_FIELDS;
   const out: Record<string, unknown> = {};
   for (const key of used) {
@@ -53,7 +53,7 @@ export function normalizeContent(messageType: MessageType, content: Content): Co
 }
 
 function normalizeCard(card: CardContent): CardContent {
-  if (!isObj(card)) return card;
+  if (!isRecord(card)) return card;
   const out: CardContent = { ...card };
   if (out.media !== undefined) {
     const media = normalizeMedia(out.media, true);
@@ -66,33 +66,33 @@ function normalizeCard(card: CardContent): CardContent {
 
 /** Card media without a file has nothing to show and is removed (§2.1); message media keeps its shape. */
 function normalizeMedia(media: Media, onCard: boolean): Media | undefined {
-  if (!isObj(media)) return media;
-  const hasFile = isObj(media.contentInfo) && typeof media.contentInfo.fileUrl === 'string';
+  if (!isRecord(media)) return media;
+  const hasFile = isRecord(media.contentInfo) && typeof media.contentInfo.fileUrl === 'string';
   if (onCard && !hasFile) return undefined;
   const out: Media = { ...media, height: media.height ?? DEFAULT_MEDIA_HEIGHT };
-  if (isObj(media.contentInfo)) out.contentInfo = { ...media.contentInfo, forceRefresh: media.contentInfo.forceRefresh ?? false };
+  if (isRecord(media.contentInfo)) out.contentInfo = { ...media.contentInfo, forceRefresh: media.contentInfo.forceRefresh ?? false };
   return out;
 }
 
 function normalizeSuggestion(chip: Suggestion): Suggestion {
-  if (!isObj(chip) || chip.action === undefined) return chip;
+  if (!isRecord(chip) || chip.action === undefined) return chip;
   return { ...chip, action: normalizeAction(chip.action) };
 }
 
 function normalizeAction(action: Action): Action {
-  if (!isObj(action) || !isActionType(action.type)) return action;
+  if (!isRecord(action) || !isActionType(action.type)) return action;
   const keep = ACTION_PAYLOAD_FIELD[action.type];
   const out: Action = { ...action };
   for (const field of ACTION_PAYLOAD_FIELDS) if (field !== keep) delete out[field];
   if (action.type !== 'postback') delete out.webhookUrl;
   switch (action.type) {
     case 'openUrlInWebview':
-      if (isObj(out.openUrlInWebviewAction)) {
+      if (isRecord(out.openUrlInWebviewAction)) {
         out.openUrlInWebviewAction = { ...out.openUrlInWebviewAction, viewMode: out.openUrlInWebviewAction.viewMode ?? DEFAULT_WEBVIEW_VIEW_MODE };
       }
       break;
     case 'unsubscribe':
-      out.unsubscribeAction = { ...(isObj(out.unsubscribeAction) ? out.unsubscribeAction : {}) };
+      out.unsubscribeAction = { ...(isRecord(out.unsubscribeAction) ? out.unsubscribeAction : {}) };
       out.unsubscribeAction.stopKeyword ??= DEFAULT_STOP_KEYWORD;
       break;
     case 'shareLocation':
@@ -100,7 +100,7 @@ function normalizeAction(action: Action): Action {
       break;
     case 'unsubscribeLink':
       // `{{ unsubscribe_link }}` is the same placeholder; carriers and renderers match the canonical text.
-      if (isObj(out.openUrlAction) && typeof out.openUrlAction.url === 'string' && isUnsubscribePlaceholder(out.openUrlAction.url)) {
+      if (isRecord(out.openUrlAction) && typeof out.openUrlAction.url === 'string' && isUnsubscribePlaceholder(out.openUrlAction.url)) {
         out.openUrlAction = { ...out.openUrlAction, url: UNSUBSCRIBE_PLACEHOLDER };
       }
       break;

@@ -1,4 +1,5 @@
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../platform/guards.js';
+
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
 function joinNonEmpty(parts: string[], sep: string): string {
@@ -6,7 +7,7 @@ function joinNonEmpty(parts: string[], sep: string): string {
 }
 
 function mediaFileUrl(media: unknown): string {
-  return isObj(media) && isObj(media.contentInfo) ? text(media.contentInfo.fileUrl) : '';
+  return isRecord(media) && isRecord(media.contentInfo) ? text(media.contentInfo.fileUrl) : '';
 }
 
 /**
@@ -15,7 +16,7 @@ function mediaFileUrl(media: unknown): string {
  * Takes anything and never throws, because log rows are written for rejected sends too.
  */
 export function contentSummary(messageType: unknown, content: unknown): string {
-  if (!isObj(content)) return '';
+  if (!isRecord(content)) return '';
   switch (messageType) {
     case 'text':
     case 'textBasic':
@@ -25,7 +26,7 @@ export function contentSummary(messageType: unknown, content: unknown): string {
     case 'carousel':
       if (!Array.isArray(content.cardContents)) return '';
       return joinNonEmpty(
-        content.cardContents.map((card: unknown) => (isObj(card) ? joinNonEmpty([text(card.title), text(card.description)], '\n') : '')),
+        content.cardContents.map((card: unknown) => (isRecord(card) ? joinNonEmpty([text(card.title), text(card.description)], '\n') : '')),
         '\n\n',
       );
     case 'media':

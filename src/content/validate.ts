@@ -56,6 +56,7 @@ import {
   type ContentField,
   type MessageType,
 } from './vocabulary.js';
+import { isRecord } from '../platform/guards.js';
 
 export interface ValidateContentOptions {
   /** The request's smsFallback, checked at path `smsFallback`. */
@@ -125,7 +126,6 @@ const GSM_SUBSTITUTES: Readonly<Record<string, string>> = {
   '\u00e7': 'Ç',
 };
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasText = (v: unknown): boolean => typeof v === 'string' && v.trim() !== '';
 
 function describe(v: unknown): string {
@@ -327,7 +327,7 @@ class Checker {
       if (required) this.err(path, 'required', requiredMessage ?? `${leaf(path)} is required.`);
       return undefined;
     }
-    if (!isObj(v)) {
+    if (!isRecord(v)) {
       this.err(path, 'invalid_type', `${leaf(path)} must be an object, got ${describe(v)}.`);
       return undefined;
     }
@@ -346,14 +346,14 @@ class Checker {
 
 
 export function validateContent(messageType: unknown, content: unknown, opts?: ValidateContentOptions): ValidationResult {
-  const options: ValidateContentOptions = isObj(opts) ? opts : {};
+  const options: ValidateContentOptions = isRecord(opts) ? opts : {};
   const known = options.knownMergeFields instanceof Set ? options.knownMergeFields : null;
   const c = new Checker(known);
   let sms: SmsFacts | undefined;
   try {
     const type = checkMessageType(messageType, c);
     if (content === undefined || content === null) c.err('content', 'required', 'content is required.');
-    else if (!isObj(content)) c.err('content', 'invalid_type', `content must be an object, got ${describe(content)}.`);
+    else if (!isRecord(content)) c.err('content', 'invalid_type', `content must be an object, got ${describe(content)}.`);
     else checkContent(type, content, c);
     if (options.smsFallback !== undefined && options.smsFallback !== null) sms = checkSmsFallback(options.smsFallback, c);
   } catch {

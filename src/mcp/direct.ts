@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
 import { listedToolsJson, servedTools, type ToolFilter } from './catalog.js';
 import { callTool } from './tool-call.js';
+import { isRecord } from '../platform/guards.js';
 
 /**
  * The two methods assistants call all the time, tools/call and tools/list, answered without the
@@ -19,7 +20,6 @@ import { callTool } from './tool-call.js';
 /** A request the direct path answers. */
 export type DirectRequest = { id: RequestId; method: 'tools/call'; name: string; args: unknown } | { id: RequestId; method: 'tools/list' };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 const LIST_KEYS = new Set(['cursor', '_meta']);
@@ -33,7 +33,7 @@ const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) => {
 /** `_meta` as the SDK's RequestMetaSchema accepts it, limited to what we can ignore: a progress token (we send no progress). */
 const metaOk = (meta: unknown) => {
   if (meta === undefined) return true;
-  if (!isPlainObject(meta) || !onlyKeys(meta, PROGRESS_ONLY)) return false;
+  if (!isRecord(meta) || !onlyKeys(meta, PROGRESS_ONLY)) return false;
   const token = meta.progressToken;
   return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
 };
@@ -46,14 +46,14 @@ export function directRequest(messages: readonly JSONRPCMessage[], batch: boolea
   if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !onlyKeys(m, ENVELOPE_KEYS)) return null;
   const params = m.params;
   if (m.method === 'tools/call') {
-    if (!isPlainObject(params) || !onlyKeys(params, CALL_KEYS) || typeof params.name !== 'string' || !metaOk(params._meta)) return null;
+    if (!isRecord(params) || !onlyKeys(params, CALL_KEYS) || typeof params.name !== 'string' || !metaOk(params._meta)) return null;
     const args = params.arguments;
     // A "__proto__" key is copied differently by the SDK's record schema: left to the SDK.
-    if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, '__proto__'))) return null;
+    if (args !== undefined && (!isRecord(args) || Object.hasOwn(args, '__proto__'))) return null;
     return { id: id as RequestId, method: 'tools/call', name: params.name, args };
   }
   if (m.method === 'tools/list') {
-    if (params !== undefined && (!isPlainObject(params) || !onlyKeys(params, LIST_KEYS) || !(params.cursor === undefined || typeof params.cursor === 'string') || !metaOk(params._meta))) return null;
+    if (params !== undefined && (!isRecord(params) || !onlyKeys(params, LIST_KEYS) || !(params.cursor === undefined || typeof params.cursor === 'string') || !metaOk(params._meta))) return null;
     return { id: id as RequestId, method: 'tools/list' };
   }
   return null;

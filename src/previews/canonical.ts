@@ -1,3 +1,5 @@
+import { isRecord } from '../platform/guards.js';
+
 /** JSON with object keys sorted at every level: equal payloads give equal strings. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
@@ -23,8 +25,7 @@ function sortKeys(value: unknown): unknown {
 export function differingPaths(a: unknown, b: unknown, path = '', limit = 20, out: string[] = []): string[] {
   if (out.length >= limit) return out;
   if (canonicalJson(a) === canonicalJson(b)) return out;
-  const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-  if (isObj(a) && isObj(b)) {
+  if (isRecord(a) && isRecord(b)) {
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       differingPaths(a[key], b[key], path ? `${path}.${key}` : key, limit, out);
     }

@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
 import { PreviewResultSchema, type PreviewResult, type RcsPayload, type SmsPayload } from './schemas.js';
 import type { PreviewsService } from './service.js';
+import { isRecord } from '../platform/guards.js';
 
 type Kind = PreviewsTable['kind'];
 
@@ -52,7 +53,7 @@ export class RestPreviewFlow {
     const row = await this.d.previews.get(principal.accountId, id);
     const stored = JSON.parse(row.payload) as Record<string, unknown>;
     let payload = stored;
-    if (body !== undefined && !(isObject(body) && Object.keys(body).length === 0)) {
+    if (body !== undefined && !(isRecord(body) && Object.keys(body).length === 0)) {
       const kind = kindOfBody(body);
       if (kind !== row.kind) {
         throw new AppError('PREVIEW_MISMATCH', `This preview was made by ${ROUTE[row.kind].create}; the body given is one for ${ROUTE[kind].create}`, {
@@ -79,7 +80,7 @@ export class RestPreviewFlow {
   }
 
   private bodyOf(kind: Kind, body: unknown): Record<string, unknown> {
-    if (!isObject(body)) throw new AppError('VALIDATION_ERROR', `The body must be a JSON object, the same as for ${ROUTE[kind].direct}`);
+    if (!isRecord(body)) throw new AppError('VALIDATION_ERROR', `The body must be a JSON object, the same as for ${ROUTE[kind].direct}`);
     const allowed = ROUTE[kind].fields;
     const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
     if (unknown.length > 0) {
@@ -120,11 +121,10 @@ export class RestPreviewFlow {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Which creation route a body belongs to: recipients list → batch, SMS text → SMS, otherwise one RCS message. */
 function kindOfBody(body: unknown): Kind {
-  if (isObject(body) && body.phoneNumbers !== undefined) return 'rcs_batch';
-  if (isObject(body) && body.message !== undefined && body.messageType === undefined && body.content === undefined) return 'sms';
+  if (isRecord(body) && body.phoneNumbers !== undefined) return 'rcs_batch';
+  if (isRecord(body) && body.message !== undefined && body.messageType === undefined && body.content === undefined) return 'sms';
   return 'rcs';
 }

@@ -9,6 +9,7 @@ import {
   type MessageType,
 } from '../content/index.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
+import { isRecord } from '../platform/guards.js';
 
 /**
  * Fields of a /send or /send-batch body that the sandbox accepts and ignores (§4.2), echoed in
@@ -30,7 +31,6 @@ export const SANDBOX_IGNORED_FIELDS = [
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(['messageType', 'content', 'smsFallback', ...SANDBOX_IGNORED_FIELDS]);
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The body as documented (OpenAPI); the handler itself checks it in the order §4.2 needs. */
 export const SandboxRequestSchema = z
@@ -75,7 +75,7 @@ export interface SandboxInput {
  */
 export function parseSandboxInput(body: unknown, options: { maxContentBytes?: number | null } = {}): SandboxInput {
   const maxBytes = options.maxContentBytes === undefined ? SANDBOX_CONTENT_MAX_BYTES : options.maxContentBytes;
-  if (!isObj(body)) throw envelopeError([{ path: '', code: 'invalid_type', message: 'The body must be a JSON object with messageType and content.' }]);
+  if (!isRecord(body)) throw envelopeError([{ path: '', code: 'invalid_type', message: 'The body must be a JSON object with messageType and content.' }]);
   const missing: ErrorDetail[] = [];
   if (body.messageType === undefined || body.messageType === null) missing.push({ path: 'messageType', code: 'required', message: `messageType is required (one of ${MESSAGE_TYPES.join(', ')}).` });
   if (body.content === undefined || body.content === null) missing.push({ path: 'content', code: 'required', message: 'content is required.' });
@@ -95,8 +95,8 @@ export function parseSandboxInput(body: unknown, options: { maxContentBytes?: nu
   if (!isMessageType(body.messageType)) {
     problems.push({ path: 'messageType', code: 'invalid_enum', message: `messageType must be one of ${MESSAGE_TYPES.join(', ')}.` });
   }
-  if (!isObj(body.content)) problems.push({ path: 'content', code: 'invalid_type', message: 'content must be an object.' });
-  if (body.smsFallback !== undefined && body.smsFallback !== null && !isObj(body.smsFallback)) {
+  if (!isRecord(body.content)) problems.push({ path: 'content', code: 'invalid_type', message: 'content must be an object.' });
+  if (body.smsFallback !== undefined && body.smsFallback !== null && !isRecord(body.smsFallback)) {
     problems.push({ path: 'smsFallback', code: 'invalid_type', message: 'smsFallback must be an object {message, sendernameId}.' });
   }
   for (const key of Object.keys(body)) {
@@ -105,7 +105,7 @@ export function parseSandboxInput(body: unknown, options: { maxContentBytes?: nu
   if (problems.length > 0) throw envelopeError(problems);
 
   const ignoredFields: string[] = SANDBOX_IGNORED_FIELDS.filter((f) => Object.hasOwn(body, f));
-  const smsFallback = isObj(body.smsFallback) ? body.smsFallback : undefined;
+  const smsFallback = isRecord(body.smsFallback) ? body.smsFallback : undefined;
   if (smsFallback && Object.hasOwn(smsFallback, 'sendernameId')) ignoredFields.push('smsFallback.sendernameId');
   return { messageType: body.messageType as MessageType, content: body.content as Record<string, unknown>, smsFallback, ignoredFields };
 }

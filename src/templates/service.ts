@@ -34,6 +34,7 @@ import {
   type TemplateGroup,
   type UpdateTemplateInput,
 } from './schemas.js';
+import { isRecord } from '../platform/guards.js';
 
 type TemplateType = TemplatesTable['type'];
 type ContentValue = string | Record<string, unknown>;
@@ -74,7 +75,6 @@ const toGroup = (row: GroupRow): TemplateGroup => ({
 });
 
 const invalid = (message: string, details: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', message, { details });
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Templates and template groups (§2.11, §4.6): the only writer of templates and template_groups.
@@ -122,7 +122,7 @@ export class TemplatesService {
     if (rcsMessageType === null) {
       throw invalid('rcsMessageType is required for RCS templates', [{ path: 'rcsMessageType', code: 'required', message: 'required when type is RCS' }]);
     }
-    if (!isPlainObject(content)) {
+    if (!isRecord(content)) {
       throw invalid('RCS template content must be an object', [{ path: 'content', code: 'invalid_type', message: 'must be the RCS content object for type RCS' }]);
     }
     const result = validateContent(rcsMessageType, content, { knownMergeFields: tags });

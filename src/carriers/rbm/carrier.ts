@@ -7,6 +7,7 @@ import { sendEach, type Capability, type CarrierEvent, type CarrierEventSink, ty
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
 import { RbmAuthError, ServiceAccountTokenSource } from './auth.js';
 import { decodePostback, toRbmAgentMessage } from './translate.js';
+import { isRecord } from '../../platform/guards.js';
 
 export interface RbmAgent {
   agentId: string;
@@ -42,7 +43,6 @@ export interface WebhookAnswer {
 
 type OkOrFailure = { ok: true; status: number; json: unknown } | { ok: false; outcome: Extract<SendOutcome, { ok: false }>; status: number };
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** RBM reports agent ids as `name@rbm.goog` in events and takes the bare id in URLs. */
@@ -118,7 +118,7 @@ export class RbmCarrier implements RcsCarrier {
     const agent = await this.agentFor(m.senderId);
     const r = await this.call(agent, 'POST', `/v1/phones/${m.to}/agentMessages`, { messageId: m.messageId }, toRbmAgentMessage(m.messageType, m.content));
     const fallbackName = `phones/${m.to}/agentMessages/${m.messageId}`;
-    if (r.ok) return { ok: true, carrierMessageId: (isObj(r.json) && str(r.json.name)) || fallbackName };
+    if (r.ok) return { ok: true, carrierMessageId: (isRecord(r.json) && str(r.json.name)) || fallbackName };
     // The same messageId again: RBM already has the message (an earlier hand-over whose answer we lost).
     if (r.status === 409) return { ok: true, carrierMessageId: fallbackName };
     return r.outcome;
@@ -198,11 +198,11 @@ export class RbmCarrier implements RcsCarrier {
    */
   async handleWebhook(body: unknown, signature: string | undefined): Promise<WebhookAnswer> {
     const tokens = await this.clientTokens();
-    if (isObj(body) && typeof body.clientToken === 'string' && typeof body.secret === 'string' && !isObj(body.message)) {
+    if (isRecord(body) && typeof body.clientToken === 'string' && typeof body.secret === 'string' && !isRecord(body.message)) {
       if (!tokens.some((t) => safeEqual(t, body.clientToken as string))) return answer(403, { error: 'unknown clientToken' });
       return { status: 200, contentType: 'text/plain', body: body.secret };
     }
-    const data = isObj(body) && isObj(body.message) ? body.message.data : undefined;
+    const data = isRecord(body) && isRecord(body.message) ? body.message.data : undefined;
     if (typeof data !== 'string' || data === '') return answer(400, { error: 'message.data missing' });
     const decoded = Buffer.from(data, 'base64');
     if (!signature || !tokens.some((t) => safeEqual(createHmac('sha512', t).update(decoded).digest('base64'), signature.trim()))) {
@@ -210,7 +210,7 @@ export class RbmCarrier implements RcsCarrier {
       return answer(401, { error: 'bad signature' });
     }
     const payload = parseJson(decoded.toString('utf8'));
-    if (!isObj(payload)) return answer(400, { error: 'message.data is not JSON' });
+    if (!isRecord(payload)) return answer(400, { error: 'message.data is not JSON' });
     const sink = this.sink;
     if (!sink) return answer(503, { error: 'not ready' });
     const events = await this.eventsOf(payload);
@@ -256,7 +256,7 @@ export class RbmCarrier implements RcsCarrier {
     const carrierMessageId = str(p.messageId) ?? `rbm_${randomUUID()}`;
     const inbound = (text: string): CarrierEvent => ({ kind: 'inbound', channel: 'RCS', from: e164, senderId: sender.id, text, at, carrierMessageId });
 
-    if (isObj(p.suggestionResponse)) {
+    if (isRecord(p.suggestionResponse)) {
       const r = p.suggestionResponse;
       const label = str(r.text) ?? '';
       const decoded = decodePostback(str(r.postbackData));
@@ -274,11 +274,11 @@ export class RbmCarrier implements RcsCarrier {
       return events;
     }
     if (typeof p.text === 'string') return [inbound(p.text)];
-    if (isObj(p.location) && typeof p.location.latitude === 'number' && typeof p.location.longitude === 'number') {
+    if (isRecord(p.location) && typeof p.location.latitude === 'number' && typeof p.location.longitude === 'number') {
       return [inbound(`geo:${p.location.latitude},${p.location.longitude}`)];
     }
-    if (isObj(p.userFile)) {
-      const payload = isObj(p.userFile.payload) ? p.userFile.payload : {};
+    if (isRecord(p.userFile)) {
+      const payload = isRecord(p.userFile.payload) ? p.userFile.payload : {};
       return [inbound(str(payload.fileUri) ?? '[file]')];
     }
     return [];
@@ -318,19 +318,19 @@ export class RbmCarrier implements RcsCarrier {
 /** Whether the tapped reply is a postback button on a card of this content. */
 function isCardPostback(content: string | null, postbackData: string | null, label: string): boolean {
   const c = parseJson(content ?? '');
-  if (!isObj(c)) return false;
+  if (!isRecord(c)) return false;
   const cards: unknown[] = [c, ...(Array.isArray(c.cardContents) ? c.cardContents : [])];
   return cards.some(
     (card) =>
-      isObj(card) &&
+      isRecord(card) &&
       Array.isArray(card.cardActions) &&
-      card.cardActions.some((a) => isObj(a) && a.type === 'postback' && (postbackData !== null ? a.postbackData === postbackData : a.text === label)),
+      card.cardActions.some((a) => isRecord(a) && a.type === 'postback' && (postbackData !== null ? a.postbackData === postbackData : a.text === label)),
   );
 }
 
 /** RBM's error answer → our outcome: `RBM_<http status>_<google status>`, 429 and 5xx retried. */
 export function failureOf(status: number, json: unknown, text: string): Extract<SendOutcome, { ok: false }> {
-  const err = isObj(json) && isObj(json.error) ? json.error : null;
+  const err = isRecord(json) && isRecord(json.error) ? json.error : null;
   const googleStatus = err ? str(err.status) : undefined;
   const message = (err ? str(err.message) : undefined) ?? (text.slice(0, 200) || `HTTP ${status}`);
   const retryable = status === 408 || status === 429 || status >= 500;

@@ -10,6 +10,7 @@
  */
 import type { Action, CardContent, Content, Media, Suggestion } from '../../content/schemas.js';
 import { DEFAULT_CARD_ORIENTATION, DEFAULT_IMAGE_ALIGNMENT, DEFAULT_MEDIA_HEIGHT, DEFAULT_STOP_KEYWORD, DEFAULT_WEBVIEW_VIEW_MODE } from '../../content/vocabulary.js';
+import { isRecord } from '../../platform/guards.js';
 
 export interface RbmContentInfo {
   fileUrl: string;
@@ -74,7 +75,6 @@ export const POSTBACK_MARKER = 'rcsx:';
 
 export type PostbackKind = 'reply' | 'postback' | 'action';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** The body of `POST /v1/phones/{E.164}/agentMessages` for one of our messages. */
@@ -146,14 +146,14 @@ function cardContent(card: CardContent): RbmCardContent {
 }
 
 function cardMedia(media: Media | undefined): RbmMedia | undefined {
-  if (!isObj(media)) return undefined;
+  if (!isRecord(media)) return undefined;
   const info = mediaContentInfo(media);
   if (!info) return undefined;
   return { height: media.height ?? DEFAULT_MEDIA_HEIGHT, contentInfo: info };
 }
 
 function mediaContentInfo(media: Media | undefined): RbmContentInfo | undefined {
-  if (!isObj(media) || !isObj(media.contentInfo)) return undefined;
+  if (!isRecord(media) || !isRecord(media.contentInfo)) return undefined;
   const fileUrl = str(media.contentInfo.fileUrl);
   if (!fileUrl) return undefined;
   const thumbnailUrl = str(media.contentInfo.thumbnailUrl) ?? str(media.thumbnailUrl);
@@ -165,7 +165,7 @@ function contentInfoOf(c: Content): RbmContentInfo | undefined {
   const fromMedia = mediaContentInfo(c.media);
   const url = str(c.url);
   if (url) {
-    const thumbnailUrl = fromMedia?.thumbnailUrl ?? (isObj(c.media) ? str(c.media.thumbnailUrl) : undefined);
+    const thumbnailUrl = fromMedia?.thumbnailUrl ?? (isRecord(c.media) ? str(c.media.thumbnailUrl) : undefined);
     return { fileUrl: url, ...(thumbnailUrl ? { thumbnailUrl } : {}), forceRefresh: fromMedia?.forceRefresh ?? false };
   }
   return fromMedia;
@@ -174,7 +174,7 @@ function contentInfoOf(c: Content): RbmContentInfo | undefined {
 function suggestionsOf(chips: Suggestion[] | undefined): RbmSuggestion[] | undefined {
   if (!Array.isArray(chips) || chips.length === 0) return undefined;
   return chips.map((chip) => {
-    if (isObj(chip.reply)) return { reply: { text: chip.reply.text, postbackData: encodePostback(chip.reply.postbackData, 'reply') } };
+    if (isRecord(chip.reply)) return { reply: { text: chip.reply.text, postbackData: encodePostback(chip.reply.postbackData, 'reply') } };
     return actionSuggestion(chip.action!);
   });
 }

@@ -29,6 +29,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listContacts',
       summary: 'List contacts (cursor pagination, search, filters, exact phone lookup)',
       tags: TAGS,
       auth: 'contacts:read',
@@ -50,6 +51,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/count',
+      operationId: 'countContacts',
       summary: 'Count contacts matching disabled, group and search',
       tags: TAGS,
       auth: 'contacts:read',
@@ -60,6 +62,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/bulk',
+      operationId: 'upsertContacts',
       idempotent: true,
       summary: 'Create or upsert up to 1000 contacts',
       tags: TAGS,
@@ -71,6 +74,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'patch',
       path: '/bulk/disable',
+      operationId: 'disableContacts',
       summary: 'Disable contacts and cancel their scheduled messages',
       tags: TAGS,
       auth: 'contacts:write',
@@ -81,6 +85,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'patch',
       path: '/bulk/enable',
+      operationId: 'enableContacts',
       summary: 'Enable disabled contacts',
       tags: TAGS,
       auth: 'contacts:write',
@@ -91,6 +96,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createContact',
       idempotent: true,
       summary: 'Create a contact',
       tags: TAGS,
@@ -108,6 +114,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id',
+      operationId: 'getContact',
       summary: 'Get a contact by id or by phone number',
       description: '{id} is a contact id (ct_…) or a phone number with country code (+ or 00 optional).',
       tags: TAGS,
@@ -120,6 +127,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id',
+      operationId: 'updateContact',
       summary: 'Partially update a contact',
       tags: TAGS,
       auth: 'contacts:write',
@@ -136,6 +144,7 @@ export function contactsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id',
+      operationId: 'deleteContact',
       summary: 'Delete a contact permanently (cancels its scheduled messages, removes memberships and values)',
       tags: TAGS,
       auth: 'contacts:write',

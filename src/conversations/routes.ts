@@ -20,6 +20,7 @@ export function conversationsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/conversations',
+      operationId: 'listConversations',
       summary: 'Conversation windows (ACTIVE or EXPIRED, derived now), newest activity first',
       tags: ['Conversations'],
       auth: 'messages:read',
@@ -30,6 +31,7 @@ export function conversationsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/conversations/billing-preview',
+      operationId: 'previewConversationBilling',
       summary: 'Which numbers a message sent now would be charged for (open window: free). Read-only.',
       description: 'Up to 1000 numbers. Unreadable numbers get reason ERROR_CHECKING and count as chargeable. Pass sendernameId to get exactly what a send through that sender would cost.',
       tags: ['Conversations'],
@@ -41,6 +43,7 @@ export function conversationsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/conversations/:phoneNumber/status',
+      operationId: 'getConversationStatus',
       summary: 'Whether a conversation window is open to the number now, and its times',
       tags: ['Conversations'],
       auth: 'messages:read',
@@ -52,6 +55,7 @@ export function conversationsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/conversations/:phoneNumber/rate-limit',
+      operationId: 'getConversationRateLimit',
       summary: 'The per-recipient throttle for the number: used, remaining, when it frees',
       tags: ['Conversations'],
       auth: 'messages:read',

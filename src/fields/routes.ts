@@ -38,6 +38,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/fields',
+      operationId: 'listContactFields',
       summary: 'List custom field definitions (oldest first)',
       tags: TAGS,
       auth: 'custom-fields:read',
@@ -48,6 +49,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/fields',
+      operationId: 'createContactField',
       idempotent: true,
       summary: 'Create a custom field definition',
       tags: TAGS,
@@ -60,6 +62,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/fields/:fieldId',
+      operationId: 'getContactField',
       summary: 'Get a custom field definition',
       tags: TAGS,
       auth: 'custom-fields:read',
@@ -70,6 +73,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/fields/:fieldId',
+      operationId: 'updateContactField',
       summary: 'Update a custom field definition (name and/or tag)',
       tags: TAGS,
       auth: 'custom-fields:write',
@@ -81,6 +85,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/fields/:fieldId',
+      operationId: 'deleteContactField',
       summary: 'Delete a custom field definition (force=true also when in use)',
       tags: TAGS,
       auth: 'custom-fields:write',
@@ -96,6 +101,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id/fields',
+      operationId: 'getContactFieldValues',
       summary: "All custom field values of a contact",
       tags: TAGS,
       auth: 'custom-fields:read',
@@ -106,6 +112,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id/fields',
+      operationId: 'setContactFieldValues',
       summary: 'Set several custom field values of a contact (by fieldId or tag; null deletes)',
       tags: TAGS,
       auth: 'custom-fields:write',
@@ -117,6 +124,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id/fields/:fieldId',
+      operationId: 'setContactFieldValue',
       summary: 'Set one custom field value of a contact (null deletes)',
       tags: TAGS,
       auth: 'custom-fields:write',
@@ -128,6 +136,7 @@ export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id/fields/:fieldId',
+      operationId: 'deleteContactFieldValue',
       summary: 'Delete one custom field value of a contact',
       tags: TAGS,
       auth: 'custom-fields:write',

@@ -19,6 +19,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listForms',
       summary: 'List opt-in forms, newest first',
       tags: TAGS,
       auth: 'contacts:read',
@@ -29,6 +30,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createForm',
       idempotent: true,
       summary: 'Create an opt-in form (public page /f/<slug>)',
       tags: TAGS,
@@ -47,6 +49,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id',
+      operationId: 'getForm',
       summary: 'Get a form',
       tags: TAGS,
       auth: 'contacts:read',
@@ -57,6 +60,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id',
+      operationId: 'updateForm',
       summary: 'Update a form (partial)',
       tags: TAGS,
       auth: 'forms:manage',
@@ -69,6 +73,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id',
+      operationId: 'deleteForm',
       summary: 'Delete a form and its submissions (contacts stay)',
       tags: TAGS,
       auth: 'forms:manage',
@@ -79,6 +84,7 @@ export function formsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id/submissions',
+      operationId: 'listFormSubmissions',
       summary: 'Submissions of a form, newest first',
       tags: TAGS,
       auth: 'contacts:read',

@@ -25,6 +25,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listGroups',
       summary: 'List groups with contact counts, newest first',
       tags: TAGS,
       auth: 'groups:read',
@@ -35,6 +36,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createGroup',
       idempotent: true,
       summary: 'Create a group',
       tags: TAGS,
@@ -47,6 +49,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id',
+      operationId: 'getGroup',
       summary: 'Get a group, optionally with a page of its contacts',
       tags: TAGS,
       auth: 'groups:read',
@@ -58,6 +61,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id',
+      operationId: 'updateGroup',
       summary: 'Update name and/or description (membership unchanged)',
       tags: TAGS,
       auth: 'groups:write',
@@ -69,6 +73,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id',
+      operationId: 'deleteGroup',
       summary: 'Delete a group (its contacts remain)',
       tags: TAGS,
       auth: 'groups:write',
@@ -83,6 +88,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/:id/contacts',
+      operationId: 'addGroupContacts',
       summary: 'Add up to 10,000 contacts to a group',
       tags: TAGS,
       auth: 'groups:write',
@@ -94,6 +100,7 @@ export function groupsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id/contacts',
+      operationId: 'removeGroupContacts',
       summary: 'Remove up to 10,000 contacts from a group (contacts are not deleted)',
       tags: TAGS,
       auth: 'groups:write',

@@ -23,6 +23,7 @@ export function healthRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
       summary: 'Liveness and database check for monitoring',
       tags: ['Status'],
       auth: 'public',
@@ -35,6 +36,7 @@ export function healthRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/status',
+      operationId: 'getServiceStatus',
       summary: 'Service status and the validation limits',
       tags: ['Status'],
       auth: 'authenticated',

@@ -9,6 +9,7 @@ export function interactionsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/interactions',
+      operationId: 'listInteractions',
       summary: 'Chip/button taps and replies, newest first (filters: campaign, phone, type, date range)',
       tags: ['Conversations'],
       auth: 'messages:read',

@@ -14,6 +14,7 @@ export function logRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/log',
+      operationId: 'listMessageLog',
       summary: 'Message history, newest first (default last 7 days, at most 31)',
       tags: ['Message log'],
       auth: 'messages:read',
@@ -24,6 +25,7 @@ export function logRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id/content',
+      operationId: 'getMessageContent',
       summary: 'The full content of one message',
       tags: ['Message log'],
       auth: 'messages:read',
@@ -34,6 +36,7 @@ export function logRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id',
+      operationId: 'cancelScheduledMessage',
       summary: 'Cancel one scheduled message (the record is removed and refunded)',
       tags: ['Message log'],
       auth: 'messages:write',

@@ -25,6 +25,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send',
+      operationId: 'sendMessage',
       idempotent: true,
       summary: 'Send one RCS message (immediately or scheduled), with optional SMS fallback',
       tags: ['Messaging'],
@@ -37,6 +38,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send-batch',
+      operationId: 'sendBatch',
       idempotent: true,
       summary: 'Send one RCS message to up to 10,000 recipients as a background job',
       tags: ['Messaging'],
@@ -52,6 +54,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/send-sms',
+      operationId: 'sendSms',
       idempotent: true,
       summary: 'Send a standalone SMS, billed per segment after merge fields are filled in',
       tags: ['Messaging'],
@@ -64,6 +67,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/batch/:jobId/status',
+      operationId: 'getBatchStatus',
       summary: 'Progress of a batch or scheduled job',
       tags: ['Jobs'],
       auth: 'messages:read',
@@ -74,6 +78,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/batch/:jobId',
+      operationId: 'cancelBatch',
       summary: 'Cancel a pending or in-progress job; only unsent messages are affected',
       tags: ['Jobs'],
       auth: 'messages:write',
@@ -84,6 +89,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/jobs',
+      operationId: 'listJobs',
       summary: 'Batch and scheduled jobs, newest first',
       tags: ['Jobs'],
       auth: 'messages:read',
@@ -94,6 +100,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/queue/status',
+      operationId: 'getQueueStatus',
       summary: 'What is still queued or scheduled for this account',
       tags: ['Jobs'],
       auth: 'messages:read',
@@ -103,6 +110,7 @@ export function messagingRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/stats',
+      operationId: 'getMessageStats',
       summary: 'Message counts by status and channel, and credits spent',
       tags: ['Messaging'],
       auth: 'messages:read',

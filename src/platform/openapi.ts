@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IDEMPOTENT_REPLAYED_HEADER, type RouteRegistry } from './http/route.js';
+import { IDEMPOTENT_REPLAYED_HEADER, operationIdOf, type RouteRegistry } from './http/route.js';
 import { IDEMPOTENCY_HEADER } from './idempotency/key.js';
 
 const ErrorResponse = z.object({
@@ -40,7 +40,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
 /** OpenAPI 3.1 document built from the routes actually mounted and their zod schemas. */
 export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path, spec } of registry.routes) {
+  for (const route of registry.routes) {
+    const { method, path, spec } = route;
     const parameters: unknown[] = [];
     for (const m of path.matchAll(/\{([^}]+)\}/g)) parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
     if (spec.query) {
@@ -71,6 +72,7 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       if (spec.auth !== 'authenticated') responses['403'] ??= { description: `The key lacks ${spec.auth}${refusal}`, content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
     }
     (paths[path] ??= {})[method] = {
+      operationId: operationIdOf(route),
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,

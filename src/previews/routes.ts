@@ -26,6 +26,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send',
+      operationId: 'createPreviewSend',
       idempotent: true,
       summary: 'Preview one RCS message (the body of POST /send) for a person to approve',
       description: CREATE_NOTE,
@@ -39,6 +40,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send-batch',
+      operationId: 'createPreviewSendBatch',
       idempotent: true,
       summary: 'Preview a batch (the body of POST /send-batch) for a person to approve',
       description: CREATE_NOTE,
@@ -52,6 +54,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/send-sms',
+      operationId: 'createPreviewSendSms',
       idempotent: true,
       summary: 'Preview a standalone SMS (the body of POST /send-sms) for a person to approve',
       description: `${CREATE_NOTE} An identical body while its preview is open returns that preview.`,
@@ -65,6 +68,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/previews/:id',
+      operationId: 'getPreview',
       summary: 'A preview and its state (pending, approved, rejected, sending, sent)',
       tags: TAGS,
       auth: 'messages:read',
@@ -75,6 +79,7 @@ export function previewsRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/previews/:id/send',
+      operationId: 'sendPreview',
       idempotent: true,
       summary: 'Send a preview once a person approved it; a repeat returns the first result',
       description:

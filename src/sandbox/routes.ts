@@ -35,6 +35,7 @@ export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/sandbox/validate',
+      operationId: 'validateSandboxPayload',
       summary: 'Validate a message body without an account',
       description:
         'Runs the same validator as /send. 200 whenever the envelope is sound (messageType and content present); read valid, errors and warnings. Send-only fields are accepted, ignored and echoed in sandbox.ignored_fields.',
@@ -50,6 +51,7 @@ export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/sandbox/preview',
+      operationId: 'createSandboxPreview',
       summary: 'Store an anonymous 24-hour preview with a share link',
       description:
         'Same body as /sandbox/validate. Invalid content is a 400 in the /send error shape with the validation result beside it. Identical input returns the same link until it expires. Only media from /sandbox/samples is rendered; other HTTPS media URLs are replaced by a placeholder and listed in sandbox.media with their host.',
@@ -70,6 +72,7 @@ export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/sandbox/samples',
+      operationId: 'listSandboxSamples',
       summary: 'Sample images, one video and one PDF the sandbox renders, with a usage hint per message type',
       tags: TAGS,
       auth: 'public',
@@ -82,6 +85,7 @@ export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/sandbox/samples/:file',
+      operationId: 'getSandboxSample',
       summary: 'One sample file (not rate limited)',
       tags: TAGS,
       auth: 'public',
@@ -92,6 +96,7 @@ export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/sandbox/preview/:slug',
+      operationId: 'getSandboxPreview',
       summary: 'A stored sandbox preview: rendered content, warnings, expiry',
       description: 'slug is the last path segment of share_url. Placeholders are filled with sample values; foreign media URLs are never returned, only their host (sandbox.media).',
       tags: TAGS,

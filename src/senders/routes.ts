@@ -9,6 +9,7 @@ export function sendersRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/senders',
+      operationId: 'listSenders',
       summary: 'Sender identities (SMS and RCS) of the account',
       tags: ['Senders'],
       auth: 'authenticated',

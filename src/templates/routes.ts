@@ -28,6 +28,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/groups',
+      operationId: 'listTemplateGroups',
       summary: 'List template groups with templateCount, plus ungroupedTemplateCount',
       tags: GROUP_TAGS,
       auth: 'templates:read',
@@ -43,6 +44,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/groups',
+      operationId: 'createTemplateGroup',
       idempotent: true,
       summary: 'Create a template group',
       tags: GROUP_TAGS,
@@ -55,6 +57,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/groups/assign',
+      operationId: 'assignTemplatesToGroup',
       summary: 'Move templates into a group (templateGroupId null ungroups them)',
       tags: GROUP_TAGS,
       auth: 'templates:write',
@@ -65,6 +68,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/groups/:id',
+      operationId: 'getTemplateGroup',
       summary: 'Get a template group',
       tags: GROUP_TAGS,
       auth: 'templates:read',
@@ -75,6 +79,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/groups/:id',
+      operationId: 'updateTemplateGroup',
       summary: 'Rename a template group',
       tags: GROUP_TAGS,
       auth: 'templates:write',
@@ -86,6 +91,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/groups/:id',
+      operationId: 'deleteTemplateGroup',
       summary: 'Delete a template group (its templates become ungrouped)',
       tags: GROUP_TAGS,
       auth: 'templates:write',
@@ -100,6 +106,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listTemplates',
       summary: 'List templates (page-based)',
       tags: TAGS,
       auth: 'templates:read',
@@ -110,6 +117,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createTemplate',
       idempotent: true,
       summary: 'Create a template (SMS text or RCS content + rcsMessageType)',
       tags: TAGS,
@@ -125,6 +133,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/:id',
+      operationId: 'getTemplate',
       summary: 'Get a template (RCS with parsedContent)',
       tags: TAGS,
       auth: 'templates:read',
@@ -135,6 +144,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/:id',
+      operationId: 'updateTemplate',
       summary: 'Partially update a template',
       tags: TAGS,
       auth: 'templates:write',
@@ -149,6 +159,7 @@ export function templatesRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/:id',
+      operationId: 'deleteTemplate',
       summary: 'Delete a template permanently',
       tags: TAGS,
       auth: 'templates:write',

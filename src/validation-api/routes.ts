@@ -21,6 +21,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/validate',
+      operationId: 'validateMessage',
       summary: 'Validate message content (and its SMS fallback) without sending',
       description:
         '200 with {valid, errors, warnings, sms?} for every body with messageType and content; 400 only when those are missing, messageType is unknown, content is not an object, or an unknown top-level field is present.',
@@ -36,6 +37,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/validate-schedule-time',
+      operationId: 'validateScheduleTime',
       summary: 'Resolve scheduleAt + timeZone to an instant, as /send would',
       description:
         'A well-formed request always gets 200: valid:true with the UTC instant, local time and zone, or valid:false with errors (invalid_datetime, in_past, dst_gap with the nearest valid times, invalid_timezone). 400 only when scheduleAt is missing or not a string.',
@@ -48,6 +50,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/timezones',
+      operationId: 'listTimezones',
       summary: "IANA time zones with their current offset and local time, plus the account's zone",
       tags: TAGS,
       auth: 'authenticated',
@@ -57,6 +60,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/button-guidelines',
+      operationId: 'getButtonGuidelines',
       summary: 'Limits and placement rules for card buttons and chips (from the validator’s constants)',
       tags: TAGS,
       auth: 'authenticated',

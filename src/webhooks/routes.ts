@@ -32,6 +32,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/webhooks',
+      operationId: 'listWebhooks',
       summary: 'List the account’s webhook endpoints with their health',
       tags: TAGS,
       auth: 'messages:read',
@@ -41,6 +42,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/webhooks',
+      operationId: 'createWebhook',
       summary: 'Create a webhook endpoint; the answer carries its signing secret',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -57,6 +59,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/webhooks/:id',
+      operationId: 'getWebhook',
       summary: 'Get a webhook endpoint',
       tags: TAGS,
       auth: 'messages:read',
@@ -67,6 +70,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'put',
       path: '/webhooks/:id',
+      operationId: 'updateWebhook',
       summary: 'Change URL, events, description or enabled (partial)',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -78,6 +82,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/webhooks/:id',
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint, its queued deliveries and its log',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -92,6 +97,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/webhooks/:id/secret',
+      operationId: 'getWebhookSecret',
       summary: 'Reveal the signing secret (and the previous one during a rotation)',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -106,6 +112,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/webhooks/:id/rotate-secret',
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret; the old one keeps signing beside the new one for overlapHours',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -121,6 +128,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/webhooks/:id/test',
+      operationId: 'testWebhook',
       summary: 'Send a signed webhook_test event now and report the receiver’s answer',
       tags: TAGS,
       auth: 'webhooks:manage',
@@ -131,6 +139,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/webhooks/:id/deliveries',
+      operationId: 'listWebhookDeliveries',
       summary: 'The delivery log: deliveries newest first, each with its attempts',
       tags: TAGS,
       auth: 'messages:read',
@@ -142,6 +151,7 @@ export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Post a delivery’s event again now (same event id and body, new signature)',
       tags: TAGS,
       auth: 'webhooks:manage',

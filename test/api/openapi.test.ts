@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RouteRegistry, type RegisteredRoute } from '../../src/platform/http/route.js';
+import { operationIdOf, RouteRegistry, type RegisteredRoute, type RouteSpec } from '../../src/platform/http/route.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -23,6 +23,7 @@ afterAll(async () => {
 });
 
 interface Operation {
+  operationId?: string;
   summary: string;
   tags: string[];
   parameters?: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
@@ -106,5 +107,42 @@ describe('GET /openapi.json', () => {
     expect(op('/api/v1/contacts/fields/{fieldId}', 'delete')['x-required-permission']).toBe('custom-fields:write');
     expect(op('/api/v1/groups/{id}', 'put')['x-required-permission']).toBe('groups:write');
     expect(op('/api/v1/templates/groups/assign', 'post')['x-required-permission']).toBe('templates:write');
+  });
+
+  it('gives every operation a unique camelCase operationId, the method name of generated clients', async () => {
+    const r = await t.api('GET', '/openapi.json', undefined, { key: null });
+    const ids: string[] = [];
+    for (const [path, ops] of Object.entries(r.body.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(op.operationId!);
+      }
+    }
+    expect(ids.length).toBe(registered.length);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    // Every route mounted today names its operation itself; the derived fallback is for routes that do not.
+    expect(registered.filter((x) => !x.spec.operationId).map((x) => `${x.method} ${x.path}`)).toEqual([]);
+
+    const idOf = (path: string, method: string): string | undefined => (r.body.paths[path]?.[method] as Operation | undefined)?.operationId;
+    expect(idOf('/api/rcs/send', 'post')).toBe('sendMessage');
+    expect(idOf('/api/rcs/send-batch', 'post')).toBe('sendBatch');
+    expect(idOf('/api/rcs/send-sms', 'post')).toBe('sendSms');
+    expect(idOf('/api/rcs/batch/{jobId}/status', 'get')).toBe('getBatchStatus');
+    expect(idOf('/api/v1/contacts', 'get')).toBe('listContacts');
+    expect(idOf('/api/rcs/previews/send', 'post')).toBe('createPreviewSend');
+  });
+
+  it('derives a deterministic operationId from method and path when a route names none', () => {
+    const route = (method: RegisteredRoute['method'], path: string, operationId?: string): RegisteredRoute => ({
+      method,
+      path,
+      spec: { method, path, operationId, summary: 's', tags: [], auth: 'public', responses: {}, handler: () => null } as RouteSpec,
+    });
+    expect(operationIdOf(route('get', '/api/v1/contacts/{id}'))).toBe('getContactsById');
+    expect(operationIdOf(route('post', '/api/rcs/webhooks/{id}/deliveries/{deliveryId}/redeliver'))).toBe('postWebhooksByIdDeliveriesByDeliveryIdRedeliver');
+    expect(operationIdOf(route('patch', '/api/v1/contacts/bulk/disable'))).toBe('patchContactsBulkDisable');
+    expect(operationIdOf(route('post', '/api/rcs/send-sms'))).toBe('postSendSms');
+    expect(operationIdOf(route('get', '/api/messages/log'))).toBe('getMessagesLog');
+    expect(operationIdOf(route('get', '/api/rcs/health', 'getHealth'))).toBe('getHealth');
   });
 });

@@ -49,6 +49,12 @@ export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType 
   method: HttpMethod;
   /** Express path relative to the router's base, e.g. `/:id/fields`. */
   path: string;
+  /**
+   * The OpenAPI operationId, camelCase verb + noun (`sendMessage`, `listContacts`): the method
+   * name generated clients give this route, so keep it stable. Without it one is derived from
+   * method and path (operationIdOf).
+   */
+  operationId?: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -90,6 +96,21 @@ export interface RegisteredRoute {
   /** Full path in OpenAPI form: /api/v1/contacts/{id}. */
   path: string;
   spec: RouteSpec;
+}
+
+/**
+ * The route's operationId: its own, or `get` + `ContactsById` style words from the full path with
+ * the /api, /api/v1, /api/rcs prefix dropped (deterministic, and unique as long as paths are).
+ */
+export function operationIdOf(route: RegisteredRoute): string {
+  if (route.spec.operationId) return route.spec.operationId;
+  const pascal = (s: string): string => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const words = route.path
+    .replace(/^\/api(\/v1|\/rcs)?(?=\/|$)/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => (/^\{.+\}$/.test(seg) ? `By${pascal(seg.slice(1, -1))}` : pascal(seg)));
+  return `${route.method}${words.join('')}`;
 }
 
 /** Every route mounted through mountRoutes, for the OpenAPI document. */

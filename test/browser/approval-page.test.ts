@@ -1,9 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { totpCode } from '../helpers/web-client.js';
 import { body, mcpClient } from '../mcp/helpers.js';
-import { launchBrowser, screenshot, watchConsole } from './helpers.js';
+import { launchBrowser, screenshot, watchConsole, loggedInState, type SessionState } from './helpers.js';
 
 /**
  * The share page shows what each recipient gets: merged messages per recipient, link targets and
@@ -12,7 +11,7 @@ import { launchBrowser, screenshot, watchConsole } from './helpers.js';
 
 let t: TestServer;
 let browser: Browser;
-let storageState: Awaited<ReturnType<BrowserContext['storageState']>>;
+let storageState: SessionState;
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 type Size = keyof typeof SIZES;
@@ -25,17 +24,7 @@ beforeAll(async () => {
   const names = ['Anna', 'Ben', 'Clara', 'Dora', 'Emil', 'Fritz', 'Greta'];
   for (const [i, phone] of PHONES.entries()) await t.ctx.services.contacts.create(t.account.accountId, { phone, firstName: names[i]! });
   // Log in once (a TOTP code is accepted once) and reuse the session at every size.
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${t.url}/login`);
-  await page.fill('input[name=email]', t.account.email);
-  await page.fill('input[name=password]', t.account.password);
-  await page.click('button[type=submit]');
-  await page.fill('input[name=code]', totpCode(t.account.totpSecret));
-  await page.click('button[type=submit]');
-  await page.waitForURL((u) => u.pathname === '/console');
-  storageState = await context.storageState();
-  await context.close();
+  storageState = await loggedInState(browser, t.url, t.account);
 });
 afterAll(async () => {
   await browser?.close();

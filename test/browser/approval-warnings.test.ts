@@ -1,9 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { totpCode } from '../helpers/web-client.js';
 import { body, mcpClient } from '../mcp/helpers.js';
-import { launchBrowser, screenshot } from './helpers.js';
+import { launchBrowser, screenshot, loggedInState, type SessionState } from './helpers.js';
 
 /**
  * Empty merge values on the share page: recipients without a first name would read "Hello !".
@@ -13,7 +12,7 @@ import { launchBrowser, screenshot } from './helpers.js';
 
 let t: TestServer;
 let browser: Browser;
-let storageState: Awaited<ReturnType<BrowserContext['storageState']>>;
+let storageState: SessionState;
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 // Contacts exist, but without first names.
@@ -23,17 +22,7 @@ beforeAll(async () => {
   t = await startTestServer();
   browser = await launchBrowser();
   for (const phone of PHONES) await t.ctx.services.contacts.create(t.account.accountId, { phone });
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${t.url}/login`);
-  await page.fill('input[name=email]', t.account.email);
-  await page.fill('input[name=password]', t.account.password);
-  await page.click('button[type=submit]');
-  await page.fill('input[name=code]', totpCode(t.account.totpSecret));
-  await page.click('button[type=submit]');
-  await page.waitForURL((u) => u.pathname === '/console');
-  storageState = await context.storageState();
-  await context.close();
+  storageState = await loggedInState(browser, t.url, t.account);
 });
 afterAll(async () => {
   await browser?.close();

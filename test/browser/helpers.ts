@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
+import { totpCode } from '../helpers/web-client.js';
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -49,4 +50,27 @@ export function watchConsole(page: Page): { problems: string[] } {
     problems.push(`failed ${req.url()}: ${req.failure()?.errorText ?? ''}`);
   });
   return { problems };
+}
+
+export type SessionState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+/**
+ * Logs a person in once (password, then the TOTP code, which is accepted once) and returns the
+ * session to reuse in every later context, at any viewport.
+ */
+export async function loggedInState(browser: Browser, baseUrl: string, person: { email: string; password: string; totpSecret: string }): Promise<SessionState> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/login`);
+    await page.fill('input[name=email]', person.email);
+    await page.fill('input[name=password]', person.password);
+    await page.click('button[type=submit]');
+    await page.fill('input[name=code]', totpCode(person.totpSecret));
+    await page.click('button[type=submit]');
+    await page.waitForURL((u) => u.pathname === '/console');
+    return await context.storageState();
+  } finally {
+    await context.close();
+  }
 }

@@ -61,6 +61,9 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
+  // What the areas below are built from. Each area's function names what it uses in its parameter
+  // type and sees only that; none of them knows AppContext (test/unit/ports.test.ts).
+  const deps = { ...ctx.services, config: ctx.config, clock: ctx.clock, logger: ctx.logger };
   const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
@@ -100,23 +103,23 @@ export function createApp(ctx: AppContext): Express {
 
   // Each REST area: its base path and its routes as data (see platform/http/route.ts).
   const areas: Array<[string, RouteSpec[]]> = [
-    [BASE.rcs, healthRoutes(ctx)],
+    [BASE.rcs, healthRoutes(deps)],
     // Custom-field routes first: /fields must not be taken for a contact id.
-    [BASE.contacts, fieldsRoutes(ctx)],
-    [BASE.contacts, contactsRoutes(ctx)],
-    [BASE.groups, groupsRoutes(ctx)],
-    [BASE.templates, templatesRoutes(ctx)],
-    [BASE.rcs, validationRoutes(ctx)],
-    [BASE.rcs, sandboxRoutes(ctx)],
-    [BASE.rcs, sendersRoutes(ctx)],
-    [BASE.rcs, messagingRoutes(ctx)],
+    [BASE.contacts, fieldsRoutes(deps)],
+    [BASE.contacts, contactsRoutes(deps)],
+    [BASE.groups, groupsRoutes(deps)],
+    [BASE.templates, templatesRoutes(deps)],
+    [BASE.rcs, validationRoutes(deps)],
+    [BASE.rcs, sandboxRoutes(deps)],
+    [BASE.rcs, sendersRoutes(deps)],
+    [BASE.rcs, messagingRoutes(deps)],
     // The preview flow on REST: how OAuth tokens and approval-bound keys send (approval belongs to the credential).
-    [BASE.rcs, previewsRoutes(ctx)],
-    [BASE.rcs, conversationsRoutes(ctx)],
-    [BASE.rcs, interactionsRoutes(ctx)],
-    [BASE.rcs, webhooksRoutes(ctx)],
-    [BASE.forms, formsRoutes(ctx)],
-    [BASE.messages, logRoutes(ctx)],
+    [BASE.rcs, previewsRoutes(deps)],
+    [BASE.rcs, conversationsRoutes(deps)],
+    [BASE.rcs, interactionsRoutes(deps)],
+    [BASE.rcs, webhooksRoutes(deps)],
+    [BASE.forms, formsRoutes(deps)],
+    [BASE.messages, logRoutes(deps)],
   ];
   const registry = new RouteRegistry();
   for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs, ctx.services.idempotency));
@@ -125,22 +128,22 @@ export function createApp(ctx: AppContext): Express {
   });
 
   // The sandbox share page: public, no session.
-  app.use(sandboxPages(ctx));
+  app.use(sandboxPages(deps));
   // Unsubscribe links (/u/<token>): public, no session; the confirm form has its own CSRF cookie.
-  app.use(unsubscribePages(ctx, ctx.services.unsubscribe));
+  app.use(unsubscribePages(deps));
   // Opt-in forms (/f/<slug>) and their confirmation links (/f/confirm/<token>): public, double-submit CSRF, rate-limited.
-  app.use(formPages(ctx));
+  app.use(formPages(deps));
 
   // People's pages: sessions only here, never on the API.
   const pages = express.Router();
   pages.use(loadSession(ctx.services.sessions));
-  pages.use(loginRoutes(ctx));
-  pages.use(consentRoutes(ctx, ctx.services.oauth));
-  pages.use(previewPages(ctx));
+  pages.use(loginRoutes(deps));
+  pages.use(consentRoutes(deps));
+  pages.use(previewPages(deps));
   // The simulated network's virtual phone (/phone).
-  pages.use(phoneRoutes(ctx, ctx.services.virtualPhone));
+  pages.use(phoneRoutes(deps));
   // Other areas plug into the console here (src/console/sources.ts).
-  pages.use(consoleRoutes(ctx, { ...consoleFeeds(ctx), webhooks: webhooksConsole(ctx), forms: formsConsole(ctx) }));
+  pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps) }));
   app.use(pages);
 
   app.use(notFoundHandler);

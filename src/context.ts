@@ -43,6 +43,7 @@ import { VirtualPhoneService } from './inbound/virtual-phone.js';
 import { WebhooksService } from './webhooks/service.js';
 import { webhookListeners } from './webhooks/listeners.js';
 import { FormsService } from './forms/service.js';
+import { HealthService } from './health/service.js';
 import { IdempotencyStore } from './platform/idempotency/store.js';
 
 /** Everything a request handler, tool or worker may use, built once at start-up. */
@@ -104,6 +105,8 @@ export interface Services {
   forms: FormsService;
   /** Client Idempotency-Key records of the REST routes marked idempotent; swept by startWorkers. */
   idempotency: IdempotencyStore;
+  /** Database up, carriers configured, server time: /health, /status and rcs_health. */
+  health: HealthService;
 }
 
 export interface ContextOptions {
@@ -186,6 +189,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks, links }),
     idempotency: new IdempotencyStore(db, clock),
+    health: new HealthService(database.raw, carriers, clock),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

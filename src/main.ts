@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
+  const demo = config.seedDemo ? await seedDemoIfEmpty({ db: ctx.db, ...ctx.services }) : null;
   const server = await listen(ctx);
   await startWorkers(ctx);
   process.stdout.write(

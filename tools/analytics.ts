@@ -18,7 +18,8 @@ export const rcsMessageLog = defineTool({
   input: LogQuerySchema.extend({ limit: z.number().int().min(1).max(TOOL_LOG_MAX).default(50) }),
   output: z.object({ messages: z.array(MessageLogRecordSchema), pagination: CursorPaginationSchema }),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.log.list(principal.accountId, input),
+  uses: ['log'],
+  run: ({ log, principal }, input) => log.list(principal.accountId, input),
 });
 
 export const rcsMessageContent = defineTool({
@@ -30,7 +31,8 @@ export const rcsMessageContent = defineTool({
   input: z.object({ messageId: z.string().max(64) }),
   output: MessageContentSchema,
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.log.content(principal.accountId, input.messageId),
+  uses: ['log'],
+  run: ({ log, principal }, input) => log.content(principal.accountId, input.messageId),
 });
 
 export const listRcsInteractions = defineTool({
@@ -43,7 +45,8 @@ export const listRcsInteractions = defineTool({
   input: InteractionsQuerySchema,
   output: InteractionListResponseSchema,
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.interactions.list(principal.accountId, input),
+  uses: ['interactions'],
+  run: ({ interactions, principal }, input) => interactions.list(principal.accountId, input),
 });
 
 export const analyticsTools = [listRcsInteractions, rcsMessageLog, rcsMessageContent];

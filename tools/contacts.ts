@@ -48,8 +48,9 @@ export const listContacts = defineTool({
   input: z.strictObject({ ...ListContactsQuerySchema.shape, disabled: DisabledFilter }),
   output: cursorListSchema(ContactSchema),
   annotations: READ,
-  run: ({ app, principal }, input) =>
-    app.services.contacts.list(principal.accountId, {
+  uses: ['contacts'],
+  run: ({ contacts, principal }, input) =>
+    contacts.list(principal.accountId, {
       limit: input.limit,
       cursor: input.cursor,
       search: input.search,
@@ -71,7 +72,8 @@ export const countContacts = defineTool({
   input: z.strictObject({ ...CountContactsQuerySchema.shape, disabled: DisabledFilter }),
   output: z.object({ success: z.literal(true), count: z.number().int() }),
   annotations: READ,
-  run: async ({ app, principal }, input) => ({ success: true as const, ...(await app.services.contacts.count(principal.accountId, input)) }),
+  uses: ['contacts'],
+  run: async ({ contacts, principal }, input) => ({ success: true as const, ...(await contacts.count(principal.accountId, input)) }),
 });
 
 export const getContact = defineTool({
@@ -86,7 +88,8 @@ export const getContact = defineTool({
   }),
   output: ContactResponse,
   annotations: READ,
-  run: async ({ app, principal }, input) => ok(await app.services.contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' })),
+  uses: ['contacts'],
+  run: async ({ contacts, principal }, input) => ok(await contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' })),
 });
 
 export const createContact = defineTool({
@@ -98,7 +101,8 @@ export const createContact = defineTool({
   input: CreateContactSchema,
   output: ContactResponse,
   annotations: WRITE,
-  run: async ({ app, principal }, input) => ok(await app.services.contacts.create(principal.accountId, input)),
+  uses: ['contacts'],
+  run: async ({ contacts, principal }, input) => ok(await contacts.create(principal.accountId, input)),
 });
 
 export const updateContact = defineTool({
@@ -111,7 +115,8 @@ export const updateContact = defineTool({
   input: z.strictObject({ id: idArg('contact', 'ct'), ...UpdateContactSchema.shape }),
   output: ContactResponse,
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { id, ...patch }) => ok(await app.services.contacts.update(principal.accountId, id, patch)),
+  uses: ['contacts'],
+  run: async ({ contacts, principal }, { id, ...patch }) => ok(await contacts.update(principal.accountId, id, patch)),
 });
 
 export const deleteContact = defineTool({
@@ -123,7 +128,8 @@ export const deleteContact = defineTool({
   input: z.strictObject({ id: idArg('contact', 'ct') }),
   output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), cancelledMessages: z.number().int() })),
   annotations: DELETE,
-  run: async ({ app, principal }, input) => ok(await app.services.contacts.delete(principal.accountId, input.id)),
+  uses: ['contacts'],
+  run: async ({ contacts, principal }, input) => ok(await contacts.delete(principal.accountId, input.id)),
 });
 
 export const bulkCreateContacts = defineTool({
@@ -135,7 +141,8 @@ export const bulkCreateContacts = defineTool({
   input: BulkContactsSchema,
   output: BulkResultSchema,
   annotations: WRITE,
-  run: ({ app, principal }, input) => app.services.contacts.bulkUpsert(principal.accountId, input),
+  uses: ['contacts'],
+  run: ({ contacts, principal }, input) => contacts.bulkUpsert(principal.accountId, input),
 });
 
 export const bulkDisableContacts = defineTool({
@@ -147,7 +154,8 @@ export const bulkDisableContacts = defineTool({
   input: BulkDisableSchema,
   output: BulkDisableResultSchema,
   annotations: DELETE,
-  run: ({ app, principal }, input) => app.services.contacts.bulkDisable(principal.accountId, input),
+  uses: ['contacts'],
+  run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input),
 });
 
 export const bulkEnableContacts = defineTool({
@@ -159,7 +167,8 @@ export const bulkEnableContacts = defineTool({
   input: BulkEnableSchema,
   output: BulkEnableResultSchema,
   annotations: WRITE_IDEMPOTENT,
-  run: ({ app, principal }, input) => app.services.contacts.bulkEnable(principal.accountId, input),
+  uses: ['contacts'],
+  run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input),
 });
 
 export const contactsTools = [

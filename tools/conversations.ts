@@ -11,7 +11,8 @@ export const rcsConversationStatus = defineTool({
   input: ConversationStatusQuerySchema,
   output: ConversationStatusResponseSchema,
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.conversations.status(principal.accountId, input.phoneNumber, input.sendernameId ? { sendernameId: input.sendernameId } : {}),
+  uses: ['conversations'],
+  run: ({ conversations, principal }, input) => conversations.status(principal.accountId, input.phoneNumber, input.sendernameId ? { sendernameId: input.sendernameId } : {}),
 });
 
 export const conversationsTools = [rcsConversationStatus];

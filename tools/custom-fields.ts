@@ -27,7 +27,8 @@ export const listCustomFields = defineTool({
   input: z.strictObject(ListFieldsQuerySchema.shape),
   output: cursorListSchema(CustomFieldSchema),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.fields.list(principal.accountId, input),
+  uses: ['fields'],
+  run: ({ fields, principal }, input) => fields.list(principal.accountId, input),
 });
 
 export const createCustomField = defineTool({
@@ -39,7 +40,8 @@ export const createCustomField = defineTool({
   input: CreateFieldSchema,
   output: dataResponseSchema(CustomFieldSchema),
   annotations: WRITE,
-  run: async ({ app, principal }, input) => ok(await app.services.fields.create(principal.accountId, input)),
+  uses: ['fields'],
+  run: async ({ fields, principal }, input) => ok(await fields.create(principal.accountId, input)),
 });
 
 export const deleteCustomField = defineTool({
@@ -54,7 +56,8 @@ export const deleteCustomField = defineTool({
   }),
   output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), deletedValues: z.number().int() })),
   annotations: DELETE,
-  run: async ({ app, principal }, input) => ok(await app.services.fields.delete(principal.accountId, input.id, { force: input.force })),
+  uses: ['fields'],
+  run: async ({ fields, principal }, input) => ok(await fields.delete(principal.accountId, input.id, { force: input.force })),
 });
 
 export const setContactCustomFields = defineTool({
@@ -66,7 +69,8 @@ export const setContactCustomFields = defineTool({
   input: z.strictObject({ contactId: idArg('contact', 'ct'), ...SetFieldValuesSchema.shape }),
   output: dataResponseSchema(ContactFieldValuesSchema),
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { contactId, ...body }) => ok(await app.services.fields.setValues(principal.accountId, contactId, body)),
+  uses: ['fields'],
+  run: async ({ fields, principal }, { contactId, ...body }) => ok(await fields.setValues(principal.accountId, contactId, body)),
 });
 
 export const customFieldsTools = [listCustomFields, createCustomField, deleteCustomField, setContactCustomFields];

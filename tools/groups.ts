@@ -37,7 +37,8 @@ export const listGroups = defineTool({
   input: z.strictObject(ListGroupsQuerySchema.shape),
   output: cursorListSchema(GroupSchema),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.groups.list(principal.accountId, input),
+  uses: ['groups'],
+  run: ({ groups, principal }, input) => groups.list(principal.accountId, input),
 });
 
 export const getGroup = defineTool({
@@ -54,7 +55,8 @@ export const getGroup = defineTool({
   }),
   output: dataResponseSchema(GroupDetailSchema),
   annotations: READ,
-  run: async ({ app, principal }, { id, ...options }) => ok(await app.services.groups.get(principal.accountId, id, options)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, { id, ...options }) => ok(await groups.get(principal.accountId, id, options)),
 });
 
 export const createGroup = defineTool({
@@ -66,7 +68,8 @@ export const createGroup = defineTool({
   input: CreateGroupSchema,
   output: GroupResponse,
   annotations: WRITE,
-  run: async ({ app, principal }, input) => ok(await app.services.groups.create(principal.accountId, input)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, input) => ok(await groups.create(principal.accountId, input)),
 });
 
 export const updateGroup = defineTool({
@@ -79,7 +82,8 @@ export const updateGroup = defineTool({
   input: z.strictObject({ id: GroupIdArg, ...UpdateGroupSchema.shape }),
   output: GroupResponse,
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { id, ...patch }) => ok(await app.services.groups.update(principal.accountId, id, patch)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, { id, ...patch }) => ok(await groups.update(principal.accountId, id, patch)),
 });
 
 export const deleteGroup = defineTool({
@@ -91,7 +95,8 @@ export const deleteGroup = defineTool({
   input: z.strictObject({ id: GroupIdArg }),
   output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), removedMemberships: z.number().int() })),
   annotations: DELETE,
-  run: async ({ app, principal }, input) => ok(await app.services.groups.delete(principal.accountId, input.id)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, input) => ok(await groups.delete(principal.accountId, input.id)),
 });
 
 export const addContactsToGroup = defineTool({
@@ -103,7 +108,8 @@ export const addContactsToGroup = defineTool({
   input: MembershipInput,
   output: dataResponseSchema(MembershipAddResultSchema),
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { groupId, ...body }) => ok(await app.services.groups.addContacts(principal.accountId, groupId, body)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, { groupId, ...body }) => ok(await groups.addContacts(principal.accountId, groupId, body)),
 });
 
 export const removeContactsFromGroup = defineTool({
@@ -120,7 +126,8 @@ export const removeContactsFromGroup = defineTool({
   // restores the membership itself (with a new position in get_group's member order), so clients
   // should confirm it like a delete. Idempotent: a second call removes nothing more.
   annotations: DELETE,
-  run: async ({ app, principal }, { groupId, ...body }) => ok(await app.services.groups.removeContacts(principal.accountId, groupId, body)),
+  uses: ['groups'],
+  run: async ({ groups, principal }, { groupId, ...body }) => ok(await groups.removeContacts(principal.accountId, groupId, body)),
 });
 
 export const groupsTools = [listGroups, getGroup, createGroup, updateGroup, deleteGroup, addContactsToGroup, removeContactsFromGroup];

@@ -104,6 +104,7 @@ export const rcsWorkflowGuide = defineTool({
   input: z.object({ task: z.enum(TASKS).default('all') }),
   output: z.object({ rules: z.array(z.string()), tasks: z.array(z.object({ task: z.string(), title: z.string(), steps: z.array(z.string()), tools: z.array(z.string()) })) }),
   annotations: READ,
+  uses: [],
   run: async (_ctx, input) => {
     const names = new Set((await registry()).map((t) => t.name));
     const chosen = input.task === 'all' ? TASKS.filter((t) => t !== 'all') : [input.task];
@@ -134,6 +135,7 @@ export const rcsApiReference = defineTool({
     tools: z.array(z.object({ name: z.string(), title: z.string(), toolset: z.string(), summary: z.string(), required: z.array(z.string()), optional: z.array(z.string()), permissions: z.array(z.string()), readOnly: z.boolean() })),
   }),
   annotations: READ,
+  uses: [],
   run: async (_ctx, input) => {
     const tools = (await registry()).filter((t) => (!input.toolset || t.toolset === input.toolset) && (!input.tool || t.name === input.tool));
     return {

@@ -15,7 +15,8 @@ export const rcsBatchStatus = defineTool({
   input: z.object({ jobId: JobId }),
   output: z.object({ success: z.literal(true), job: JobSchema }),
   annotations: READ,
-  run: async ({ app, principal }, input) => ({ success: true as const, job: await app.services.jobs.status(principal.accountId, input.jobId) }),
+  uses: ['jobs'],
+  run: async ({ jobs, principal }, input) => ({ success: true as const, job: await jobs.status(principal.accountId, input.jobId) }),
 });
 
 export const rcsBatchCancel = defineTool({
@@ -28,7 +29,8 @@ export const rcsBatchCancel = defineTool({
   input: z.object({ jobId: JobId }),
   output: z.object({ success: z.literal(true), jobId: z.string(), cancelledMessages: z.number().int(), creditsRefunded: z.number(), job: JobSchema }),
   annotations: DELETE,
-  run: ({ app, principal }, input) => app.services.jobs.cancel(principal.accountId, input.jobId),
+  uses: ['jobs'],
+  run: ({ jobs, principal }, input) => jobs.cancel(principal.accountId, input.jobId),
 });
 
 export const rcsJobs = defineTool({
@@ -40,7 +42,8 @@ export const rcsJobs = defineTool({
   input: JobsQuerySchema,
   output: z.object({ data: z.array(JobSchema), pagination: PagePaginationSchema }),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.jobs.list(principal.accountId, input),
+  uses: ['jobs'],
+  run: ({ jobs, principal }, input) => jobs.list(principal.accountId, input),
 });
 
 export const jobsTools = [rcsBatchStatus, rcsBatchCancel, rcsJobs];

@@ -41,7 +41,8 @@ export const rcsPreview = defineTool({
   input: RcsPayloadSchema,
   output: PreviewResultSchema,
   annotations: WRITE,
-  run: ({ app, principal }, input) => app.services.previews.createRcs(principal, input),
+  uses: ['previews'],
+  run: ({ previews, principal }, input) => previews.createRcs(principal, input),
 });
 
 export const rcsSend = defineTool({
@@ -53,9 +54,10 @@ export const rcsSend = defineTool({
   input: RcsPayloadSchema.extend({ preview_id: PreviewIdField }),
   output: RcsSendOutputSchema,
   annotations: SEND,
-  run: async ({ app, principal }, { preview_id, ...payload }) => {
-    const { payload: expanded } = await app.services.previews.expandRcs(principal.accountId, payload);
-    return app.services.previews.send(principal, preview_id, 'rcs', expanded, 'MCP');
+  uses: ['previews'],
+  run: async ({ previews, principal }, { preview_id, ...payload }) => {
+    const { payload: expanded } = await previews.expandRcs(principal.accountId, payload);
+    return previews.send(principal, preview_id, 'rcs', expanded, 'MCP');
   },
 });
 
@@ -68,9 +70,10 @@ export const rcsSendBatch = defineTool({
   input: RcsPayloadSchema.extend({ preview_id: PreviewIdField }),
   output: BatchResponseSchema,
   annotations: SEND,
-  run: async ({ app, principal }, { preview_id, ...payload }) => {
-    const { payload: expanded } = await app.services.previews.expandRcs(principal.accountId, payload);
-    return app.services.previews.send(principal, preview_id, 'rcs_batch', expanded, 'MCP');
+  uses: ['previews'],
+  run: async ({ previews, principal }, { preview_id, ...payload }) => {
+    const { payload: expanded } = await previews.expandRcs(principal.accountId, payload);
+    return previews.send(principal, preview_id, 'rcs_batch', expanded, 'MCP');
   },
 });
 
@@ -84,7 +87,8 @@ export const rcsValidate = defineTool({
   input: z.object({ messageType: MessageTypeSchema, content: ContentSchema, smsFallback: SmsFallbackSchema.partial({ sendernameId: true }).optional() }),
   output: ValidateResponseSchema,
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.validation.validate(principal.accountId, input.messageType, input.content, input.smsFallback),
+  uses: ['validation'],
+  run: ({ validation, principal }, input) => validation.validate(principal.accountId, input.messageType, input.content, input.smsFallback),
 });
 
 export const rcsValidateScheduleTime = defineTool({
@@ -97,7 +101,8 @@ export const rcsValidateScheduleTime = defineTool({
   input: z.object({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
   output: ValidateScheduleTimeResponseSchema,
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.validation.scheduleTime(principal.accountId, input.scheduleAt, input.timeZone),
+  uses: ['validation'],
+  run: ({ validation, principal }, input) => validation.scheduleTime(principal.accountId, input.scheduleAt, input.timeZone),
 });
 
 export const listSendernames = defineTool({
@@ -110,9 +115,10 @@ export const listSendernames = defineTool({
   input: z.object({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
   output: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }),
   annotations: READ,
-  run: async ({ app, principal }, input) => {
+  uses: ['senders'],
+  run: async ({ senders, principal }, input) => {
     // The service's list is frozen and shared; the result gets its own array.
-    const sendernames = [...(await app.services.senders.list(principal.accountId, input.type))];
+    const sendernames = [...(await senders.list(principal.accountId, input.type))];
     return { success: true as const, count: sendernames.length, sendernames };
   },
 });

@@ -29,7 +29,8 @@ export const smsPreview = defineTool({
   input: SmsPayloadSchema,
   output: PreviewResultSchema,
   annotations: WRITE_IDEMPOTENT,
-  run: ({ app, principal }, input) => app.services.previews.createSms(principal, input),
+  uses: ['previews'],
+  run: ({ previews, principal }, input) => previews.createSms(principal, input),
 });
 
 export const smsSend = defineTool({
@@ -42,8 +43,9 @@ export const smsSend = defineTool({
   input: SmsPayloadSchema.extend({ preview_id: PreviewIdField }),
   output: SmsSendOutputSchema,
   annotations: SEND,
-  run: ({ app, principal }, { preview_id, ...payload }) =>
-    app.services.previews.send(principal, preview_id, 'sms', app.services.previews.expandSms(payload), 'MCP'),
+  uses: ['previews'],
+  run: ({ previews, principal }, { preview_id, ...payload }) =>
+    previews.send(principal, preview_id, 'sms', previews.expandSms(payload), 'MCP'),
 });
 
 export const smsTools = [smsPreview, smsSend];

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
-import { databaseUp } from '../src/health/routes.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
 import { TimezonesResponseSchema } from '../src/validation-api/schemas.js';
 import { READ, defineTool } from './types.js';
@@ -15,9 +14,10 @@ export const rcsHealth = defineTool({
   input: z.object({}),
   output: z.object({ status: z.enum(['healthy', 'down']), database: z.enum(['up', 'down']), carriers: z.object({ rcs: z.string(), sms: z.string() }), timestamp: z.string() }),
   annotations: READ,
-  run: async ({ app }) => {
-    const up = databaseUp(app);
-    return { status: up ? ('healthy' as const) : ('down' as const), database: up ? ('up' as const) : ('down' as const), carriers: { rcs: app.carriers.rcs.name, sms: app.carriers.sms.name }, timestamp: new Date(app.clock.now()).toISOString() };
+  uses: ['health'],
+  run: async ({ health }) => {
+    const up = health.databaseUp();
+    return { status: up ? ('healthy' as const) : ('down' as const), database: up ? ('up' as const) : ('down' as const), carriers: health.carrierNames(), timestamp: new Date(health.now()).toISOString() };
   },
 });
 
@@ -40,8 +40,9 @@ export const rcsLimits = defineTool({
     contacts: z.object({ pageMax: z.number(), bulkMax: z.number(), groupMembershipMaxIds: z.number(), nameMaxLength: z.number() }),
   }),
   annotations: READ,
-  run: async ({ app }) => ({
-    validationLimits: app.services.validation.limits() as unknown as Record<string, unknown>,
+  uses: ['validation'],
+  run: async ({ validation }) => ({
+    validationLimits: validation.limits() as unknown as Record<string, unknown>,
     textBasicMaxLength: L.TEXT_BASIC_MAX_LENGTH,
     captionMaxLength: L.CAPTION_MAX_LENGTH,
     urlMaxLength: L.URL_MAX_LENGTH,
@@ -66,7 +67,8 @@ export const rcsButtonGuidelines = defineTool({
   input: z.object({}),
   output: z.object({ limits: z.record(z.string(), z.number()), placement: z.record(z.string(), z.array(z.string())), actionTypes: z.array(z.record(z.string(), z.unknown())), rules: z.array(z.string()) }),
   annotations: READ,
-  run: async ({ app }) => app.services.validation.buttonGuidelines() as unknown as { limits: Record<string, number>; placement: Record<string, string[]>; actionTypes: Record<string, unknown>[]; rules: string[] },
+  uses: ['validation'],
+  run: async ({ validation }) => validation.buttonGuidelines() as unknown as { limits: Record<string, number>; placement: Record<string, string[]>; actionTypes: Record<string, unknown>[]; rules: string[] },
 });
 
 export const rcsTimezones = defineTool({
@@ -78,8 +80,9 @@ export const rcsTimezones = defineTool({
   input: z.object({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),
   output: TimezonesResponseSchema,
   annotations: READ,
-  run: async ({ app, principal }, input) => {
-    const all = await app.services.validation.timezones(principal.accountId);
+  uses: ['validation'],
+  run: async ({ validation, principal }, input) => {
+    const all = await validation.timezones(principal.accountId);
     if (!input.search) return all;
     const needle = input.search.toLowerCase();
     const timezones = all.timezones.filter((z) => z.timeZone.toLowerCase().includes(needle));

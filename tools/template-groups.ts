@@ -30,7 +30,8 @@ export const listTemplateGroups = defineTool({
   input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
   output: z.object({ data: z.array(TemplateGroupSchema), ungroupedTemplateCount: z.number().int(), pagination: CursorPaginationSchema }),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.templates.listGroups(principal.accountId, input),
+  uses: ['templates'],
+  run: ({ templates, principal }, input) => templates.listGroups(principal.accountId, input),
 });
 
 export const createTemplateGroup = defineTool({
@@ -42,7 +43,8 @@ export const createTemplateGroup = defineTool({
   input: CreateTemplateGroupSchema,
   output: TemplateGroupResponse,
   annotations: WRITE,
-  run: async ({ app, principal }, input) => ok(await app.services.templates.createGroup(principal.accountId, input)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => ok(await templates.createGroup(principal.accountId, input)),
 });
 
 export const updateTemplateGroup = defineTool({
@@ -54,7 +56,8 @@ export const updateTemplateGroup = defineTool({
   input: z.strictObject({ id: TemplateGroupIdArg, ...RenameTemplateGroupSchema.shape }),
   output: TemplateGroupResponse,
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { id, ...body }) => ok(await app.services.templates.renameGroup(principal.accountId, id, body)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, { id, ...body }) => ok(await templates.renameGroup(principal.accountId, id, body)),
 });
 
 export const deleteTemplateGroup = defineTool({
@@ -66,7 +69,8 @@ export const deleteTemplateGroup = defineTool({
   input: z.strictObject({ id: TemplateGroupIdArg }),
   output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), ungroupedTemplates: z.number().int() })),
   annotations: DELETE,
-  run: async ({ app, principal }, input) => ok(await app.services.templates.deleteGroup(principal.accountId, input.id)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => ok(await templates.deleteGroup(principal.accountId, input.id)),
 });
 
 export const assignTemplatesToTemplateGroup = defineTool({
@@ -78,7 +82,8 @@ export const assignTemplatesToTemplateGroup = defineTool({
   input: AssignTemplatesSchema,
   output: dataResponseSchema(AssignResultSchema),
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, input) => ok(await app.services.templates.assign(principal.accountId, input)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => ok(await templates.assign(principal.accountId, input)),
 });
 
 export const templateGroupsTools = [listTemplateGroups, createTemplateGroup, updateTemplateGroup, deleteTemplateGroup, assignTemplatesToTemplateGroup];

@@ -30,7 +30,8 @@ export const listTemplates = defineTool({
   input: z.strictObject(ListTemplatesQuerySchema.shape),
   output: pageListSchema(TemplateSchema),
   annotations: READ,
-  run: ({ app, principal }, input) => app.services.templates.list(principal.accountId, input),
+  uses: ['templates'],
+  run: ({ templates, principal }, input) => templates.list(principal.accountId, input),
 });
 
 export const getTemplate = defineTool({
@@ -42,7 +43,8 @@ export const getTemplate = defineTool({
   input: z.strictObject({ id: TemplateIdArg }),
   output: dataResponseSchema(TemplateSchema),
   annotations: READ,
-  run: async ({ app, principal }, input) => ok(await app.services.templates.get(principal.accountId, input.id)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => ok(await templates.get(principal.accountId, input.id)),
 });
 
 export const createTemplate = defineTool({
@@ -54,7 +56,8 @@ export const createTemplate = defineTool({
   input: CreateTemplateSchema,
   output: TemplateWriteResponseSchema,
   annotations: WRITE,
-  run: async ({ app, principal }, input) => written(await app.services.templates.create(principal.accountId, input)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => written(await templates.create(principal.accountId, input)),
 });
 
 export const updateTemplate = defineTool({
@@ -67,7 +70,8 @@ export const updateTemplate = defineTool({
   input: z.strictObject({ id: TemplateIdArg, ...UpdateTemplateSchema.shape }),
   output: TemplateWriteResponseSchema,
   annotations: WRITE_IDEMPOTENT,
-  run: async ({ app, principal }, { id, ...patch }) => written(await app.services.templates.update(principal.accountId, id, patch)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, { id, ...patch }) => written(await templates.update(principal.accountId, id, patch)),
 });
 
 export const deleteTemplate = defineTool({
@@ -79,7 +83,8 @@ export const deleteTemplate = defineTool({
   input: z.strictObject({ id: TemplateIdArg }),
   output: dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true) })),
   annotations: DELETE,
-  run: async ({ app, principal }, input) => ok(await app.services.templates.delete(principal.accountId, input.id)),
+  uses: ['templates'],
+  run: async ({ templates, principal }, input) => ok(await templates.delete(principal.accountId, input.id)),
 });
 
 export const templatesTools = [listTemplates, getTemplate, createTemplate, updateTemplate, deleteTemplate];

@@ -1,5 +1,16 @@
 import type { z } from 'zod';
-import type { AppContext } from '../src/context.js';
+import type { ContactsService } from '../src/contacts/service.js';
+import type { ConversationsService } from '../src/conversations/service.js';
+import type { FieldsService } from '../src/fields/service.js';
+import type { GroupsService } from '../src/groups/service.js';
+import type { HealthService } from '../src/health/service.js';
+import type { InteractionsService } from '../src/inbound/interactions-service.js';
+import type { JobsService } from '../src/messaging/jobs-service.js';
+import type { LogService } from '../src/messaging/log-service.js';
+import type { PreviewsService } from '../src/previews/service.js';
+import type { SendersService } from '../src/senders/service.js';
+import type { TemplatesService } from '../src/templates/service.js';
+import type { ValidationService } from '../src/validation-api/service.js';
 import type { Permission, Principal } from '../src/platform/permissions.js';
 
 /**
@@ -33,17 +44,36 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export interface ToolContext {
-  app: AppContext;
-  principal: Principal;
+/**
+ * Every service a tool may name in `uses`, by the name the composition root gives it (the
+ * transport passes the app's services, which must include these). A tool sees only the ones it
+ * declares: see ToolContext and runTool.
+ */
+export interface ToolServices {
+  contacts: ContactsService;
+  conversations: ConversationsService;
+  fields: FieldsService;
+  groups: GroupsService;
+  health: HealthService;
+  interactions: InteractionsService;
+  jobs: JobsService;
+  log: LogService;
+  previews: PreviewsService;
+  senders: SendersService;
+  templates: TemplatesService;
+  validation: ValidationService;
 }
+export type ToolService = keyof ToolServices;
+
+/** What `run` gets: the caller and exactly the services the tool declared in `uses`. */
+export type ToolContext<S extends ToolService = never> = Pick<ToolServices, S> & { principal: Principal };
 
 /**
  * One MCP tool as data (the github-mcp-server pattern): name, texts for the assistant, schemas,
  * annotations, toolset and the permissions it needs. `run` is a thin adapter over a service;
  * business rules live in the services, never here.
  */
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, S extends ToolService = ToolService> {
   name: string;
   title: string;
   /** For the assistant: what it does, when to use it, what comes before and after. */
@@ -54,11 +84,24 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+  /** The services `run` may use (`[]` for none); it is handed these and no others. */
+  uses: readonly S[];
+  run(ctx: ToolContext<S>, input: z.output<I>): Promise<z.input<O>>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, const S extends ToolService = never>(def: ToolDef<I, O, S>): ToolDef<I, O, S> {
   return def;
+}
+
+/**
+ * How a transport calls a tool, after it checked permissions and parsed `input` with the tool's
+ * input schema: `run` gets the principal and only the services named in `uses`, so a tool cannot
+ * reach one it did not declare even through a cast.
+ */
+export function runTool(tool: ToolDef, services: ToolServices, principal: Principal, input: unknown): Promise<unknown> {
+  const ctx: Record<string, unknown> = { principal };
+  for (const name of tool.uses) ctx[name] = services[name];
+  return tool.run(ctx as ToolContext<ToolService>, input as z.output<z.ZodObject>);
 }
 
 /** Shorthands for the common annotation sets. */

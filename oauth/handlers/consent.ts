@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
 import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AppContext } from '../../src/context.js';
+import type { AccountsService } from '../../src/accounts/service.js';
+import type { Logger } from '../../src/platform/logger.js';
 import { assertSessionCsrf, requireLogin } from '../../src/accounts/session-middleware.js';
 import { sendPage } from '../../src/platform/http/pages.js';
 import { ConsentPage } from '../../preview-pages/consent.js';
@@ -42,14 +43,14 @@ const expired = (res: Response) =>
   );
 
 /** GET/POST /consent: after login (password + TOTP), the person allows or denies the app. */
-export function consentRoutes(ctx: AppContext, oauth: OAuthService): Router {
+export function consentRoutes({ oauth, accounts, logger }: { oauth: OAuthService; accounts: AccountsService; logger: Logger }): Router {
   const router = Router();
 
   const render = async (req: Request, res: Response, id: string, pending: PendingAuthorization, opts: { error?: string; chosen?: string[] } = {}) => {
     const s = req.session!;
     const client = await oauth.clients.find(pending.clientId);
     if (!client) return expired(res);
-    const account = await ctx.services.accounts.get(s.accountId);
+    const account = await accounts.get(s.accountId);
     allowRedirectTarget(res, pending.redirectUri);
     sendPage(
       res,
@@ -88,7 +89,7 @@ export function consentRoutes(ctx: AppContext, oauth: OAuthService): Router {
     try {
       const answer = await oauth.grants.decide(id, { userId: s.user.id, accountId: s.accountId }, { approve, scopes: chosen });
       if (!answer) return expired(res);
-      ctx.logger.info({ clientId: pending.clientId, accountId: s.accountId, userId: s.user.id, approved: approve }, 'oauth consent');
+      logger.info({ clientId: pending.clientId, accountId: s.accountId, userId: s.user.id, approved: approve }, 'oauth consent');
       res.redirect(303, answer.redirectTo);
     } catch (err) {
       if (err instanceof InvalidRequestError) return render(req, res, id, pending, { error: err.message, chosen });

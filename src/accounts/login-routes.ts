@@ -1,6 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { LoginService } from './login.js';
+import type { SessionsService } from './sessions.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { clearCookie, readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
@@ -17,9 +19,8 @@ const field = (req: Request, name: string): string => {
   return typeof v === 'string' ? v : '';
 };
 
-export function loginRoutes(ctx: AppContext): Router {
-  const { sessions, login } = ctx.services;
-  const secure = ctx.config.secureCookies;
+export function loginRoutes({ sessions, login, config }: { sessions: SessionsService; login: LoginService; config: Pick<Config, 'secureCookies' | 'sessionTtlMs'> }): Router {
+  const secure = config.secureCookies;
   const router = Router();
 
   const showLogin = (req: Request, res: Response, status = 200, error?: string) => {
@@ -82,7 +83,7 @@ export function loginRoutes(ctx: AppContext): Router {
       return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: err.message }), err.status);
     }
     const full = await sessions.promote(cookie, s.user.id, s.accountId);
-    setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: ctx.config.sessionTtlMs });
+    setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: config.sessionTtlMs });
     clearCookie(res, LOGIN_CSRF_COOKIE, secure);
     res.redirect(303, safeNext(field(req, 'next')));
   });

@@ -1,4 +1,8 @@
-import type { AppContext } from '../context.js';
+import type { ApiKeysService } from '../accounts/api-keys.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { UsersService } from '../accounts/users.js';
+import type { Db } from '../platform/db/database.js';
+import type { SendersService } from '../senders/service.js';
 import { inTransaction } from '../platform/db/database.js';
 import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS } from '../platform/permissions.js';
 
@@ -25,11 +29,10 @@ export interface DemoCredentials {
  * `claude mcp add` line uses) and an automation key with every permission that sends directly.
  * Returns null when any account already exists.
  */
-export async function seedDemoIfEmpty(ctx: AppContext): Promise<DemoCredentials | null> {
-  const { accounts, users, apiKeys, senders } = ctx.services;
-  const existing = await ctx.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+export async function seedDemoIfEmpty({ db, accounts, users, apiKeys, senders }: { db: Db; accounts: AccountsService; users: UsersService; apiKeys: ApiKeysService; senders: SendersService }): Promise<DemoCredentials | null> {
+  const existing = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
   if (existing) return null;
-  const created = await inTransaction(ctx.db, async (tx) => {
+  const created = await inTransaction(db, async (tx) => {
     const account = await accounts.create(
       {
         name: 'Demo Company',

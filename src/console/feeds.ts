@@ -1,10 +1,12 @@
-import type { AppContext } from '../context.js';
+import type { JobsService } from '../messaging/jobs-service.js';
+import type { LogService } from '../messaging/log-service.js';
+import type { PreviewsService } from '../previews/service.js';
+import type { SendersService } from '../senders/service.js';
 import { toIso } from '../platform/clock.js';
 import type { ConsoleSources } from './sources.js';
 
 /** The console's data from the previews and messaging areas (see sources.ts). */
-export function consoleFeeds(ctx: AppContext): Omit<ConsoleSources, 'webhooks'> {
-  const { previews, log, jobs, senders } = ctx.services;
+export function consoleFeeds({ previews, log, jobs, senders }: { previews: PreviewsService; log: LogService; jobs: JobsService; senders: SendersService }): Omit<ConsoleSources, 'webhooks'> {
   return {
     pendingPreviews: async (accountId) =>
       (await previews.listOpen(accountId, 20)).map((row) => {

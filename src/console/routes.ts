@@ -1,6 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { ApiKeysService } from '../accounts/api-keys.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
+import type { SendersService } from '../senders/service.js';
+import type { OAuthService } from '../../oauth/service.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, type CompanyField, type CompanyProfile } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';
@@ -52,14 +57,23 @@ const COMPANY_LABELS: Record<CompanyField, string> = {
 const COMPANY_FORM_FIELDS = COMPANY_FIELDS.map((f) => ({ field: f, label: COMPANY_LABELS[f] }));
 const PERMISSION_CHOICES = PERMISSIONS.map((p) => ({ value: p, description: scopeDescription(p) }));
 
+/** What the console's own pages use; other areas' pages come in as ConsoleSources. */
+export interface ConsoleDeps {
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  senders: SendersService;
+  oauth: OAuthService;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * The account console (/console/*) for logged-in people: overview (pending previews, batch
  * progress, recent messages — data from ConsoleSources), API keys, connected OAuth apps, senders
  * (read-only), webhooks (ConsoleSources.webhooks) and settings. Every POST carries the session's
  * CSRF token; every query is scoped to the session's account.
  */
-export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Router {
-  const { accounts, apiKeys, senders, oauth } = ctx.services;
+export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger }: ConsoleDeps, sources: ConsoleSources = {}): Router {
   const router = Router();
   router.use('/console', requireLogin);
 
@@ -129,7 +143,7 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
     try {
       if (permissions.length !== chosen.length) throw new AppError('VALIDATION_ERROR', 'Unknown permission');
       const created = await apiKeys.create(s.accountId, name, permissions, { sendsNeedApproval });
-      ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id, sendsNeedApproval }, 'api key created in console');
+      logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id, sendsNeedApproval }, 'api key created in console');
       // The secret is rendered into this response only (no redirect: nothing keeps it for a later page).
       await keysPage(req, res, { created }, 201);
     } catch (err) {
@@ -143,7 +157,7 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
     const id = String(req.params.id);
     if (!isId('key', id)) throw new AppError('NOT_FOUND', 'API key not found');
     await apiKeys.revoke(s.accountId, id);
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, keyId: id }, 'api key revoked in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, keyId: id }, 'api key revoked in console');
     res.redirect(303, '/console/api-keys?done=key-revoked');
   });
 
@@ -160,7 +174,7 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
     const userId = field(req, 'user_id');
     if (!clientId || !isId('usr', userId)) throw new AppError('NOT_FOUND', 'Connected app not found');
     const n = await oauth.connectedApps.revoke(s.accountId, clientId, userId);
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, clientId, tokens: n }, 'oauth app revoked in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, clientId, tokens: n }, 'oauth app revoked in console');
     res.redirect(303, '/console/apps?done=app-revoked');
   });
 
@@ -198,7 +212,7 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
       unsubscribeUrl: account.unsubscribeUrl ?? '',
       companyProfile: account.companyProfile,
     };
-    sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(ctx.clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
+    sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
   });
 
   router.post('/console/settings', async (req, res) => {
@@ -227,12 +241,12 @@ export function consoleRoutes(ctx: AppContext, sources: ConsoleSources = {}): Ro
       const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message }));
       return sendPage(
         res,
-        h(SettingsPage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name, form, timezones: timezoneNames(ctx.clock.now()), companyFields: COMPANY_FORM_FIELDS, errors }),
+        h(SettingsPage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, errors }),
         400,
       );
     }
     await accounts.updateSettings(s.accountId, parsed.data);
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired }, 'account settings changed in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired }, 'account settings changed in console');
     res.redirect(303, '/console/settings?done=settings-saved');
   });
 

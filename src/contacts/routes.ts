@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { ContactsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
 import {
@@ -23,8 +23,7 @@ const ContactResponse = dataResponseSchema(ContactSchema);
 const DeleteResponse = dataResponseSchema(z.object({ id: z.string(), deleted: z.literal(true), cancelledMessages: z.number().int() }));
 
 /** REST adapter of spec §4.4 (contacts); the custom-field routes are in src/fields/routes.ts. */
-export function contactsRoutes(ctx: AppContext): RouteSpec[] {
-  const contacts = ctx.services.contacts;
+export function contactsRoutes({ contacts }: { contacts: ContactsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

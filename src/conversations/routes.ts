@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { ConversationsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import {
   BillingPreviewRequestSchema,
@@ -14,8 +14,7 @@ import {
 const errors = { 400: { description: 'Validation error (details name the paths)' } };
 
 /** Conversations under {base_url} (spec §4.1, §3.3). Thin: ConversationsService holds the rules. */
-export function conversationsRoutes(ctx: AppContext): RouteSpec[] {
-  const { conversations } = ctx.services;
+export function conversationsRoutes({ conversations }: { conversations: ConversationsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

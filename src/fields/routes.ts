@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { FieldsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
 import {
@@ -32,8 +32,7 @@ const FieldResponse = dataResponseSchema(CustomFieldSchema);
  * contact endpoints follow the contact permissions; docs/decisions.md).
  * Mounted before the contact routes so that /fields is not taken for a contact id.
  */
-export function fieldsRoutes(ctx: AppContext): RouteSpec[] {
-  const fields = ctx.services.fields;
+export function fieldsRoutes({ fields }: { fields: FieldsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

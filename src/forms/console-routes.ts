@@ -1,12 +1,17 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { FieldsService } from '../fields/service.js';
+import type { GroupsService } from '../groups/service.js';
+import type { Logger } from '../platform/logger.js';
+import type { SendersService } from '../senders/service.js';
 import { assertSessionCsrf } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
 import { FormDetailPage, FormsPage, type EditorChoices, type FormEditorValues } from '../../preview-pages/console/forms.js';
 import { DEFAULT_CONFIRMATION_MESSAGE, type CreateFormInput, type Form, type UpdateFormInput } from './schemas.js';
+import type { FormsService } from './service.js';
 
 const NOTICES: Record<string, string> = { created: 'Form created.', saved: 'Form saved.', deleted: 'The form was deleted.' };
 
@@ -107,8 +112,7 @@ const problemOf = (err: unknown): string => {
  * The console's forms pages (/console/forms behind requireLogin, through ConsoleSources.forms):
  * list, create, edit, submissions, delete. Every POST carries the session's CSRF token.
  */
-export function formsConsole(ctx: AppContext): Router {
-  const { accounts, forms, fields, groups, senders } = ctx.services;
+export function formsConsole({ accounts, forms, fields, groups, senders, logger }: { accounts: AccountsService; forms: FormsService; fields: FieldsService; groups: GroupsService; senders: SendersService; logger: Logger }): Router {
   const router = Router();
 
   const who = (req: Request) => {
@@ -158,7 +162,7 @@ export function formsConsole(ctx: AppContext): Router {
     } catch (err) {
       return listPage(req, res, values, problemOf(err), 400);
     }
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, formId: created.id }, 'form created in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, formId: created.id }, 'form created in console');
     res.redirect(303, `/console/forms/${created.id}?done=created`);
   });
 

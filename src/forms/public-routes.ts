@@ -1,13 +1,14 @@
 import { Router, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import { isAppError } from '../platform/errors.js';
 import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
 import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
 import { FormInputError, type PublicForm } from './service.js';
+import type { FormsService } from './service.js';
 
 /** The visitor has no session: forms carry a double-submit token equal to this cookie. */
 export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
@@ -23,10 +24,9 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * /f/confirm/<token> (the link in the confirmation SMS). No session, no script; CSRF by
  * double-submit cookie; POSTs rate-limited per client address; not indexed.
  */
-export function formPages(ctx: AppContext): Router {
-  const forms = ctx.services.forms;
+export function formPages({ forms, config }: { forms: FormsService; config: Pick<Config, 'secureCookies'> }): Router {
   const router = Router();
-  const secure = ctx.config.secureCookies;
+  const secure = config.secureCookies;
 
   const csrfFor = (req: Request, res: Response): string => {
     let csrf = readCookie(req, FORM_CSRF_COOKIE);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { FormsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
 import { CreateFormSchema, FormSchema, ListFormsQuerySchema, ListSubmissionsQuerySchema, SubmissionSchema, UpdateFormSchema } from './schemas.js';
@@ -13,8 +13,7 @@ const notFound = { description: 'Unknown form (or another account’s)' };
  * hold contact data); creating, changing and deleting take forms:manage, since a form publishes a
  * public page that sends confirmation SMS and can forward submissions to a webhook URL.
  */
-export function formsRoutes(ctx: AppContext): RouteSpec[] {
-  const forms = ctx.services.forms;
+export function formsRoutes({ forms }: { forms: FormsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { GroupsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
 import {
@@ -19,8 +19,7 @@ const IdParams = z.object({ id: z.string() });
 const GroupResponse = dataResponseSchema(GroupSchema);
 
 /** REST adapter of spec §4.5. */
-export function groupsRoutes(ctx: AppContext): RouteSpec[] {
-  const groups = ctx.services.groups;
+export function groupsRoutes({ groups }: { groups: GroupsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

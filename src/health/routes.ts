@@ -1,16 +1,7 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
+import type { HealthService } from './service.js';
 import { systemStatus } from './status.js';
-
-/** True when the database answers. The health endpoint reports nothing else on purpose. */
-export function databaseUp(ctx: AppContext): boolean {
-  try {
-    return ctx.database.raw.prepare('SELECT 1 AS ok').get() !== undefined;
-  } catch {
-    return false;
-  }
-}
 
 const HealthResponse = z.object({ status: z.enum(['healthy', 'down']), timestamp: z.string() });
 
@@ -18,7 +9,7 @@ const HealthResponse = z.object({ status: z.enum(['healthy', 'down']), timestamp
  * GET /health and GET /status of {base_url} (spec §4.1). /health answers without a key: it must
  * report 503 exactly when the database is down, and a key cannot be checked then (docs/decisions.md).
  */
-export function healthRoutes(ctx: AppContext): RouteSpec[] {
+export function healthRoutes({ health }: { health: HealthService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -29,8 +20,8 @@ export function healthRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'public',
       responses: { 200: { description: 'Healthy', schema: HealthResponse }, 503: { description: 'Down', schema: HealthResponse } },
       handler: () => {
-        const up = databaseUp(ctx);
-        return reply(up ? 200 : 503, { status: up ? 'healthy' : 'down', timestamp: new Date(ctx.clock.now()).toISOString() });
+        const up = health.databaseUp();
+        return reply(up ? 200 : 503, { status: up ? 'healthy' : 'down', timestamp: new Date(health.now()).toISOString() });
       },
     }),
     defineRoute({
@@ -42,7 +33,7 @@ export function healthRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'authenticated',
       responses: { 200: { description: 'Status with validationLimits' }, 503: { description: 'Down' } },
       handler: () => {
-        const body = systemStatus(databaseUp(ctx), ctx.clock.now());
+        const body = systemStatus(health.databaseUp(), health.now());
         return reply(body.status === 'healthy' ? 200 : 503, body);
       },
     }),

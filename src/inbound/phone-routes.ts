@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { AccountsService } from '../accounts/service.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
@@ -19,13 +20,13 @@ const field = (req: Request, name: string): string => {
  * carrier (`phone` is null otherwise and the page says so). GET shows; POST /phone/tap and
  * /phone/reply raise carrier events and redirect back (303), so the page works without script.
  */
-export function phoneRoutes(ctx: AppContext, phone: VirtualPhoneService | null): Router {
+export function phoneRoutes({ accounts, virtualPhone: phone, config }: { accounts: AccountsService; virtualPhone: VirtualPhoneService | null; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
   router.use('/phone', requireLogin);
 
   const render = async (req: Request, res: Response, numberParam: string | undefined, status = 200, error?: string) => {
     const s = req.session!;
-    const account = await ctx.services.accounts.get(s.accountId);
+    const account = await accounts.get(s.accountId);
     if (!phone) {
       return sendPage(res, h(MessagePage, { title: 'Virtual phone', message: 'The virtual phone belongs to the simulated network; this server sends through real carriers.', status: 'info' }), 404);
     }
@@ -39,7 +40,7 @@ export function phoneRoutes(ctx: AppContext, phone: VirtualPhoneService | null):
         numbers,
         view,
         timeZone: account.timezone,
-        mediaSrc: (url: string) => sampleSrc(url, ctx.config.publicUrl),
+        mediaSrc: (url: string) => sampleSrc(url, config.publicUrl),
         error,
       }),
       status,

@@ -1,10 +1,9 @@
-import type { AppContext } from '../context.js';
+import type { InteractionsService } from './interactions-service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { InteractionListResponseSchema, InteractionsQuerySchema } from './schemas.js';
 
 /** GET {base_url}/interactions: the REST twin of list_rcs_interactions (spec §4.7). */
-export function interactionsRoutes(ctx: AppContext): RouteSpec[] {
-  const { interactions } = ctx.services;
+export function interactionsRoutes({ interactions }: { interactions: InteractionsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
@@ -20,9 +20,9 @@ const day = (ms: number | null): string | undefined => (ms === null ? undefined 
  * GET /u/:token shows the confirm page; POST /u/:token (one click) opts the number out. Public,
  * no session, no script, not indexed.
  */
-export function unsubscribePages(ctx: AppContext, service: UnsubscribeService): Router {
+export function unsubscribePages({ unsubscribe: service, config }: { unsubscribe: UnsubscribeService; config: Pick<Config, 'secureCookies'> }): Router {
   const router = Router();
-  const secure = ctx.config.secureCookies;
+  const secure = config.secureCookies;
 
   const csrfFor = (req: Request, res: Response): string => {
     let csrf = readCookie(req, UNSUBSCRIBE_CSRF_COOKIE);

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDef } from '../../tools/types.js';
+import { runTool, type ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
@@ -38,7 +38,7 @@ export async function callTool(app: AppContext, principal: Principal, tools: Rea
     return { result: toolError(new AppError('VALIDATION_ERROR', `Invalid arguments for ${tool.name}: ${details[0]?.path ? `${details[0].path}: ` : ''}${details[0]?.message ?? ''}`, { details })) };
   }
   try {
-    const structured = (await tool.run({ app, principal }, parsed.data)) as Record<string, unknown>;
+    const structured = (await runTool(tool, app.services, principal, parsed.data)) as Record<string, unknown>;
     // A result its own outputSchema forbids is our bug; clients that check (the SDK's Client does)
     // would throw on it, so it never leaves the server: logged here, a plain INTERNAL tool error there.
     const mismatch = outputMismatch(tool, structured);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { LogService } from './log-service.js';
 import { CursorPaginationSchema } from '../platform/pagination.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { LogQuerySchema } from './log-service.js';
@@ -8,8 +8,7 @@ import { MessageContentSchema, MessageLogRecordSchema } from './records.js';
 const IdParams = z.object({ id: z.string() });
 
 /** The message log under {messages_url} (spec §4.3). */
-export function logRoutes(ctx: AppContext): RouteSpec[] {
-  const { log } = ctx.services;
+export function logRoutes({ log }: { log: LogService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { SendService } from './send-service.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { pageListSchema } from '../platform/pagination.js';
-import { JobsQuerySchema } from './jobs-service.js';
+import { JobsQuerySchema, type JobsService } from './jobs-service.js';
 import {
   BatchResponseSchema,
   JobSchema,
@@ -13,14 +13,13 @@ import {
   SendSmsRequestSchema,
   SendSmsResponseSchema,
 } from './schemas.js';
-import { StatsQuerySchema } from './stats-service.js';
+import { StatsQuerySchema, type StatsService } from './stats-service.js';
 
 const JobIdParams = z.object({ jobId: z.string() });
 const errors = { 400: { description: 'Validation error (details name the paths)' }, 404: { description: 'Not found' } };
 
 /** Sending, jobs, queue and stats under {base_url} (spec §4.1). Thin: the services hold the rules. */
-export function messagingRoutes(ctx: AppContext): RouteSpec[] {
-  const { send, jobs, stats } = ctx.services;
+export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs: JobsService; stats: StatsService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',

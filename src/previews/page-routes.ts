@@ -4,13 +4,15 @@ import { ApprovalPage, type ApprovalPageProps, type ApprovalSample } from '../..
 import { PreviewMissingPage } from '../../preview-pages/preview-missing.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import type { Content, MessageType } from '../content/index.js';
-import type { AppContext } from '../context.js';
+import type { SendersService } from '../senders/service.js';
+import type { TemplatesService } from '../templates/service.js';
 import type { SendEstimate } from '../messaging/send-service.js';
-import { toIso } from '../platform/clock.js';
+import { toIso, type Clock } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
+import type { PreviewsService } from './service.js';
 
 const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
 
@@ -19,9 +21,8 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
  * token. Another account's slug is a plain 404, like an unknown one.
  */
-export function previewPages(ctx: AppContext): Router {
+export function previewPages({ previews, senders, templates, clock }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; clock: Clock }): Router {
   const router = Router();
-  const { previews, senders, templates } = ctx.services;
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
     const s = req.session!;
@@ -46,7 +47,7 @@ export function previewPages(ctx: AppContext): Router {
         status: row.status,
         approvalRequired: row.approval_required === 1,
         expiresAt: toIso(row.expires_at)!,
-        expired: row.expires_at <= ctx.clock.now(),
+        expired: row.expires_at <= clock.now(),
         decidedBy: row.decided_by,
       },
       senderName,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { PreviewsService } from './service.js';
 import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { dataResponseSchema, ok } from '../platform/pagination.js';
@@ -20,8 +20,8 @@ const CREATE_NOTE =
  * /send-batch and /send-sms, one route that sends a preview once it is approved, one to read it.
  * Thin: RestPreviewFlow and PreviewsService hold the rules.
  */
-export function previewsRoutes(ctx: AppContext): RouteSpec[] {
-  const flow = new RestPreviewFlow({ previews: ctx.services.previews });
+export function previewsRoutes({ previews }: { previews: PreviewsService }): RouteSpec[] {
+  const flow = new RestPreviewFlow({ previews });
   return [
     defineRoute({
       method: 'post',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { SandboxService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { SAMPLE_CONTENT_TYPES, SAMPLE_FILES, SAMPLES_DIR } from './samples.js';
@@ -28,8 +28,7 @@ const COMMON = {
  * credentials; every endpoint call counts against the per-client rate limit (sample file
  * downloads do not: a carousel page loads several).
  */
-export function sandboxRoutes(ctx: AppContext): RouteSpec[] {
-  const sandbox = ctx.services.sandbox;
+export function sandboxRoutes({ sandbox }: { sandbox: SandboxService }): RouteSpec[] {
   const admit = (req: Request) => sandbox.admit(req.ip ?? req.socket.remoteAddress);
   return [
     defineRoute({

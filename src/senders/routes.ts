@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { SendersService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { SendernameSchema, SenderTypeSchema } from './schemas.js';
 
 /** GET {base_url}/senders (spec §4.1, §2.6). */
-export function sendersRoutes(ctx: AppContext): RouteSpec[] {
+export function sendersRoutes({ senders }: { senders: SendersService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -16,7 +16,7 @@ export function sendersRoutes(ctx: AppContext): RouteSpec[] {
       query: z.strictObject({ type: z.preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), SenderTypeSchema).optional() }),
       responses: { 200: { description: 'Senders', schema: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }) }, 400: { description: 'Unknown type' } },
       handler: async ({ principal, query }) => {
-        const sendernames = await ctx.services.senders.list(principal.accountId, query.type);
+        const sendernames = await senders.list(principal.accountId, query.type);
         return { success: true, count: sendernames.length, sendernames };
       },
     }),

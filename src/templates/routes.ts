@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { TemplatesService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { CursorPaginationSchema, dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
 import {
@@ -22,8 +22,7 @@ const IdParams = z.object({ id: z.string() });
 const GroupResponse = dataResponseSchema(TemplateGroupSchema);
 
 /** REST adapter of spec §4.6. The /groups routes come first so that "groups" is not taken for a template id. */
-export function templatesRoutes(ctx: AppContext): RouteSpec[] {
-  const templates = ctx.services.templates;
+export function templatesRoutes({ templates }: { templates: TemplatesService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

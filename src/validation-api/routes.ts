@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { ValidationService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { documentedOnly, parseSandboxInput } from '../sandbox/schemas.js';
 import {
@@ -16,7 +16,7 @@ const TAGS = ['Validation'];
  * {base_url} (§4.1). Any valid key may call them; they read only the account's zone and its
  * custom-field tags (known merge placeholders).
  */
-export function validationRoutes(ctx: AppContext): RouteSpec[] {
+export function validationRoutes({ validation }: { validation: ValidationService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -31,7 +31,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
       responses: { 200: { description: 'Validation result', schema: ValidateResponseSchema }, 400: { description: 'Malformed envelope' } },
       handler: async ({ req, principal }) => {
         const input = parseSandboxInput(req.body, { maxContentBytes: null });
-        return ctx.services.validation.validate(principal.accountId, input.messageType, input.content, input.smsFallback);
+        return validation.validate(principal.accountId, input.messageType, input.content, input.smsFallback);
       },
     }),
     defineRoute({
@@ -45,7 +45,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'authenticated',
       body: ValidateScheduleTimeRequestSchema,
       responses: { 200: { description: 'Resolution', schema: ValidateScheduleTimeResponseSchema }, 400: { description: 'Malformed body' } },
-      handler: ({ body, principal }) => ctx.services.validation.scheduleTime(principal.accountId, body.scheduleAt, body.timeZone),
+      handler: ({ body, principal }) => validation.scheduleTime(principal.accountId, body.scheduleAt, body.timeZone),
     }),
     defineRoute({
       method: 'get',
@@ -55,7 +55,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
       tags: TAGS,
       auth: 'authenticated',
       responses: { 200: { description: 'Zones', schema: TimezonesResponseSchema } },
-      handler: ({ principal }) => ctx.services.validation.timezones(principal.accountId),
+      handler: ({ principal }) => validation.timezones(principal.accountId),
     }),
     defineRoute({
       method: 'get',
@@ -65,7 +65,7 @@ export function validationRoutes(ctx: AppContext): RouteSpec[] {
       tags: TAGS,
       auth: 'authenticated',
       responses: { 200: { description: 'Guidelines' } },
-      handler: () => ctx.services.validation.buttonGuidelines(),
+      handler: () => validation.buttonGuidelines(),
     }),
   ];
 }

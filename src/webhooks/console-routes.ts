@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import type { AppContext } from '../context.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { Logger } from '../platform/logger.js';
 import { assertSessionCsrf } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
@@ -8,6 +9,7 @@ import { isId } from '../platform/ids.js';
 import { WebhookDetailPage, WebhooksPage, type EventChoice } from '../../preview-pages/console/webhooks.js';
 import { EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './events.js';
 import type { AttemptReport, WebhookSecret } from './schemas.js';
+import type { WebhooksService } from './service.js';
 
 const EVENTS: EventChoice[] = WEBHOOK_EVENTS.map((e) => ({ value: e, description: EVENT_DESCRIPTIONS[e] }));
 const NOTICES: Record<string, string> = {
@@ -37,8 +39,7 @@ const problemOf = (err: unknown): string => {
  * and rotate the secret, send a test event, the delivery log with manual redelivery. Every POST
  * carries the session's CSRF token; every call is scoped to the session's account.
  */
-export function webhooksConsole(ctx: AppContext): Router {
-  const { accounts, webhooks } = ctx.services;
+export function webhooksConsole({ accounts, webhooks, logger }: { accounts: AccountsService; webhooks: WebhooksService; logger: Logger }): Router {
   const router = Router();
 
   const who = (req: Request) => {
@@ -90,7 +91,7 @@ export function webhooksConsole(ctx: AppContext): Router {
     const form = { url: field(req, 'url').trim(), description: field(req, 'description'), events: fieldList(req, 'events') };
     try {
       const created = await webhooks.create(s.accountId, { url: form.url, description: form.description, events: form.events as never });
-      ctx.logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: created.id }, 'webhook created in console');
+      logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: created.id }, 'webhook created in console');
       // The secret is rendered into this response only.
       await listPage(req, res, { created }, 201);
     } catch (err) {
@@ -120,7 +121,7 @@ export function webhooksConsole(ctx: AppContext): Router {
     const s = assertSessionCsrf(req);
     const id = idOf(req);
     const revealed = await webhooks.revealSecret(s.accountId, id);
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id }, 'webhook secret revealed in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id }, 'webhook secret revealed in console');
     await detailPage(req, res, id, { revealed, revealedTitle: 'Signing secret' });
   });
 
@@ -130,7 +131,7 @@ export function webhooksConsole(ctx: AppContext): Router {
     const id = idOf(req);
     const overlapHours = Number(field(req, 'overlapHours') || '24');
     await webhooks.rotateSecret(s.accountId, id, { overlapHours: Number.isFinite(overlapHours) ? overlapHours : 24 });
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id, overlapHours }, 'webhook secret rotated in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id, overlapHours }, 'webhook secret rotated in console');
     res.redirect(303, `/console/webhooks/${id}?done=rotated`);
   });
 
@@ -159,7 +160,7 @@ export function webhooksConsole(ctx: AppContext): Router {
     const s = assertSessionCsrf(req);
     const id = idOf(req);
     await webhooks.delete(s.accountId, id);
-    ctx.logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id }, 'webhook deleted in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, webhookId: id }, 'webhook deleted in console');
     res.redirect(303, '/console/webhooks?done=deleted');
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { WebhooksService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
 import {
@@ -26,8 +26,7 @@ const notFound = { description: 'Unknown webhook (or another account’s)' };
  * receiver, one that can change the URL could redirect the account's events). A credential whose
  * sends need approval never sees a secret (approvalBound: 'secret').
  */
-export function webhooksRoutes(ctx: AppContext): RouteSpec[] {
-  const webhooks = ctx.services.webhooks;
+export function webhooksRoutes({ webhooks }: { webhooks: WebhooksService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,0 +1,33 @@
+import type SQLite from 'better-sqlite3';
+import type { Carriers } from '../carriers/carrier.js';
+import type { Clock } from '../platform/clock.js';
+
+/**
+ * What /health, /status and rcs_health look at: whether the database answers, which carrier
+ * networks are configured, and the server time. A service of its own so that neither the routes
+ * nor the tool need the raw database handle or the carriers themselves.
+ */
+export class HealthService {
+  constructor(
+    private readonly raw: SQLite.Database,
+    private readonly carriers: Pick<Carriers, 'rcs' | 'sms'>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** True when the database answers. The health endpoint reports nothing else on purpose. */
+  databaseUp(): boolean {
+    try {
+      return this.raw.prepare('SELECT 1 AS ok').get() !== undefined;
+    } catch {
+      return false;
+    }
+  }
+
+  carrierNames(): { rcs: string; sms: string } {
+    return { rcs: this.carriers.rcs.name, sms: this.carriers.sms.name };
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+}

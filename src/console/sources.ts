@@ -2,7 +2,7 @@ import type { Router } from 'express';
 
 /**
  * Extension points of the console. Other areas plug their data in where src/app.ts calls
- * consoleRoutes(ctx, sources); a missing source shows a placeholder, an empty list says so.
+ * consoleRoutes(deps, sources); a missing source shows a placeholder, an empty list says so.
  * Items are plain display data: ids, short texts, ISO times.
  */
 export interface PendingPreviewItem {

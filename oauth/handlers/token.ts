@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
 import type { Logger } from '../../src/platform/logger.js';
-import { toClientInformation, type StoredClient } from '../clients.js';
+import type { StoredClient } from '../clients.js';
+import { oauthError, OAuthErrorCode } from '../errors.js';
+import { allowedMethods } from '../middleware/allowed-methods.js';
 import { AUTHENTICATED_CLIENT, authenticateClient } from '../middleware/client-auth.js';
 import { openCors } from '../middleware/cors.js';
 import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
@@ -34,18 +34,18 @@ export function tokenRouter(oauth: OAuthService, logger: Logger): Router {
       const client = res.locals[AUTHENTICATED_CLIENT] as StoredClient;
       const body = (req.body ?? {}) as Record<string, unknown>;
       const grantType = body.grant_type;
-      if (typeof grantType !== 'string' || grantType === '') throw new InvalidRequestError('grant_type is required');
+      if (typeof grantType !== 'string' || grantType === '') throw oauthError(OAuthErrorCode.InvalidRequest, 'grant_type is required');
       if (grantType === 'refresh_token') return void (await oauth.provider.exchangeRefreshToken());
-      if (grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code`);
+      if (grantType !== 'authorization_code') throw oauthError(OAuthErrorCode.UnsupportedGrantType, `grant_type ${grantType} is not supported; use authorization_code`);
       const parsed = CodeGrant.safeParse(body);
-      if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? 'invalid token request');
+      if (!parsed.success) throw oauthError(OAuthErrorCode.InvalidRequest, parsed.error.issues[0]?.message ?? 'invalid token request');
       const { code, code_verifier, redirect_uri, resource } = parsed.data;
       let resourceUrl: URL | undefined;
       if (resource !== undefined) {
-        if (!URL.canParse(resource)) throw new InvalidTargetError('resource must be an absolute URL');
+        if (!URL.canParse(resource)) throw oauthError(OAuthErrorCode.InvalidTarget, 'resource must be an absolute URL');
         resourceUrl = new URL(resource);
       }
-      const tokens = await oauth.provider.exchangeAuthorizationCode(toClientInformation(client), code, code_verifier, redirect_uri, resourceUrl);
+      const tokens = await oauth.provider.exchangeAuthorizationCode(client, code, code_verifier, redirect_uri, resourceUrl);
       res.status(200).json(tokens);
     } catch (err) {
       sendOAuthError(res, err, logger);

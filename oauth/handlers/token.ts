@@ -9,9 +9,13 @@ import { openCors } from '../middleware/cors.js';
 import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
 import type { OAuthService } from '../service.js';
 
+/** A required form parameter: absent and repeated (an array) get different answers. */
+const requiredParam = (name: string, why = '') =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${name} is required${why}` : `${name} must be given once, as a string`) }).min(1, `${name} is required${why}`);
+
 const CodeGrant = z.object({
-  code: z.string({ error: 'code is required' }).min(1, 'code is required').max(200, 'code is longer than 200 characters'),
-  code_verifier: z.string({ error: 'code_verifier is required (PKCE)' }).min(1, 'code_verifier is required (PKCE)').max(200, 'code_verifier is longer than 200 characters'),
+  code: requiredParam('code').max(200, 'code is longer than 200 characters'),
+  code_verifier: requiredParam('code_verifier', ' (PKCE)').max(200, 'code_verifier is longer than 200 characters'),
   redirect_uri: z.string({ error: 'redirect_uri must be given once, as a string' }).max(2000, 'redirect_uri is longer than 2000 characters').optional(),
   resource: z.string({ error: 'resource must be given once, as a string' }).max(2000, 'resource is longer than 2000 characters').optional(),
 });

@@ -206,6 +206,15 @@ describe('/token and /revoke', () => {
     }
   });
 
+  it('token: a repeated parameter is named as such', async () => {
+    const body = new URLSearchParams({ client_id: rc.client.client_id, client_secret: rc.secret!, grant_type: 'authorization_code', code_verifier: 'a'.repeat(43) });
+    body.append('code', 'one');
+    body.append('code', 'two');
+    const res = await fetch(as.token_endpoint!, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: 'code must be given once, as a string' });
+  });
+
   it('token: two client authentication methods at once are refused; a failed Basic gets a Basic challenge', async () => {
     const basic = `Basic ${Buffer.from(`${rc.client.client_id}:${rc.secret}`).toString('base64')}`;
     const both = await form(as.token_endpoint!, { grant_type: 'authorization_code', client_secret: rc.secret! }, { Authorization: basic });

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 // undici is loaded on first use: it is large, and most servers never fetch a metadata document.
 const undici = () => import('undici');
 import { z } from 'zod';
-import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { ClientMetadataSchema } from './client-metadata.js';
 import { METADATA_DOCUMENT_MAX_BYTES, METADATA_DOCUMENT_TIMEOUT_MS } from './constants.js';
 import { assertPublicHost, BlockedAddressError, guardedLookup } from '../src/platform/net/network-guard.js';
 import { checkRedirectUris } from './redirect-uris.js';
@@ -58,7 +58,7 @@ export function metadataDocumentUrlProblem(clientId: string, allowInsecure: bool
   return null;
 }
 
-const DocumentSchema = OAuthClientMetadataSchema.extend({
+const DocumentSchema = ClientMetadataSchema.extend({
   client_id: z.string(),
   client_secret: z.undefined({ message: 'a metadata document must not contain client_secret' }).optional(),
 });

@@ -1,6 +1,4 @@
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { CustomOAuthError, InvalidClientError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import type { Config } from '../src/config.js';
 import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
@@ -8,8 +6,10 @@ import { parseJson } from '../src/platform/db/sql.js';
 import type { OAuthClientsTable } from '../src/platform/db/tables/oauth.js';
 import { newId } from '../src/platform/ids.js';
 import { sha256Hex } from '../src/platform/secrets.js';
+import type { ClientMetadata } from './client-metadata.js';
 import { METADATA_DOCUMENT_CACHE_MS } from './constants.js';
 import { fetchClientMetadataDocument, looksLikeMetadataDocumentUrl, MetadataDocumentError } from './client-metadata-document.js';
+import { oauthError, OAuthErrorCode } from './errors.js';
 import { checkRedirectUris } from './redirect-uris.js';
 
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
@@ -40,7 +40,7 @@ const toStored = (row: OAuthClientsTable): StoredClient => ({
   fetchedAt: row.fetched_at,
 });
 
-/** The SDK's view of a client. Never carries the secret: client authentication checks the hash (middleware/client-auth.ts). */
+/** A client in RFC 7591's terms (the registration response). Never carries the secret: client authentication checks the hash (middleware/client-auth.ts). */
 export function toClientInformation(c: StoredClient): OAuthClientInformationFull {
   return {
     ...(c.metadata as Partial<OAuthClientInformationFull>),
@@ -59,7 +59,7 @@ export function toClientInformation(c: StoredClient): OAuthClientInformationFull
  * Client ID Metadata Document clients (the client_id is an HTTPS URL; the document is fetched and
  * cached here for METADATA_DOCUMENT_CACHE_MS).
  */
-export class ClientsStore implements OAuthRegisteredClientsStore {
+export class ClientsStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -86,7 +86,7 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
     try {
       doc = await fetchClientMetadataDocument(clientId, { allowPrivateNetwork: this.config.dangerouslyAllowPrivateNetworkTargets });
     } catch (err) {
-      if (err instanceof MetadataDocumentError) throw new InvalidClientError(err.message);
+      if (err instanceof MetadataDocumentError) throw oauthError(OAuthErrorCode.InvalidClient, err.message);
       throw err;
     }
     const values = {
@@ -110,36 +110,30 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
     return toStored(values);
   }
 
-  /** OAuthRegisteredClientsStore.getClient, used by the SDK's authorization handler. */
-  async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    const client = await this.resolve(clientId);
-    return client ? toClientInformation(client) : undefined;
-  }
-
   /**
-   * OAuthRegisteredClientsStore.registerClient, behind the SDK's registration handler (which has
-   * validated the RFC 7591 shape and generated the secret). We check what it does not, store only
-   * the secret's hash, and answer with what we enforce: authorization_code only, no refresh token.
+   * Registers a client (RFC 7591) behind the registration handler, which has validated the shape
+   * and generated the secret. We check what this server accepts, store only the secret's hash, and
+   * answer with what we enforce: authorization_code only, no refresh token.
    */
-  async registerClient(client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
+  async registerClient(client: ClientMetadata & { client_secret?: string }): Promise<OAuthClientInformationFull> {
     const method = (client.token_endpoint_auth_method ?? 'client_secret_basic') as TokenEndpointAuthMethod;
     if (!AUTH_METHODS.includes(method)) {
-      throw new InvalidClientMetadataError(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+      throw oauthError(OAuthErrorCode.InvalidClientMetadata, `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
     }
     const grants = client.grant_types ?? ['authorization_code'];
     if (!grants.includes('authorization_code') || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
-      throw new InvalidClientMetadataError('grant_types must include authorization_code; only authorization_code is supported (refresh_token is accepted and ignored: no refresh tokens are issued)');
+      throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'grant_types must include authorization_code; only authorization_code is supported (refresh_token is accepted and ignored: no refresh tokens are issued)');
     }
     if (client.response_types && client.response_types.some((r) => r !== 'code')) {
-      throw new InvalidClientMetadataError('response_types must be ["code"]');
+      throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'response_types must be ["code"]');
     }
     const redirectProblem = checkRedirectUris(client.redirect_uris, this.config.dangerouslyAllowPrivateNetworkTargets);
-    if (redirectProblem) throw new CustomOAuthError('invalid_redirect_uri', redirectProblem);
-    if (method !== 'none' && !client.client_secret) throw new InvalidClientMetadataError('a confidential client needs a secret');
+    if (redirectProblem) throw oauthError(OAuthErrorCode.InvalidRedirectUri, redirectProblem);
+    if (method !== 'none' && !client.client_secret) throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'a confidential client needs a secret');
     const clientName = client.client_name?.trim().slice(0, 200) || null;
-    const { client_secret: secret, client_secret_expires_at: _exp, ...rest } = client;
+    const { client_secret: secret, ...rest } = client;
     const metadata = { ...rest, token_endpoint_auth_method: method, grant_types: ['authorization_code'], response_types: ['code'] };
-    if (JSON.stringify(metadata).length > 10_000) throw new InvalidClientMetadataError('client metadata is too large');
+    if (JSON.stringify(metadata).length > 10_000) throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'client metadata is too large');
     const now = this.clock.now();
     const row: OAuthClientsTable = {
       client_id: newId('cli', now),

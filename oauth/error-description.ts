@@ -2,8 +2,8 @@ import type { RequestHandler, Response } from 'express';
 
 /**
  * RFC 6749 §5.2 (and §4.1.2.1): `error_description` values are limited to %x20-21 / %x23-5B /
- * %x5D-7E — printable ASCII without `"` and `\`. Messages come from our handlers, the SDK's
- * handlers and zod (which puts quotes and newlines in its messages), and may echo what a client
+ * %x5D-7E — printable ASCII without `"` and `\`. Messages come from our handlers and zod (which
+ * puts quotes and newlines in its messages), and may echo what a client
  * sent, so every value is passed through this one function on its way out: accents lose their
  * marks, quotes become apostrophes, a backslash a slash, line breaks and tabs spaces, and any
  * other character outside the set a `?`.
@@ -42,7 +42,7 @@ export function safeErrorRedirect(url: string): string {
 
 /**
  * For the protocol endpoints (oauth/router.ts): every JSON error body and every error redirect
- * leaves through oauthErrorDescription, including those the SDK's authorization handler builds.
+ * leaves through oauthErrorDescription, whatever handler built them.
  */
 export function safeOAuthErrors(): RequestHandler {
   return (_req, res, next) => {

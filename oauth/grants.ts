@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { AccessDeniedError, InvalidGrantError, InvalidRequestError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
+import { checkResourceAllowed } from '@modelcontextprotocol/server';
 import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
 import { parseJson } from '../src/platform/db/sql.js';
 import type { Permission } from '../src/platform/permissions.js';
 import { randomToken, safeEqual, sha256Hex } from '../src/platform/secrets.js';
 import { oauthErrorDescription } from './error-description.js';
+import { oauthError, OAuthErrorCode } from './errors.js';
 import { CODE_TTL_MS, DEFAULT_SCOPES, knownScopes, REQUEST_TTL_MS, SCOPES } from './constants.js';
 import type { AccessTokens, IssuedToken } from './tokens.js';
 
@@ -67,7 +67,7 @@ export class Grants {
     } catch {
       ok = false;
     }
-    if (!ok) throw new InvalidTargetError(`This server issues tokens only for the resource ${mcp}`);
+    if (!ok) throw oauthError(OAuthErrorCode.InvalidTarget, `This server issues tokens only for the resource ${mcp}`);
     return mcp;
   }
 
@@ -123,13 +123,13 @@ export class Grants {
     const request = await this.findRequest(id);
     if (!request) return null;
     const granted = knownScopes(decision.scopes).filter((s) => request.scopes.includes(s));
-    if (decision.approve && granted.length === 0) throw new InvalidRequestError('Choose at least one permission');
+    if (decision.approve && granted.length === 0) throw oauthError(OAuthErrorCode.InvalidRequest, 'Choose at least one permission');
     const res = await this.db.deleteFrom('oauth_requests').where('id_hash', '=', sha256Hex(id)).executeTakeFirst();
     if (Number(res.numDeletedRows) !== 1) return null;
     const target = new URL(request.redirectUri);
     if (!decision.approve) {
-      const err = new AccessDeniedError('The person declined the authorization request');
-      target.searchParams.set('error', err.errorCode);
+      const err = oauthError(OAuthErrorCode.AccessDenied, 'The person declined the authorization request');
+      target.searchParams.set('error', err.code);
       target.searchParams.set('error_description', oauthErrorDescription(err.message));
     } else {
       const code = randomToken(32);
@@ -160,20 +160,13 @@ export class Grants {
     return { redirectTo: target.href };
   }
 
-  /** The PKCE challenge of a code (OAuthServerProvider.challengeForAuthorizationCode). */
-  async challengeFor(clientId: string, code: string): Promise<string> {
-    const row = await this.liveCode(code);
-    if (!row || row.client_id !== clientId) throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-    return row.code_challenge;
-  }
-
   /**
    * Exchanges a code: it must exist, be unexpired and unused, belong to this client, and match the
    * PKCE verifier (S256), the redirect URI of the authorization request and its resource. A second
    * use of a code fails and revokes the token the first use produced (RFC 6749 §4.1.2).
    */
   async exchange(input: { clientId: string; code: string; codeVerifier: string; redirectUri?: string | undefined; resource?: string | undefined }): Promise<IssuedToken & { resource: string }> {
-    const invalid = () => new InvalidGrantError('The authorization code is invalid, expired or already used');
+    const invalid = () => oauthError(OAuthErrorCode.InvalidGrant, 'The authorization code is invalid, expired or already used');
     if (!input.code || input.code.length > 200) throw invalid();
     const hash = sha256Hex(input.code);
     const row = await this.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst();
@@ -184,10 +177,10 @@ export class Grants {
       throw invalid();
     }
     if (row.expires_at <= now || row.client_id !== input.clientId) throw invalid();
-    if (!PKCE_VERIFIER.test(input.codeVerifier)) throw new InvalidGrantError('code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');
-    if (!safeEqual(s256(input.codeVerifier), row.code_challenge)) throw new InvalidGrantError('code_verifier does not match the code_challenge');
+    if (!PKCE_VERIFIER.test(input.codeVerifier)) throw oauthError(OAuthErrorCode.InvalidGrant, 'code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');
+    if (!safeEqual(s256(input.codeVerifier), row.code_challenge)) throw oauthError(OAuthErrorCode.InvalidGrant, 'code_verifier does not match the code_challenge');
     if (input.redirectUri !== undefined ? input.redirectUri !== row.redirect_uri : row.redirect_uri_explicit === 1) {
-      throw new InvalidGrantError('redirect_uri does not match the authorization request');
+      throw oauthError(OAuthErrorCode.InvalidGrant, 'redirect_uri does not match the authorization request');
     }
     if (input.resource !== undefined) {
       let same = false;
@@ -196,7 +189,7 @@ export class Grants {
       } catch {
         same = false;
       }
-      if (!same) throw new InvalidTargetError('resource does not match the authorization request');
+      if (!same) throw oauthError(OAuthErrorCode.InvalidTarget, 'resource does not match the authorization request');
     }
     // Claim the code before issuing: of two racing exchanges exactly one wins.
     const claimed = await this.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
@@ -210,12 +203,6 @@ export class Grants {
     });
     await this.db.updateTable('oauth_codes').set({ token_id: issued.id }).where('code_hash', '=', hash).execute();
     return { ...issued, resource: row.resource };
-  }
-
-  private async liveCode(code: string) {
-    if (!code || code.length > 200) return null;
-    const row = await this.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', sha256Hex(code)).executeTakeFirst();
-    return row && row.used_at === null && row.expires_at > this.clock.now() ? row : null;
   }
 
   /**

@@ -34,7 +34,7 @@ export class OAuthService {
     this.clients = new ClientsStore(db, clock, config);
     this.tokens = new AccessTokens(db, clock, () => this.key(), issuer);
     this.grants = new Grants(db, clock, this.tokens, mcpResource, issuer);
-    this.provider = new DatabaseOAuthProvider(this.clients, this.grants, this.tokens, mcpResource);
+    this.provider = new DatabaseOAuthProvider(this.grants, this.tokens, mcpResource);
     this.connectedApps = new ConnectedApps(db, clock);
   }
 

@@ -4,7 +4,7 @@ export const MCP_PATH = '/mcp';
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
-/** Endpoints of the authorization server, at the root as the MCP SDK's router and older MCP clients expect. */
+/** Endpoints of the authorization server, at the root where MCP 2025-03-26 clients look for them without metadata. */
 export const ENDPOINTS = {
   authorize: '/authorize',
   token: '/token',

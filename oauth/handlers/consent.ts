@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
-import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AccountsService } from '../../src/accounts/service.js';
 import type { Logger } from '../../src/platform/logger.js';
 import { assertSessionCsrf, requireLogin } from '../../src/accounts/session-middleware.js';
@@ -8,6 +7,7 @@ import { sendPage } from '../../src/platform/http/pages.js';
 import { ConsentPage } from '../../preview-pages/consent.js';
 import { MessagePage } from '../../preview-pages/login.js';
 import { isManagementScope, scopeDescription } from '../constants.js';
+import { isOAuthError, OAuthErrorCode } from '../errors.js';
 import type { PendingAuthorization } from '../grants.js';
 import { formActionSource } from '../redirect-uris.js';
 import type { OAuthService } from '../service.js';
@@ -92,7 +92,7 @@ export function consentRoutes({ oauth, accounts, logger }: { oauth: OAuthService
       logger.info({ clientId: pending.clientId, accountId: s.accountId, userId: s.user.id, approved: approve }, 'oauth consent');
       res.redirect(303, answer.redirectTo);
     } catch (err) {
-      if (err instanceof InvalidRequestError) return render(req, res, id, pending, { error: err.message, chosen });
+      if (isOAuthError(err, OAuthErrorCode.InvalidRequest)) return render(req, res, id, pending, { error: err.message, chosen });
       throw err;
     }
   });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
+import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { SCOPES } from '../constants.js';
+import { allowedMethods } from '../middleware/allowed-methods.js';
 import { openCors } from '../middleware/cors.js';
 import type { OAuthService } from '../service.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, MCP_PATH, PROTECTED_RESOURCE_METADATA_PATH } from '../urls.js';

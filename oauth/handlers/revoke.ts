@@ -1,13 +1,16 @@
 import { Router } from 'express';
-import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
-import { OAuthTokenRevocationRequestSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { z } from 'zod';
 import type { Logger } from '../../src/platform/logger.js';
-import { toClientInformation, type StoredClient } from '../clients.js';
+import type { StoredClient } from '../clients.js';
+import { oauthError, OAuthErrorCode } from '../errors.js';
+import { allowedMethods } from '../middleware/allowed-methods.js';
 import { AUTHENTICATED_CLIENT, authenticateClient } from '../middleware/client-auth.js';
 import { openCors } from '../middleware/cors.js';
 import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
 import type { OAuthService } from '../service.js';
+
+/** RFC 7009 §2.1: the token, and a hint this server does not need (it only issues access tokens). */
+const RevocationRequest = z.object({ token: z.string(), token_type_hint: z.string().optional() });
 
 /**
  * POST /revoke (RFC 7009). The client authenticates as at the token endpoint; a token it holds is
@@ -23,9 +26,9 @@ export function revokeRouter(oauth: OAuthService, logger: Logger): Router {
   router.post('/', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     try {
-      const parsed = OAuthTokenRevocationRequestSchema.safeParse(req.body ?? {});
-      if (!parsed.success) throw new InvalidRequestError('token is required');
-      await oauth.provider.revokeToken(toClientInformation(res.locals[AUTHENTICATED_CLIENT] as StoredClient), parsed.data);
+      const parsed = RevocationRequest.safeParse(req.body ?? {});
+      if (!parsed.success) throw oauthError(OAuthErrorCode.InvalidRequest, 'token is required');
+      await oauth.provider.revokeToken(res.locals[AUTHENTICATED_CLIENT] as StoredClient, parsed.data.token);
       res.status(200).json({});
     } catch (err) {
       sendOAuthError(res, err, logger);

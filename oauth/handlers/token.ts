@@ -1,19 +1,23 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { allowedMethods } from '@modelcontextprotocol/sdk/server/auth/middleware/allowedMethods.js';
 import type { Logger } from '../../src/platform/logger.js';
-import { toClientInformation, type StoredClient } from '../clients.js';
+import type { StoredClient } from '../clients.js';
+import { oauthError, OAuthErrorCode } from '../errors.js';
+import { allowedMethods } from '../middleware/allowed-methods.js';
 import { AUTHENTICATED_CLIENT, authenticateClient } from '../middleware/client-auth.js';
 import { openCors } from '../middleware/cors.js';
 import { oauthRateLimit, sendOAuthError } from '../middleware/errors.js';
 import type { OAuthService } from '../service.js';
 
+/** A required form parameter: absent and repeated (an array) get different answers. */
+const requiredParam = (name: string, why = '') =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${name} is required${why}` : `${name} must be given once, as a string`) }).min(1, `${name} is required${why}`);
+
 const CodeGrant = z.object({
-  code: z.string().min(1, 'code is required').max(200),
-  code_verifier: z.string().min(1, 'code_verifier is required (PKCE)').max(200),
-  redirect_uri: z.string().max(2000).optional(),
-  resource: z.string().max(2000).optional(),
+  code: requiredParam('code').max(200, 'code is longer than 200 characters'),
+  code_verifier: requiredParam('code_verifier', ' (PKCE)').max(200, 'code_verifier is longer than 200 characters'),
+  redirect_uri: z.string({ error: 'redirect_uri must be given once, as a string' }).max(2000, 'redirect_uri is longer than 2000 characters').optional(),
+  resource: z.string({ error: 'resource must be given once, as a string' }).max(2000, 'resource is longer than 2000 characters').optional(),
 });
 
 /**
@@ -34,18 +38,18 @@ export function tokenRouter(oauth: OAuthService, logger: Logger): Router {
       const client = res.locals[AUTHENTICATED_CLIENT] as StoredClient;
       const body = (req.body ?? {}) as Record<string, unknown>;
       const grantType = body.grant_type;
-      if (typeof grantType !== 'string' || grantType === '') throw new InvalidRequestError('grant_type is required');
+      if (typeof grantType !== 'string' || grantType === '') throw oauthError(OAuthErrorCode.InvalidRequest, 'grant_type is required');
       if (grantType === 'refresh_token') return void (await oauth.provider.exchangeRefreshToken());
-      if (grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code`);
+      if (grantType !== 'authorization_code') throw oauthError(OAuthErrorCode.UnsupportedGrantType, `grant_type ${grantType} is not supported; use authorization_code`);
       const parsed = CodeGrant.safeParse(body);
-      if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? 'invalid token request');
+      if (!parsed.success) throw oauthError(OAuthErrorCode.InvalidRequest, parsed.error.issues[0]?.message ?? 'invalid token request');
       const { code, code_verifier, redirect_uri, resource } = parsed.data;
       let resourceUrl: URL | undefined;
       if (resource !== undefined) {
-        if (!URL.canParse(resource)) throw new InvalidTargetError('resource must be an absolute URL');
+        if (!URL.canParse(resource)) throw oauthError(OAuthErrorCode.InvalidTarget, 'resource must be an absolute URL');
         resourceUrl = new URL(resource);
       }
-      const tokens = await oauth.provider.exchangeAuthorizationCode(toClientInformation(client), code, code_verifier, redirect_uri, resourceUrl);
+      const tokens = await oauth.provider.exchangeAuthorizationCode(client, code, code_verifier, redirect_uri, resourceUrl);
       res.status(200).json(tokens);
     } catch (err) {
       sendOAuthError(res, err, logger);

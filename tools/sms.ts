@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { PreviewIdField, PreviewResultSchema, SmsPayloadSchema } from '../src/previews/schemas.js';
+import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
+import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
+import { PreviewIdField, SmsPayloadSchema } from '../src/previews/schemas.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 export const SmsSendOutputSchema = z.object({
@@ -27,9 +29,10 @@ export const smsPreview = defineTool({
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
-  output: PreviewResultSchema,
+  output: PreviewToolOutputSchema,
   annotations: WRITE_IDEMPOTENT,
-  run: ({ app, principal }, input) => app.services.previews.createSms(principal, input),
+  meta: PREVIEW_APP_TOOL_META,
+  run: async ({ app, principal }, input) => withPreviewDisplay(app.services, principal.accountId, await app.services.previews.createSms(principal, input)),
 });
 
 export const smsSend = defineTool({

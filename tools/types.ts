@@ -54,6 +54,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Listed as the tool's `_meta` (e.g. the MCP Apps `ui.resourceUri` of the preview tools). */
+  meta?: Readonly<Record<string, unknown>>;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
 }
 

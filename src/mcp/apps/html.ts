@@ -6,12 +6,14 @@ import { ASSETS_DIR } from '../../platform/paths.js';
 
 /** What the in-chat view adds to the share pages' stylesheet: it sits in a chat, not in a page frame. */
 const VIEW_CSS = `
-main.mcp-app { max-width: 760px; margin: 0 auto; padding: 12px; }
+main.mcp-app { max-width: 780px; margin: 0 auto; padding: 12px; }
 .mcp-app .card { padding: 16px; }
 .mcp-app h1 { font-size: 19px; margin-bottom: 10px; }
 a.button { display: inline-block; padding: 10px 16px; border-radius: 8px; background: var(--accent); color: var(--accent-ink); font-weight: 600; text-decoration: none; }
 .app-approve { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; margin: 0; }
 .app-mockup .recipient-current { margin: 0 0 10px; }
+/* Media is named, never loaded here: no broken-image icon behind the note. */
+.mcp-app .replaced img { visibility: hidden; }
 `;
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

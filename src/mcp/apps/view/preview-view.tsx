@@ -141,7 +141,7 @@ export function PreviewView({ state, onOpenLink }: PreviewViewProps) {
           </ul>
         </section>
       ) : null}
-      <section class="app-mockup">
+      <section class="approval-mockup app-mockup">
         {firstNumber ? (
           <p class="recipient-current" data-testid="app-sample">
             {`Recipient 1 of ${total}: `}

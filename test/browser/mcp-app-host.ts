@@ -6,8 +6,14 @@
  */
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 
+interface FrameElement {
+  setAttribute(name: string, value: string): void;
+  style: { width: string; height: string; border: string };
+  contentWindow: unknown;
+  srcdoc: string;
+}
 interface HostWindow {
-  document: any;
+  document: { createElement(tag: 'iframe'): FrameElement; body: { appendChild(el: FrameElement): void } };
   openedLinks: string[];
   hostReady: boolean;
   startHost(html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>): Promise<void>;
@@ -37,6 +43,6 @@ w.startHost = async (html, toolInput, toolResult) => {
     });
   };
   // Connected before the document loads, so the view's ui/initialize is not missed.
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow as never, iframe.contentWindow as never));
   iframe.srcdoc = html;
 };

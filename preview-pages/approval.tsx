@@ -1,6 +1,6 @@
 import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
-import { PhoneFrame, PhonePreview, SmsBubble } from './phone/index.js';
+import { PreviewMockup } from './preview-mockup.js';
 
 /** One of the first recipients with the message merged for them (SendEstimate.samples). */
 export interface ApprovalSample {
@@ -262,30 +262,7 @@ function RecipientSwitch({ p }: { p: ApprovalPageProps }) {
   );
 }
 
-/** The phone(s) with the selected recipient's merged message, or the message as written when no sample has it. */
+/** The phone(s) with the selected recipient's merged message (the same mockup as the in-chat preview). */
 function Mockup({ p }: { p: ApprovalPageProps }) {
-  const sample = p.samples[p.selected];
-  if (p.sms) {
-    return (
-      <PhoneFrame senderName={p.senderName} channel="sms" label="SMS">
-        <SmsBubble text={sample?.text ?? p.sms.text} />
-      </PhoneFrame>
-    );
-  }
-  if (!p.rcs) return null;
-  const merged = sample?.content && sample.messageType ? { messageType: sample.messageType, content: sample.content } : null;
-  const fallback = p.rcs.fallback === null ? null : (sample?.fallbackText ?? p.rcs.fallback);
-  return (
-    <>
-      {merged ? null : <p class="muted small">Shown as written, with its merge fields not yet filled in.</p>}
-      <PhonePreview
-        messageType={merged?.messageType ?? p.rcs.messageType}
-        content={merged?.content ?? p.rcs.content}
-        senderName={p.senderName}
-        smsFallback={fallback}
-        smsSenderName={p.fallbackSenderName ?? undefined}
-        reveal
-      />
-    </>
-  );
+  return <PreviewMockup senderName={p.senderName} fallbackSenderName={p.fallbackSenderName} rcs={p.rcs} sms={p.sms} sample={p.samples[p.selected]} />;
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ContentSchema, MessageTypeSchema, SmsFallbackSchema } from '../src/content/index.js';
 import { BatchResponseSchema } from '../src/messaging/schemas.js';
-import { PreviewIdField, PreviewResultSchema, RcsPayloadSchema } from '../src/previews/schemas.js';
+import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
+import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
+import { PreviewIdField, RcsPayloadSchema } from '../src/previews/schemas.js';
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';
 import { ValidateResponseSchema, ValidateScheduleTimeResponseSchema } from '../src/validation-api/schemas.js';
 import { READ, SEND, WRITE, defineTool } from './types.js';
@@ -39,10 +41,11 @@ export const rcsPreview = defineTool({
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: RcsPayloadSchema,
-  output: PreviewResultSchema,
+  output: PreviewToolOutputSchema,
   annotations: WRITE,
-  uses: ['previews'],
-  run: ({ previews, principal }, input) => previews.createRcs(principal, input),
+  meta: PREVIEW_APP_TOOL_META,
+  uses: ['previews', 'senders'],
+  run: async ({ previews, senders, principal }, input) => withPreviewDisplay({ previews, senders }, principal.accountId, await previews.createRcs(principal, input)),
 });
 
 export const rcsSend = defineTool({

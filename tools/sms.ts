@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { PreviewIdField, PreviewResultSchema, SmsPayloadSchema } from '../src/previews/schemas.js';
+import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
+import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
+import { PreviewIdField, SmsPayloadSchema } from '../src/previews/schemas.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 export const SmsSendOutputSchema = z.object({
@@ -27,10 +29,11 @@ export const smsPreview = defineTool({
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
-  output: PreviewResultSchema,
+  output: PreviewToolOutputSchema,
   annotations: WRITE_IDEMPOTENT,
-  uses: ['previews'],
-  run: ({ previews, principal }, input) => previews.createSms(principal, input),
+  meta: PREVIEW_APP_TOOL_META,
+  uses: ['previews', 'senders'],
+  run: async ({ previews, senders, principal }, input) => withPreviewDisplay({ previews, senders }, principal.accountId, await previews.createSms(principal, input)),
 });
 
 export const smsSend = defineTool({

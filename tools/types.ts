@@ -84,6 +84,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Listed as the tool's `_meta` (e.g. the MCP Apps `ui.resourceUri` of the preview tools). */
+  meta?: Readonly<Record<string, unknown>>;
   /** The services `run` may use (`[]` for none); it is handed these and no others. */
   uses: readonly S[];
   run(ctx: ToolContext<S>, input: z.output<I>): Promise<z.input<O>>;

@@ -1,0 +1,57 @@
+import type { Content, MessageType } from '../src/content/index.js';
+import { PhoneFrame, PhonePreview, SmsBubble, type ReplacedMedia } from './phone/index.js';
+
+/** One recipient's merged message, as a preview's sample carries it. */
+export interface MockupSample {
+  text: string;
+  fallbackText: string | null;
+  /** RCS: merged content; null for SMS, and for previews stored before samples carried it. */
+  messageType: MessageType | null;
+  content: Content | null;
+}
+
+export interface PreviewMockupProps {
+  senderName: string;
+  fallbackSenderName: string | null;
+  /** RCS: content as previewed (placeholders still in it); drawn only when the sample has no merged content. */
+  rcs: { messageType: MessageType; content: Content; fallback: string | null } | null;
+  sms: { text: string } | null;
+  /** The recipient whose merged message the phone shows. */
+  sample: MockupSample | undefined;
+  /** Media the page must not load, by JSON path of the URL (the in-chat preview loads none). */
+  replacedMedia?: readonly ReplacedMedia[] | undefined;
+  mediaSrc?: ((url: string) => string) | undefined;
+}
+
+/**
+ * The phone(s) of a preview: the recipient's merged message, or the message as written when no
+ * sample has it. One component for the share page (preview-pages/approval.tsx) and the in-chat
+ * preview (src/mcp/apps), so a person sees the same mockup in both places.
+ */
+export function PreviewMockup({ senderName, fallbackSenderName, rcs, sms, sample, replacedMedia, mediaSrc }: PreviewMockupProps) {
+  if (sms) {
+    return (
+      <PhoneFrame senderName={senderName} channel="sms" label="SMS">
+        <SmsBubble text={sample?.text ?? sms.text} />
+      </PhoneFrame>
+    );
+  }
+  if (!rcs) return null;
+  const merged = sample?.content && sample.messageType ? { messageType: sample.messageType, content: sample.content } : null;
+  const fallback = rcs.fallback === null ? null : (sample?.fallbackText ?? rcs.fallback);
+  return (
+    <>
+      {merged ? null : <p class="muted small">Shown as written, with its merge fields not yet filled in.</p>}
+      <PhonePreview
+        messageType={merged?.messageType ?? rcs.messageType}
+        content={merged?.content ?? rcs.content}
+        senderName={senderName}
+        smsFallback={fallback}
+        smsSenderName={fallbackSenderName ?? undefined}
+        replacedMedia={replacedMedia}
+        mediaSrc={mediaSrc}
+        reveal
+      />
+    </>
+  );
+}

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import type { Content, MessageType } from '../../../content/index.js';
+import type { PreviewToolOutput } from '../display.js';
+
+/**
+ * The part of an rcs_preview / sms_preview result the in-chat preview reads. Its own small schema,
+ * not PreviewToolOutputSchema, so the view's bundle does not carry the content schemas; the type
+ * check below keeps it a subset of what the tools return.
+ */
+const ViewResultSchema = z.object({
+  share_url: z.string(),
+  approval_required: z.boolean(),
+  status: z.enum(['pending', 'approved', 'rejected', 'sending', 'sent']),
+  expires_at: z.string(),
+  kind: z.enum(['rcs', 'rcs_batch', 'sms']),
+  recipients: z.object({
+    accepted: z.number(),
+    duplicates: z.number(),
+    rejected: z.array(z.object({ phoneNumber: z.string(), reason: z.string() })),
+  }),
+  creditsEstimated: z.number(),
+  smsSegments: z.number().optional(),
+  smsEncoding: z.string().optional(),
+  samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable() })),
+  schedule: z.object({ localScheduleTime: z.string(), effectiveTimezone: z.string() }).optional(),
+  warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
+  payload: z.record(z.string(), z.unknown()),
+  display: z
+    .object({
+      senderName: z.string(),
+      fallbackSenderName: z.string().nullable(),
+      messageType: z.string().nullable(),
+      content: z.record(z.string(), z.unknown()).nullable(),
+    })
+    .optional(),
+});
+export type ViewResult = z.infer<typeof ViewResultSchema>;
+// Compile-time: every tool result is a valid view input.
+const _subset = (x: PreviewToolOutput): ViewResult => x;
+void _subset;
+
+/** What the view draws: a preview, or why there is none. */
+export type ViewState = { kind: 'waiting' } | { kind: 'preview'; result: ViewResult } | { kind: 'error'; message: string };
+
+/** A tool result as the host hands it over (ui/notifications/tool-result: a CallToolResult). */
+export interface ToolResultLike {
+  isError?: boolean | undefined;
+  structuredContent?: unknown;
+  content?: readonly unknown[] | undefined;
+}
+
+function textOf(result: ToolResultLike): string {
+  return (result.content ?? [])
+    .map((b) => (typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
+ * The view's state from a tool result: structuredContent first, else the JSON of the text block
+ * (hosts that pass only content). A tool error shows its message; anything else that is not a
+ * preview says so instead of drawing a half-empty phone.
+ */
+export function viewStateOf(result: ToolResultLike): ViewState {
+  const text = textOf(result);
+  if (result.isError) {
+    let message = text;
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
+      message = String(parsed.error?.message ?? parsed.message ?? text);
+    } catch {
+      // Plain text error: shown as it is.
+    }
+    return { kind: 'error', message: message || 'The preview was not created.' };
+  }
+  let data: unknown = result.structuredContent;
+  if (data === undefined) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  const parsed = ViewResultSchema.safeParse(data);
+  return parsed.success ? { kind: 'preview', result: parsed.data } : { kind: 'error', message: 'This result is not a message preview this view can show.' };
+}
+
+/** The previewed message as the mockup takes it: the first recipient's merged message and the payload as written. */
+export function mockupInput(r: ViewResult) {
+  const p = r.payload;
+  const first = r.samples[0];
+  const fallback = p.smsFallback as { message?: unknown } | undefined;
+  const rcs = r.kind === 'sms' || typeof p.messageType !== 'string' || typeof p.content !== 'object' || p.content === null
+    ? null
+    : { messageType: p.messageType as MessageType, content: p.content as Content, fallback: typeof fallback?.message === 'string' ? fallback.message : null };
+  return {
+    senderName: r.display?.senderName ?? String(p.sendernameId ?? ''),
+    fallbackSenderName: r.display?.fallbackSenderName ?? null,
+    rcs,
+    sms: r.kind === 'sms' ? { text: String(p.message ?? '') } : null,
+    sample: first
+      ? {
+          text: first.text,
+          fallbackText: first.fallbackText,
+          messageType: (r.display?.messageType ?? null) as MessageType | null,
+          content: (r.display?.content ?? null) as Content | null,
+        }
+      : undefined,
+  };
+}
+
+/** JSON paths of every media URL in a message: the in-chat preview loads none of them (its CSP allows no origin). */
+export function mediaPaths(content: Content | null | undefined): { path: string; host: string }[] {
+  if (!content) return [];
+  const out: { path: string; host: string }[] = [];
+  const add = (url: unknown, path: string) => {
+    if (typeof url !== 'string') return;
+    let host = 'an invalid address';
+    try {
+      host = new URL(url).host;
+    } catch {
+      // Shown as invalid.
+    }
+    out.push({ path, host });
+  };
+  const media = (m: Content['media'], path: string) => {
+    if (!m) return;
+    add(m.contentInfo?.fileUrl, `${path}.contentInfo.fileUrl`);
+    add(m.contentInfo?.thumbnailUrl, `${path}.contentInfo.thumbnailUrl`);
+    add(m.thumbnailUrl, `${path}.thumbnailUrl`);
+  };
+  add(content.url, 'content.url');
+  media(content.media, 'content.media');
+  (content.cardContents ?? []).forEach((card, i) => media(card.media, `content.cardContents[${i}].media`));
+  return out;
+}

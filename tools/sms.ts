@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreviewIdField, PreviewResultSchema, SmsPayloadSchema } from '../src/previews/schemas.js';
+import { PreviewResultSchema, PreviewSendInputSchema, SmsPayloadSchema, type SmsPayload } from '../src/previews/schemas.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 export const SmsSendOutputSchema = z.object({
@@ -23,7 +23,7 @@ export const smsPreview = defineTool({
   name: 'sms_preview',
   title: 'Preview a standalone SMS for approval',
   description:
-    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with preview_id and the same payload.',
+    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with the preview_id.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
@@ -36,14 +36,14 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass preview_id and exactly the previewed payload; a different payload is refused naming the fields. Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
+    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass the preview_id; the payload is optional (omitted, the previewed one is sent; given, it must be exactly the preview\'s `payload`, a difference is refused naming the fields). Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
   toolset: 'sms',
   permissions: ['messages:write'],
-  input: SmsPayloadSchema.extend({ preview_id: PreviewIdField }),
+  input: PreviewSendInputSchema,
   output: SmsSendOutputSchema,
   annotations: SEND,
-  run: ({ app, principal }, { preview_id, ...payload }) =>
-    app.services.previews.send(principal, preview_id, 'sms', app.services.previews.expandSms(payload), 'MCP'),
+  run: ({ app, principal }, { preview_id, payload }) =>
+    app.services.previews.send(principal, preview_id, 'sms', payload === undefined ? undefined : app.services.previews.expandSms(payload as SmsPayload), 'MCP'),
 });
 
 export const smsTools = [smsPreview, smsSend];

@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { ALL_TOOLS } from '../../tools/index.js';
 import { TOOLSETS, type ToolDef, type Toolset } from '../../tools/types.js';
 import { AppError } from '../platform/errors.js';
+import { inputJsonSchema, listedOutputJsonSchema } from './tool-schemas.js';
 
 export interface ToolFilter {
   toolsets: ReadonlySet<Toolset> | null;
@@ -41,19 +41,16 @@ export interface ListedTool {
   _meta: Record<string, unknown>;
 }
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
-}
+/** A tool's inputSchema as listed (built once per tool in tool-schemas.ts). */
+export { inputJsonSchema };
 
-const outputSchemas = new WeakMap<ToolDef, Record<string, unknown>>();
-
-/** A tool's outputSchema as listed, built once per tool: tools/list and the runtime output check (output-check.ts) share it. */
+/**
+ * A tool's outputSchema as listed, built once per tool: the top level of its complete output
+ * schema (tool-schemas.ts). The server checks each result against the complete one
+ * (`fullOutputJsonSchema`, output-check.ts), which accepts nothing this one refuses.
+ */
 export function outputJsonSchema(tool: ToolDef): Record<string, unknown> {
-  let schema = outputSchemas.get(tool);
-  if (!schema) outputSchemas.set(tool, (schema = schemaOf(tool.output, 'output')));
-  return schema;
+  return listedOutputJsonSchema(tool);
 }
 
 const filterKey = (filter: ToolFilter) => `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
@@ -69,7 +66,7 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
       name: t.name,
       title: t.title,
       description: t.description,
-      inputSchema: schemaOf(t.input, 'input'),
+      inputSchema: inputJsonSchema(t),
       outputSchema: outputJsonSchema(t),
       annotations: { title: t.title, ...t.annotations },
       _meta: { toolset: t.toolset, permissions: [...t.permissions] },
@@ -81,7 +78,7 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
 
 const listJsonCache = new Map<string, string>();
 
-/** The same entries as JSON, serialised once per filter (the full list is ~210 KB). */
+/** The same entries as JSON, serialised once per filter (the full list is ~60 KB). */
 export function listedToolsJson(filter: ToolFilter): string {
   const key = filterKey(filter);
   let cached = listJsonCache.get(key);

@@ -48,6 +48,19 @@ export type SmsPayload = z.infer<typeof SmsPayloadSchema>;
 
 export const PreviewIdField = z.string().max(64).describe('preview_id returned by rcs_preview / sms_preview.');
 
+/**
+ * What a send tool takes (spec §4.7 rule 2, DESIGN §6): the preview, and optionally its payload
+ * again. The payload is typed loosely on purpose: it is compared with the stored one, field by
+ * field, so the send tools do not repeat the content schema.
+ */
+export const PreviewSendInputSchema = z.strictObject({
+  preview_id: PreviewIdField,
+  payload: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Optional: exactly the `payload` object the preview returned. Given, it must equal the previewed payload (a difference is refused with PREVIEW_MISMATCH naming the fields); omitted, the previewed payload is sent.'),
+});
+
 export const PreviewResultSchema = z.object({
   preview_id: z.string(),
   share_url: z.string().describe('Give this link to the user: they log in, check the message and approve or reject it.'),

@@ -68,7 +68,8 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
       description: t.description,
       inputSchema: inputJsonSchema(t),
       outputSchema: outputJsonSchema(t),
-      annotations: { title: t.title, ...t.annotations },
+      // The title is listed once, at the top (annotations.title is its older spelling).
+      annotations: { ...t.annotations },
       _meta: { toolset: t.toolset, permissions: [...t.permissions] },
     }));
     listCache.set(key, cached);

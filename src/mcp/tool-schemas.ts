@@ -81,6 +81,8 @@ function portable(node: Json): Json {
     replace(portable(child));
   });
   if (Array.isArray(node.type)) return splitTypes(node, node.type as string[]);
+  // zod's nullable() of a described schema describes the branch and again the whole.
+  if (typeof node.description === 'string' && Array.isArray(node.anyOf)) for (const b of node.anyOf) if (isJson(b)) delete b.description;
   return node;
 }
 
@@ -226,11 +228,12 @@ export function fullOutputJsonSchema(tool: ToolDef): Json {
 }
 
 /**
- * A tool's outputSchema as listed: the complete schema's top level (each field with its type and
- * description, `required`, closed), nested objects and arrays typed but not spelt out. Every
- * result the complete schema accepts, this accepts. Listing the complete output schemas of all
- * tools cost ~60 KB of the tools/list budget (nested contact, job and message records repeated
- * per tool) for something the client also sees in every result.
+ * A tool's outputSchema as listed: the complete schema's top-level fields with their types; nested
+ * objects and arrays typed but not spelt out; no `required`, no descriptions (what the fields mean
+ * is in the tool's description, which is what a model reads). Every result the complete schema
+ * accepts, this accepts. Listing the complete output schemas cost ~45 KB of tools/list (contact,
+ * job and message records spelt out per tool) for something clients use only to check results,
+ * which the server already does against the complete schema.
  */
 export function listedOutputJsonSchema(tool: ToolDef): Json {
   return cached(listedOutputs, tool, (t) => outline(fullOutputJsonSchema(t)));
@@ -240,13 +243,13 @@ function outline(full: Json): Json {
   const defs = isJson(full.$defs) ? full.$defs : {};
   const out: Json = {};
   for (const [k, v] of Object.entries(full)) {
-    if (k === '$defs') continue;
-    out[k] = k === 'properties' && isJson(v) ? Object.fromEntries(Object.entries(v).map(([name, p]) => [name, typeOnly(p, defs)])) : v;
+    if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, typeOnly(p, defs)]));
+    else if (k === 'type') out[k] = v;
   }
   return out;
 }
 
-/** A field's type without its insides: `{type: "object"}` for an object, its enum or const for a scalar. */
+/** A field's type without its insides or description: `{type: "object"}` for an object, its enum or const for a scalar. */
 function typeOnly(node: unknown, defs: Json): Json {
   if (!isJson(node)) return { type: 'object' };
   const target = typeof node.$ref === 'string' ? defs[node.$ref.replace('#/$defs/', '')] : node;
@@ -257,7 +260,5 @@ function typeOnly(node: unknown, defs: Json): Json {
     for (const k of ['enum', 'const'] as const) if (k in target) res[k] = target[k];
     if (res.anyOf === undefined && res.type === undefined && res.enum === undefined && res.const === undefined) res.anyOf = ANY_JSON_VALUE.map((b) => ({ ...b }));
   }
-  const description = node.description ?? (isJson(target) ? target.description : undefined);
-  if (typeof description === 'string') res.description = description;
   return res;
 }

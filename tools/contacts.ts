@@ -98,6 +98,7 @@ export const createContact = defineTool({
   input: CreateContactSchema,
   output: ContactResponse,
   annotations: WRITE,
+  nextSteps: { NOT_FOUND: ['A group or custom field named in the request is not in this account: list_groups and list_custom_fields show their ids.', 'A group or custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   run: async ({ app, principal }, input) => ok(await app.services.contacts.create(principal.accountId, input)),
 });
 
@@ -111,6 +112,7 @@ export const updateContact = defineTool({
   input: z.strictObject({ id: idArg('contact', 'ct'), ...UpdateContactSchema.shape }),
   output: ContactResponse,
   annotations: WRITE_IDEMPOTENT,
+  nextSteps: { NOT_FOUND: ['The contact, a group or a custom field named in the request is not in this account: list_contacts, list_groups and list_custom_fields show their ids.', 'The contact, a group or a custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   run: async ({ app, principal }, { id, ...patch }) => ok(await app.services.contacts.update(principal.accountId, id, patch)),
 });
 
@@ -135,6 +137,7 @@ export const bulkCreateContacts = defineTool({
   input: BulkContactsSchema,
   output: BulkResultSchema,
   annotations: WRITE,
+  nextSteps: { NOT_FOUND: ['A group named in groups is not in this account (nothing was saved): list_groups shows the group ids.', 'A group named in groups is not in this account (nothing was saved): use group ids exactly as the account lists them.'] },
   run: ({ app, principal }, input) => app.services.contacts.bulkUpsert(principal.accountId, input),
 });
 
@@ -147,6 +150,7 @@ export const bulkDisableContacts = defineTool({
   input: BulkDisableSchema,
   output: BulkDisableResultSchema,
   annotations: DELETE,
+  errors: ['NO_VALID_CONTACTS'],
   run: ({ app, principal }, input) => app.services.contacts.bulkDisable(principal.accountId, input),
 });
 
@@ -159,6 +163,7 @@ export const bulkEnableContacts = defineTool({
   input: BulkEnableSchema,
   output: BulkEnableResultSchema,
   annotations: WRITE_IDEMPOTENT,
+  errors: ['NO_VALID_CONTACTS'],
   run: ({ app, principal }, input) => app.services.contacts.bulkEnable(principal.accountId, input),
 });
 

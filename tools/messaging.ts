@@ -4,7 +4,8 @@ import { BatchResponseSchema } from '../src/messaging/schemas.js';
 import { PreviewResultSchema, PreviewSendInputSchema, RcsPayloadSchema, type RcsPayload } from '../src/previews/schemas.js';
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';
 import { ValidateResponseSchema, ValidateScheduleTimeResponseSchema } from '../src/validation-api/schemas.js';
-import { READ, SEND, WRITE, defineTool, type ToolContext } from './types.js';
+import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
+import { READ, SEND, WRITE, defineTool, type NextSteps, type ToolContext } from './types.js';
 
 /** What rcs_send answers: the immediate result (spec §2.12) or the scheduled one, as one flat object. */
 export const RcsSendOutputSchema = z.object({
@@ -41,8 +42,19 @@ export const rcsPreview = defineTool({
   input: RcsPayloadSchema,
   output: PreviewResultSchema,
   annotations: WRITE,
+  errors: ['NOT_FOUND', 'INVALID_ID', 'NO_VALID_CONTACTS', ...SEND_CODES],
+  nextSteps: {
+    VALIDATION_ERROR: ['Fix the fields named in details (each has a path and a reason), then preview again. While drafting content, rcs_validate names every problem in it at once.', 'Fix the fields named in details (each has a path and a reason), then preview again.'],
+    NOT_FOUND: ['templateId (or contactId) is not in this account: list_templates shows the RCS templates (tpl_…), list_contacts the contacts; or give messageType + content instead of a template.', 'templateId (or contactId) is not in this account: give messageType + content instead, or an id exactly as the account lists it.'],
+  },
   run: ({ app, principal }, input) => app.services.previews.createRcs(principal, input),
 });
+
+/** What the RCS send tools add to the messaging toolset's sentences. */
+const rcsSendSteps: NextSteps = {
+  NOT_FOUND: ['No preview with this preview_id in this account: call rcs_preview and send with the preview_id it returns.', 'No preview with this preview_id in this account: preview the message first and send with the preview_id it returns.'],
+  VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.',
+};
 
 /** The previewed payload echoed by an RCS send, expanded as at preview time (templateId, defaults) before comparing. */
 async function echoed(app: ToolContext['app'], accountId: string, payload: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
@@ -58,6 +70,8 @@ export const rcsSend = defineTool({
   input: PreviewSendInputSchema,
   output: RcsSendOutputSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: rcsSendSteps,
   run: async ({ app, principal }, { preview_id, payload }) => app.services.previews.send(principal, preview_id, 'rcs', await echoed(app, principal.accountId, payload), 'MCP'),
 });
 
@@ -70,6 +84,8 @@ export const rcsSendBatch = defineTool({
   input: PreviewSendInputSchema,
   output: BatchResponseSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: rcsSendSteps,
   run: async ({ app, principal }, { preview_id, payload }) => app.services.previews.send(principal, preview_id, 'rcs_batch', await echoed(app, principal.accountId, payload), 'MCP'),
 });
 

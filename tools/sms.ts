@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PreviewResultSchema, PreviewSendInputSchema, SmsPayloadSchema, type SmsPayload } from '../src/previews/schemas.js';
+import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 export const SmsSendOutputSchema = z.object({
@@ -29,6 +30,10 @@ export const smsPreview = defineTool({
   input: SmsPayloadSchema,
   output: PreviewResultSchema,
   annotations: WRITE_IDEMPOTENT,
+  errors: ['NOT_FOUND', 'INVALID_ID', ...SEND_CODES],
+  nextSteps: {
+    NOT_FOUND: ['contactId is not a contact of this account: list_contacts shows the contacts and their ids; or leave contactId out.', 'contactId is not a contact of this account: leave it out, or use an id exactly as the account lists it.'],
+  },
   run: ({ app, principal }, input) => app.services.previews.createSms(principal, input),
 });
 
@@ -42,6 +47,8 @@ export const smsSend = defineTool({
   input: PreviewSendInputSchema,
   output: SmsSendOutputSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: { VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.' },
   run: ({ app, principal }, { preview_id, payload }) =>
     app.services.previews.send(principal, preview_id, 'sms', payload === undefined ? undefined : app.services.previews.expandSms(payload as SmsPayload), 'MCP'),
 });

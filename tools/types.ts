@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../src/context.js';
+import type { ErrorCode } from '../src/platform/errors.js';
 import type { Permission, Principal } from '../src/platform/permissions.js';
 
 /**
@@ -33,6 +34,14 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+/**
+ * A nextStep for a tool error: one sentence, or alternatives in order of preference. The first
+ * whose tools this connection serves is used (src/mcp/tool-errors.ts), so a sentence naming a tool
+ * outside `?toolsets=` has a fallback that names none.
+ */
+export type NextStep = string | readonly string[];
+export type NextSteps = Partial<Record<ErrorCode, NextStep>>;
+
 export interface ToolContext {
   app: AppContext;
   principal: Principal;
@@ -54,6 +63,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Error codes this tool returns beyond those every tool and its toolset can (tools/next-steps.ts). */
+  errors?: readonly ErrorCode[];
+  /** What to do next per error code, over its toolset's sentences and the defaults. */
+  nextSteps?: NextSteps;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
 }
 

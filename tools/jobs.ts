@@ -22,13 +22,28 @@ export const rcsBatchCancel = defineTool({
   name: 'rcs_batch_cancel',
   title: 'Cancel a job',
   description:
-    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing. Confirm with the user first.',
+    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing and says so (nothingLeftToCancel). Confirm with the user first.',
   toolset: 'jobs',
   permissions: ['messages:write'],
-  input: z.object({ jobId: JobId }),
-  output: z.object({ success: z.literal(true), jobId: z.string(), cancelledMessages: z.number().int(), creditsRefunded: z.number(), job: JobSchema }),
+  input: z.strictObject({ jobId: JobId }),
+  output: z.object({
+    success: z.literal(true),
+    jobId: z.string(),
+    cancelledMessages: z.number().int(),
+    creditsRefunded: z.number(),
+    nothingLeftToCancel: z.boolean().describe('true when no unsent message was left: the job had finished or was cancelled before; nothing changed.'),
+    message: z.string().describe('What happened, in a sentence for the user.'),
+    job: JobSchema,
+  }),
   annotations: DELETE,
-  run: ({ app, principal }, input) => app.services.jobs.cancel(principal.accountId, input.jobId),
+  run: async ({ app, principal }, input) => {
+    const r = await app.services.jobs.cancel(principal.accountId, input.jobId);
+    const nothing = r.cancelledMessages === 0;
+    const message = nothing
+      ? `Nothing was left to cancel: the job is ${r.job.status} (${r.job.progress.sent} sent, ${r.job.progress.cancelled} cancelled before); nothing changed and nothing was refunded.`
+      : `Cancelled ${r.cancelledMessages} unsent message${r.cancelledMessages === 1 ? '' : 's'} and refunded ${r.creditsRefunded} credits; messages already sent stay sent.`;
+    return { ...r, nothingLeftToCancel: nothing, message };
+  },
 });
 
 export const rcsJobs = defineTool({

@@ -103,6 +103,13 @@ describe('every tool result matches its outputSchema', () => {
     await ok('rcs_validate', { messageType: 'richCard', content: rcsContent, smsFallback: { message: 'x' } });
     await ok('rcs_validate', { messageType: 'text', content: { text: 'Grüße 😀' }, smsFallback: { message: 'Grüße 😀 '.repeat(20) } });
     await ok('rcs_validate', { messageType: 'richCard', content: {} });
+    // One shape for invalid content (issue #16): wrong types, unknown fields and limits+1 are valid:false with paths, never a tool error.
+    const badContent = await ok('rcs_validate', { messageType: 'text', content: { text: 'x'.repeat(3073), bogus: 1 }, smsFallback: { message: 'y'.repeat(1531) } });
+    expect(badContent.valid).toBe(false);
+    expect(badContent.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['content.text', 'content.bogus', 'smsFallback.message']));
+    const wrongType = await ok('rcs_validate', { messageType: 'richCard', content: { title: 5, suggestions: 'no' } });
+    expect(wrongType.valid).toBe(false);
+    expect(wrongType.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['content.title', 'content.suggestions']));
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-03-29T02:30:00', timeZone: 'Europe/Berlin' });
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-10-25T02:30:00', timeZone: 'Europe/Berlin' });
@@ -161,7 +168,13 @@ describe('every tool result matches its outputSchema', () => {
     const job = await ok('rcs_send_batch', { preview_id: bp.preview_id, payload: bp.payload });
     await ok('rcs_batch_status', { jobId: job.jobId });
     await ok('rcs_jobs', {});
-    await ok('rcs_batch_cancel', { jobId: job.jobId });
+    const cancelled = await ok('rcs_batch_cancel', { jobId: job.jobId });
+    expect(cancelled).toMatchObject({ nothingLeftToCancel: false, cancelledMessages: 2 });
+    expect(cancelled.message).toMatch(/^Cancelled 2 unsent messages/);
+    // Cancelling again: nothing was left, and the answer says so instead of a bare 0.
+    const again = await ok('rcs_batch_cancel', { jobId: job.jobId });
+    expect(again).toMatchObject({ nothingLeftToCancel: true, cancelledMessages: 0, creditsRefunded: 0 });
+    expect(again.message).toMatch(/^Nothing was left to cancel: the job is cancelled/);
     await ok('rcs_batch_status', { jobId: job.jobId });
     const sp = await ok('sms_preview', { phoneNumber: '+4915112349021', message: 'Grüße {{contact_first_name}} 😀', sendernameId: a.senders.sms, campaignName: 'sms1' });
     await decide(a, sp.share_url);

@@ -101,7 +101,7 @@ export const rcsWorkflowGuide = defineTool({
   description: 'Step-by-step guidance for a task (send, batch, schedule, sms, template, engagement, contacts, or all), naming the tools in order, with the current limits. Start here when unsure.',
   toolset: 'guides',
   permissions: [],
-  input: z.object({ task: z.enum(TASKS).default('all') }),
+  input: z.strictObject({ task: z.enum(TASKS).default('all').describe(`Which workflow: ${TASKS.join(', ')} (default all).`) }),
   output: z.object({ rules: z.array(z.string()), tasks: z.array(z.object({ task: z.string(), title: z.string(), steps: z.array(z.string()), tools: z.array(z.string()) })) }),
   annotations: READ,
   run: async (_ctx, input) => {
@@ -128,7 +128,7 @@ export const rcsApiReference = defineTool({
   description: 'A compact reference of every tool on this server: toolset, what it does, required and optional arguments, permissions, and whether it only reads. Filter by toolset or tool name.',
   toolset: 'guides',
   permissions: [],
-  input: z.object({ toolset: z.enum(TOOLSETS).optional(), tool: z.string().max(64).optional() }),
+  input: z.strictObject({ toolset: z.enum(TOOLSETS).optional().describe('Only the tools of this toolset.'), tool: z.string().max(64).optional().describe('Only this tool, by name (e.g. rcs_preview).') }),
   output: z.object({
     count: z.number().int(),
     tools: z.array(z.object({ name: z.string(), title: z.string(), toolset: z.string(), summary: z.string(), required: z.array(z.string()), optional: z.array(z.string()), permissions: z.array(z.string()), readOnly: z.boolean() })),

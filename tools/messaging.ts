@@ -120,7 +120,7 @@ export const rcsValidateScheduleTime = defineTool({
     "Resolves scheduleAt (+ timeZone, default the account's zone) to the exact instant a scheduled send would use. Reports times in the past, invalid zones, wall times that do not exist because of a DST change (with the nearest valid times), and ambiguous ones. Use before previewing a scheduled send.",
   toolset: 'messaging',
   permissions: [],
-  input: z.object({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
+  input: z.strictObject({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
   output: ValidateScheduleTimeResponseSchema,
   annotations: READ,
   run: ({ app, principal }, input) => app.services.validation.scheduleTime(principal.accountId, input.scheduleAt, input.timeZone),
@@ -133,7 +133,7 @@ export const listSendernames = defineTool({
     'Sender identities of the account (RCS agents and SMS sender names) with status. Only APPROVED senders can send; a test sender (isTest) sends only to its testPhones, free. Use an RCS sender id as sendernameId and an SMS sender id in smsFallback.sendernameId.',
   toolset: 'messaging',
   permissions: [],
-  input: z.object({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
+  input: z.strictObject({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
   output: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }),
   annotations: READ,
   run: async ({ app, principal }, input) => {

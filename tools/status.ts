@@ -12,7 +12,7 @@ export const rcsHealth = defineTool({
   description: 'Whether the messaging service and its database are up, which carrier networks are configured, and the server time. Use when sends fail unexpectedly.',
   toolset: 'status',
   permissions: [],
-  input: z.object({}),
+  input: z.strictObject({}),
   output: z.object({ status: z.enum(['healthy', 'down']), database: z.enum(['up', 'down']), carriers: z.object({ rcs: z.string(), sms: z.string() }), timestamp: z.string() }),
   annotations: READ,
   run: async ({ app }) => {
@@ -27,7 +27,7 @@ export const rcsLimits = defineTool({
   description: 'Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes. The same numbers the validator uses.',
   toolset: 'status',
   permissions: [],
-  input: z.object({}),
+  input: z.strictObject({}),
   output: z.object({
     validationLimits: z.record(z.string(), z.unknown()),
     textBasicMaxLength: z.number(),
@@ -63,7 +63,7 @@ export const rcsButtonGuidelines = defineTool({
   description: 'Which action types may be card buttons, chips or both, what payload each needs, and the limits (25-character text, 4 card buttons, 11 chips, 2048-character postbackData). Read before building interactive content.',
   toolset: 'status',
   permissions: [],
-  input: z.object({}),
+  input: z.strictObject({}),
   output: z.object({ limits: z.record(z.string(), z.number()), placement: z.record(z.string(), z.array(z.string())), actionTypes: z.array(z.record(z.string(), z.unknown())), rules: z.array(z.string()) }),
   annotations: READ,
   run: async ({ app }) => app.services.validation.buttonGuidelines() as unknown as { limits: Record<string, number>; placement: Record<string, string[]>; actionTypes: Record<string, unknown>[]; rules: string[] },
@@ -75,7 +75,7 @@ export const rcsTimezones = defineTool({
   description: "The account's time zone (used when a send has no timeZone) and the IANA zones with their current offset and local time. Filter with `search` (e.g. 'Berlin') to keep the answer short.",
   toolset: 'status',
   permissions: [],
-  input: z.object({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),
+  input: z.strictObject({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),
   output: TimezonesResponseSchema,
   annotations: READ,
   run: async ({ app, principal }, input) => {

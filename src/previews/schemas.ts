@@ -19,7 +19,7 @@ const batch = SendBatchRequestSchema.shape;
  * or many (phoneNumbers → rcs_send_batch), and the message either as messageType + content or as
  * a templateId. One flat object (no top-level unions); the service checks the combinations.
  */
-export const RcsPayloadSchema = z.object({
+export const RcsPayloadSchema = z.strictObject({
   phoneNumber: base.phoneNumber.optional().describe('One recipient (then send with rcs_send).'),
   phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients, up to 10,000 (then send with rcs_send_batch).'),
   messageType: MessageTypeSchema.optional().describe('With content; or give templateId instead.'),
@@ -39,10 +39,10 @@ export const RcsPayloadSchema = z.object({
 });
 export type RcsPayload = z.infer<typeof RcsPayloadSchema>;
 
-export const SmsPayloadSchema = z.object({
+export const SmsPayloadSchema = z.strictObject({
   ...SendSmsRequestSchema.shape,
-  skipContactCreation: z.boolean().optional(),
-  skipDisabled: z.boolean().optional(),
+  skipContactCreation: z.boolean().optional().describe(base.skipContactCreation.description ?? ''),
+  skipDisabled: z.boolean().optional().describe(base.skipDisabled.description ?? ''),
 });
 export type SmsPayload = z.infer<typeof SmsPayloadSchema>;
 

@@ -101,6 +101,7 @@ export const createContact = defineTool({
   input: CreateContactSchema,
   output: ContactResponse,
   annotations: WRITE,
+  nextSteps: { NOT_FOUND: ['A group or custom field named in the request is not in this account: list_groups and list_custom_fields show their ids.', 'A group or custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   uses: ['contacts'],
   run: async ({ contacts, principal }, input) => ok(await contacts.create(principal.accountId, input)),
 });
@@ -115,6 +116,7 @@ export const updateContact = defineTool({
   input: z.strictObject({ id: idArg('contact', 'ct'), ...UpdateContactSchema.shape }),
   output: ContactResponse,
   annotations: WRITE_IDEMPOTENT,
+  nextSteps: { NOT_FOUND: ['The contact, a group or a custom field named in the request is not in this account: list_contacts, list_groups and list_custom_fields show their ids.', 'The contact, a group or a custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   uses: ['contacts'],
   run: async ({ contacts, principal }, { id, ...patch }) => ok(await contacts.update(principal.accountId, id, patch)),
 });
@@ -141,6 +143,7 @@ export const bulkCreateContacts = defineTool({
   input: BulkContactsSchema,
   output: BulkResultSchema,
   annotations: WRITE,
+  nextSteps: { NOT_FOUND: ['A group named in groups is not in this account (nothing was saved): list_groups shows the group ids.', 'A group named in groups is not in this account (nothing was saved): use group ids exactly as the account lists them.'] },
   uses: ['contacts'],
   run: ({ contacts, principal }, input) => contacts.bulkUpsert(principal.accountId, input),
 });
@@ -154,6 +157,7 @@ export const bulkDisableContacts = defineTool({
   input: BulkDisableSchema,
   output: BulkDisableResultSchema,
   annotations: DELETE,
+  errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
   run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input),
 });
@@ -167,6 +171,7 @@ export const bulkEnableContacts = defineTool({
   input: BulkEnableSchema,
   output: BulkEnableResultSchema,
   annotations: WRITE_IDEMPOTENT,
+  errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
   run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input),
 });

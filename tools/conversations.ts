@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ConversationStatusQuerySchema, ConversationStatusResponseSchema } from '../src/conversations/schemas.js';
 import { READ, defineTool } from './types.js';
 
@@ -8,7 +9,7 @@ export const rcsConversationStatus = defineTool({
     'Whether a 24-hour conversation window is open for a phone number (hasActiveConversation), with its start and sessionExpires. For senders with conversation billing, messages inside an open window are free; the first one opens it and is charged. Optionally narrow to one sendernameId.',
   toolset: 'conversations',
   permissions: ['messages:read'],
-  input: ConversationStatusQuerySchema,
+  input: z.strictObject(ConversationStatusQuerySchema.shape),
   output: ConversationStatusResponseSchema,
   annotations: READ,
   uses: ['conversations'],

@@ -69,6 +69,7 @@ export const setContactCustomFields = defineTool({
   input: z.strictObject({ contactId: idArg('contact', 'ct'), ...SetFieldValuesSchema.shape }),
   output: dataResponseSchema(ContactFieldValuesSchema),
   annotations: WRITE_IDEMPOTENT,
+  nextSteps: { NOT_FOUND: ['The contact or a custom field is not in this account: list_contacts and list_custom_fields show their ids and tags.', 'The contact or a custom field is not in this account: use ids and tags exactly as the account lists them.'] },
   uses: ['fields'],
   run: async ({ fields, principal }, { contactId, ...body }) => ok(await fields.setValues(principal.accountId, contactId, body)),
 });

@@ -22,7 +22,7 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
           `rcs_validate with messageType and content (text ≤ ${L.TEXT_MAX_LENGTH} chars, ≤ ${L.SUGGESTIONS_MAX} chips, ≤ ${L.CARD_ACTIONS_MAX} card buttons, button text ≤ ${L.ACTION_TEXT_MAX_LENGTH}). Fix every error.`,
           `rcs_preview with phoneNumber, sendernameId, messageType + content (or templateId) and an smsFallback {message ≤ ${SMS_MAX_LENGTH} chars, sendernameId}.`,
           'If approval_required is true, give the user the share_url and wait until they say they approved it. You cannot approve it yourself.',
-          'rcs_send with preview_id and exactly the returned payload. It reports method (RCS or SMS), fallbackUsed and messageRecordId.',
+          'rcs_send with the preview_id (the previewed payload is sent; if you also pass payload, it must be exactly the returned one). It reports method (RCS or SMS), fallbackUsed and messageRecordId.',
           'rcs_message_content or rcs_message_log to follow the status (SENT → DELIVERED → READ, or FAILED with error).',
         ],
       };
@@ -33,7 +33,7 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
         steps: [
           `rcs_preview with phoneNumbers (≤ ${L.BATCH_MAX_RECIPIENTS}; duplicates are sent once, invalid numbers are reported), batchSize ${L.BATCH_SIZE_MIN}–${L.BATCH_SIZE_MAX} (default ${L.BATCH_SIZE_DEFAULT}) and delayMs ${L.BATCH_DELAY_MS_MIN}–${L.BATCH_DELAY_MS_MAX} (default ${L.BATCH_DELAY_MS_DEFAULT}).`,
           'Check recipients.accepted, recipients.rejected and creditsEstimated with the user; have them approve the share_url.',
-          'rcs_send_batch with preview_id and the payload; it returns a jobId at once and sends in the background.',
+          'rcs_send_batch with the preview_id; it returns a jobId at once and sends in the background.',
           'rcs_batch_status with the jobId for progress; rcs_batch_cancel stops what has not been sent yet.',
         ],
       };
@@ -55,7 +55,7 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
         steps: [
           'list_sendernames type=SMS for an APPROVED sender (id or name).',
           `sms_preview with phoneNumber, message (≤ ${SMS_MAX_LENGTH} chars after merge fields) and sendernameId. It reports smsSegments and smsEncoding: GSM-7 fits 160 (153 per part), Unicode 70 (67 per part) — one emoji switches the whole text to Unicode.`,
-          'Have the user approve the share_url (SMS previews can only be approved or rejected), then sms_send with preview_id and the same payload.',
+          'Have the user approve the share_url (SMS previews can only be approved or rejected), then sms_send with the preview_id.',
           'SMS_COUNTRY_NOT_SUPPORTED means no channel reaches that number: nothing was sent or charged.',
         ],
       };
@@ -101,7 +101,7 @@ export const rcsWorkflowGuide = defineTool({
   description: 'Step-by-step guidance for a task (send, batch, schedule, sms, template, engagement, contacts, or all), naming the tools in order, with the current limits. Start here when unsure.',
   toolset: 'guides',
   permissions: [],
-  input: z.object({ task: z.enum(TASKS).default('all') }),
+  input: z.strictObject({ task: z.enum(TASKS).default('all').describe(`Which workflow: ${TASKS.join(', ')} (default all).`) }),
   output: z.object({ rules: z.array(z.string()), tasks: z.array(z.object({ task: z.string(), title: z.string(), steps: z.array(z.string()), tools: z.array(z.string()) })) }),
   annotations: READ,
   uses: [],
@@ -111,7 +111,7 @@ export const rcsWorkflowGuide = defineTool({
     return {
       rules: [
         'Every send goes validate → preview → (the user approves the share_url when approval_required) → send with preview_id.',
-        'The send must repeat the previewed payload exactly; a changed payload needs a new preview.',
+        'The send sends the previewed payload; a payload passed along must equal it, and a changed message needs a new preview.',
         'A preview sends once; repeating the send call returns the first result.',
         'Only APPROVED senders can send; a test sender only reaches its test phones.',
       ],
@@ -129,7 +129,7 @@ export const rcsApiReference = defineTool({
   description: 'A compact reference of every tool on this server: toolset, what it does, required and optional arguments, permissions, and whether it only reads. Filter by toolset or tool name.',
   toolset: 'guides',
   permissions: [],
-  input: z.object({ toolset: z.enum(TOOLSETS).optional(), tool: z.string().max(64).optional() }),
+  input: z.strictObject({ toolset: z.enum(TOOLSETS).optional().describe('Only the tools of this toolset.'), tool: z.string().max(64).optional().describe('Only this tool, by name (e.g. rcs_preview).') }),
   output: z.object({
     count: z.number().int(),
     tools: z.array(z.object({ name: z.string(), title: z.string(), toolset: z.string(), summary: z.string(), required: z.array(z.string()), optional: z.array(z.string()), permissions: z.array(z.string()), readOnly: z.boolean() })),

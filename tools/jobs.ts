@@ -12,7 +12,7 @@ export const rcsBatchStatus = defineTool({
   description: 'Progress of a batch or scheduled job: status (scheduled, processing, completed, failed, cancelled), counts sent/delivered/read/failed/pending/cancelled, and numbers refused at accept time with reasons.',
   toolset: 'jobs',
   permissions: ['messages:read'],
-  input: z.object({ jobId: JobId }),
+  input: z.strictObject({ jobId: JobId }),
   output: z.object({ success: z.literal(true), job: JobSchema }),
   annotations: READ,
   uses: ['jobs'],
@@ -23,14 +23,29 @@ export const rcsBatchCancel = defineTool({
   name: 'rcs_batch_cancel',
   title: 'Cancel a job',
   description:
-    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing. Confirm with the user first.',
+    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing and says so (nothingLeftToCancel). Confirm with the user first.',
   toolset: 'jobs',
   permissions: ['messages:write'],
-  input: z.object({ jobId: JobId }),
-  output: z.object({ success: z.literal(true), jobId: z.string(), cancelledMessages: z.number().int(), creditsRefunded: z.number(), job: JobSchema }),
+  input: z.strictObject({ jobId: JobId }),
+  output: z.object({
+    success: z.literal(true),
+    jobId: z.string(),
+    cancelledMessages: z.number().int(),
+    creditsRefunded: z.number(),
+    nothingLeftToCancel: z.boolean().describe('true when no unsent message was left: the job had finished or was cancelled before; nothing changed.'),
+    message: z.string().describe('What happened, in a sentence for the user.'),
+    job: JobSchema,
+  }),
   annotations: DELETE,
   uses: ['jobs'],
-  run: ({ jobs, principal }, input) => jobs.cancel(principal.accountId, input.jobId),
+  run: async ({ jobs, principal }, input) => {
+    const r = await jobs.cancel(principal.accountId, input.jobId);
+    const nothing = r.cancelledMessages === 0;
+    const message = nothing
+      ? `Nothing was left to cancel: the job is ${r.job.status} (${r.job.progress.sent} sent, ${r.job.progress.cancelled} cancelled before); nothing changed and nothing was refunded.`
+      : `Cancelled ${r.cancelledMessages} unsent message${r.cancelledMessages === 1 ? '' : 's'} and refunded ${r.creditsRefunded} credits; messages already sent stay sent.`;
+    return { ...r, nothingLeftToCancel: nothing, message };
+  },
 });
 
 export const rcsJobs = defineTool({
@@ -39,7 +54,13 @@ export const rcsJobs = defineTool({
   description: 'Batch and scheduled jobs, newest first, filtered by status (scheduled, processing, completed, failed, cancelled), type (batch, scheduled) and creation date range; page-based.',
   toolset: 'jobs',
   permissions: ['messages:read'],
-  input: JobsQuerySchema,
+  input: z.strictObject({
+    ...JobsQuerySchema.shape,
+    status: JobsQuerySchema.shape.status.describe('Only jobs in this state: scheduled, processing, completed, failed or cancelled; omit for all.'),
+    type: JobsQuerySchema.shape.type.describe('batch (rcs_send_batch) or scheduled (a scheduled single send); omit for both.'),
+    page: JobsQuerySchema.shape.page.describe('Page number from 1 (newest jobs first).'),
+    limit: JobsQuerySchema.shape.limit.describe('Jobs per page, 1 to 100 (default 20).'),
+  }),
   output: z.object({ data: z.array(JobSchema), pagination: PagePaginationSchema }),
   annotations: READ,
   uses: ['jobs'],

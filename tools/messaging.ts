@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { ContentSchema, MessageTypeSchema, SmsFallbackSchema } from '../src/content/index.js';
+import { MessageTypeSchema } from '../src/content/index.js';
 import { BatchResponseSchema } from '../src/messaging/schemas.js';
 import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
 import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
-import { PreviewIdField, RcsPayloadSchema } from '../src/previews/schemas.js';
+import { type PreviewsService } from '../src/previews/service.js';
+import { PreviewSendInputSchema, RcsPayloadSchema, type RcsPayload } from '../src/previews/schemas.js';
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';
 import { ValidateResponseSchema, ValidateScheduleTimeResponseSchema } from '../src/validation-api/schemas.js';
-import { READ, SEND, WRITE, defineTool } from './types.js';
+import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
+import { READ, SEND, WRITE, defineTool, type NextSteps, type ToolContext } from './types.js';
 
 /** What rcs_send answers: the immediate result (spec §2.12) or the scheduled one, as one flat object. */
 export const RcsSendOutputSchema = z.object({
@@ -30,64 +32,89 @@ export const RcsSendOutputSchema = z.object({
   timezoneSource: z.enum(['request', 'account']).optional(),
 });
 
-const SendPayloadNote =
-  'Pass preview_id and exactly the payload returned by rcs_preview (its `payload` field). A payload that differs is refused, naming the fields; an unapproved preview is refused while approval is required. Calling again with the same preview returns the first result instead of sending twice. If merged values (contact or custom fields, company profile, today) changed since the preview, the send is refused with PREVIEW_STALE: preview again.';
+const SendNote =
+  'Pass the preview_id; the payload is optional (omitted, the previewed payload is sent; given, it must be exactly the preview\'s `payload`, a difference is refused naming the fields). An unapproved preview is refused while approval is required. Calling again with the same preview returns the first result instead of sending twice. Merged values (contact or custom fields, company profile, today) that changed since the preview are refused with PREVIEW_STALE: preview again.';
 
 export const rcsPreview = defineTool({
   name: 'rcs_preview',
   title: 'Preview an RCS message for approval',
   description:
-    'Step 2 of every RCS send. Validates the whole send (recipients, sender, content or templateId, fallback, schedule), prices it and stores a preview. Returns preview_id, share_url and approval_required. When approval_required is true, give the user the share_url to approve; then call rcs_send (phoneNumber) or rcs_send_batch (phoneNumbers) with preview_id and the returned payload. Use rcs_validate first while drafting content.',
+    'Step 2 of every RCS send. Validates the whole send (recipients, sender, content or templateId, fallback, schedule), prices it and stores a preview. Returns preview_id, share_url and approval_required. When approval_required is true, give the user the share_url to approve; then call rcs_send (phoneNumber) or rcs_send_batch (phoneNumbers) with the preview_id. Use rcs_validate first while drafting content.',
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: RcsPayloadSchema,
   output: PreviewToolOutputSchema,
   annotations: WRITE,
+  errors: ['NOT_FOUND', 'INVALID_ID', 'NO_VALID_CONTACTS', ...SEND_CODES],
+  nextSteps: {
+    VALIDATION_ERROR: ['Fix the fields named in details (each has a path and a reason), then preview again. While drafting content, rcs_validate names every problem in it at once.', 'Fix the fields named in details (each has a path and a reason), then preview again.'],
+    NOT_FOUND: ['templateId (or contactId) is not in this account: list_templates shows the RCS templates (tpl_…), list_contacts the contacts; or give messageType + content instead of a template.', 'templateId (or contactId) is not in this account: give messageType + content instead, or an id exactly as the account lists it.'],
+  },
   meta: PREVIEW_APP_TOOL_META,
   uses: ['previews', 'senders'],
   run: async ({ previews, senders, principal }, input) => withPreviewDisplay({ previews, senders }, principal.accountId, await previews.createRcs(principal, input)),
 });
 
+/** What the RCS send tools add to the messaging toolset's sentences. */
+const rcsSendSteps: NextSteps = {
+  NOT_FOUND: ['No preview with this preview_id in this account: call rcs_preview and send with the preview_id it returns.', 'No preview with this preview_id in this account: preview the message first and send with the preview_id it returns.'],
+  VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.',
+};
+
+/** The previewed payload echoed by an RCS send, expanded as at preview time (templateId, defaults) before comparing. */
+async function echoed(previews: Pick<PreviewsService, 'expandRcs'>, accountId: string, payload: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
+  return payload === undefined ? undefined : (await previews.expandRcs(accountId, payload as RcsPayload)).payload;
+}
+
 export const rcsSend = defineTool({
   name: 'rcs_send',
   title: 'Send a previewed RCS message',
-  description: `Sends one RCS message (with its SMS fallback when the phone cannot receive RCS) after rcs_preview and, when required, the user's approval. ${SendPayloadNote} Returns messageRecordId, method (RCS or SMS), fallbackUsed/fallbackReason, or the schedule for scheduled sends.`,
+  description: `Sends one RCS message (with its SMS fallback when the phone cannot receive RCS) after rcs_preview and, when required, the user's approval. ${SendNote} Returns messageRecordId, method (RCS or SMS), fallbackUsed/fallbackReason, or the schedule for scheduled sends.`,
   toolset: 'messaging',
   permissions: ['messages:write'],
-  input: RcsPayloadSchema.extend({ preview_id: PreviewIdField }),
+  input: PreviewSendInputSchema,
   output: RcsSendOutputSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: rcsSendSteps,
   uses: ['previews'],
-  run: async ({ previews, principal }, { preview_id, ...payload }) => {
-    const { payload: expanded } = await previews.expandRcs(principal.accountId, payload);
-    return previews.send(principal, preview_id, 'rcs', expanded, 'MCP');
-  },
+  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs', await echoed(previews, principal.accountId, payload), 'MCP'),
 });
 
 export const rcsSendBatch = defineTool({
   name: 'rcs_send_batch',
   title: 'Send a previewed RCS batch',
-  description: `Sends one RCS message to up to 10,000 numbers as a background job, after rcs_preview (with phoneNumbers) and approval. ${SendPayloadNote} Returns the jobId: follow it with rcs_batch_status, stop it with rcs_batch_cancel.`,
+  description: `Sends one RCS message to up to 10,000 numbers as a background job, after rcs_preview (with phoneNumbers) and approval. ${SendNote} Returns the jobId: follow it with rcs_batch_status, stop it with rcs_batch_cancel.`,
   toolset: 'messaging',
   permissions: ['messages:write'],
-  input: RcsPayloadSchema.extend({ preview_id: PreviewIdField }),
+  input: PreviewSendInputSchema,
   output: BatchResponseSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: rcsSendSteps,
   uses: ['previews'],
-  run: async ({ previews, principal }, { preview_id, ...payload }) => {
-    const { payload: expanded } = await previews.expandRcs(principal.accountId, payload);
-    return previews.send(principal, preview_id, 'rcs_batch', expanded, 'MCP');
-  },
+  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs_batch', await echoed(previews, principal.accountId, payload), 'MCP'),
 });
 
 export const rcsValidate = defineTool({
   name: 'rcs_validate',
   title: 'Validate RCS content',
   description:
-    'Step 1: checks messageType + content (and an optional smsFallback) against every rule and limit without sending or storing anything. Returns valid, errors and warnings with exact paths (e.g. content.suggestions[3].reply.text), and for a fallback its SMS encoding and segment count. Fix errors, consider warnings, then call rcs_preview.',
+    "Step 1: checks messageType + content (and an optional smsFallback) against every rule and limit without sending or storing anything. content is the object rcs_preview takes (see its schema). Any problem with the content comes back as valid:false with errors and warnings at exact paths (e.g. content.suggestions[3].reply.text), and for a fallback its SMS encoding and segment count. Fix errors, consider warnings, then call rcs_preview.",
   toolset: 'messaging',
   permissions: [],
-  input: z.object({ messageType: MessageTypeSchema, content: ContentSchema, smsFallback: SmsFallbackSchema.partial({ sendernameId: true }).optional() }),
+  input: z.strictObject({
+    messageType: MessageTypeSchema,
+    // Loose on purpose: every problem with the content is reported in the result (valid:false, errors with paths), never as a tool error.
+    content: z.record(z.string(), z.unknown()).describe("The content object exactly as rcs_preview's content (its schema lists every field); checked here against every rule."),
+    smsFallback: z
+      .strictObject({
+        message: z.string().describe('SMS text for phones without RCS; its encoding, segments and length are reported.'),
+        sendernameId: z.string().optional().describe('SMS sender (snd_…); optional here.'),
+      })
+      .optional()
+      .describe('The fallback as rcs_preview takes it; checked with the content.'),
+  }),
   output: ValidateResponseSchema,
   annotations: READ,
   uses: ['validation'],
@@ -101,7 +128,7 @@ export const rcsValidateScheduleTime = defineTool({
     "Resolves scheduleAt (+ timeZone, default the account's zone) to the exact instant a scheduled send would use. Reports times in the past, invalid zones, wall times that do not exist because of a DST change (with the nearest valid times), and ambiguous ones. Use before previewing a scheduled send.",
   toolset: 'messaging',
   permissions: [],
-  input: z.object({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
+  input: z.strictObject({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
   output: ValidateScheduleTimeResponseSchema,
   annotations: READ,
   uses: ['validation'],
@@ -115,7 +142,7 @@ export const listSendernames = defineTool({
     'Sender identities of the account (RCS agents and SMS sender names) with status. Only APPROVED senders can send; a test sender (isTest) sends only to its testPhones, free. Use an RCS sender id as sendernameId and an SMS sender id in smsFallback.sendernameId.',
   toolset: 'messaging',
   permissions: [],
-  input: z.object({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
+  input: z.strictObject({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
   output: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }),
   annotations: READ,
   uses: ['senders'],

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
 import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
-import { PreviewIdField, SmsPayloadSchema } from '../src/previews/schemas.js';
+import { PreviewSendInputSchema, SmsPayloadSchema, type SmsPayload } from '../src/previews/schemas.js';
+import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 export const SmsSendOutputSchema = z.object({
@@ -25,12 +26,16 @@ export const smsPreview = defineTool({
   name: 'sms_preview',
   title: 'Preview a standalone SMS for approval',
   description:
-    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with preview_id and the same payload.',
+    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with the preview_id.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
   output: PreviewToolOutputSchema,
   annotations: WRITE_IDEMPOTENT,
+  errors: ['NOT_FOUND', 'INVALID_ID', ...SEND_CODES],
+  nextSteps: {
+    NOT_FOUND: ['contactId is not a contact of this account: list_contacts shows the contacts and their ids; or leave contactId out.', 'contactId is not a contact of this account: leave it out, or use an id exactly as the account lists it.'],
+  },
   meta: PREVIEW_APP_TOOL_META,
   uses: ['previews', 'senders'],
   run: async ({ previews, senders, principal }, input) => withPreviewDisplay({ previews, senders }, principal.accountId, await previews.createSms(principal, input)),
@@ -40,15 +45,17 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass preview_id and exactly the previewed payload; a different payload is refused naming the fields. Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
+    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass the preview_id; the payload is optional (omitted, the previewed one is sent; given, it must be exactly the preview\'s `payload`, a difference is refused naming the fields). Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
   toolset: 'sms',
   permissions: ['messages:write'],
-  input: SmsPayloadSchema.extend({ preview_id: PreviewIdField }),
+  input: PreviewSendInputSchema,
   output: SmsSendOutputSchema,
   annotations: SEND,
+  errors: SEND_TOOL_CODES,
+  nextSteps: { VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.' },
   uses: ['previews'],
-  run: ({ previews, principal }, { preview_id, ...payload }) =>
-    previews.send(principal, preview_id, 'sms', previews.expandSms(payload), 'MCP'),
+  run: ({ previews, principal }, { preview_id, payload }) =>
+    previews.send(principal, preview_id, 'sms', payload === undefined ? undefined : previews.expandSms(payload as SmsPayload), 'MCP'),
 });
 
 export const smsTools = [smsPreview, smsSend];

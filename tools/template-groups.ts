@@ -82,6 +82,7 @@ export const assignTemplatesToTemplateGroup = defineTool({
   input: AssignTemplatesSchema,
   output: dataResponseSchema(AssignResultSchema),
   annotations: WRITE_IDEMPOTENT,
+  nextSteps: { NOT_FOUND: ['A template or the template group is not in this account: list_templates and list_template_groups show their ids.', 'A template or the template group is not in this account: use ids exactly as the account lists them.'] },
   uses: ['templates'],
   run: async ({ templates, principal }, input) => ok(await templates.assign(principal.accountId, input)),
 });

@@ -56,6 +56,10 @@ export const createTemplate = defineTool({
   input: CreateTemplateSchema,
   output: TemplateWriteResponseSchema,
   annotations: WRITE,
+  nextSteps: {
+    VALIDATION_ERROR: ['Fix the fields named in details (each has a path and a reason), then call again; for RCS content, rcs_validate names every problem in it at once.', 'Fix the fields named in details (each has a path and a reason), then call again.'],
+    NOT_FOUND: ['templateGroupId is not in this account: list_template_groups shows the template groups and their ids.', 'templateGroupId is not in this account: use an id (tg_…) exactly as the account lists it, or leave it out.'],
+  },
   uses: ['templates'],
   run: async ({ templates, principal }, input) => written(await templates.create(principal.accountId, input)),
 });
@@ -70,6 +74,10 @@ export const updateTemplate = defineTool({
   input: z.strictObject({ id: TemplateIdArg, ...UpdateTemplateSchema.shape }),
   output: TemplateWriteResponseSchema,
   annotations: WRITE_IDEMPOTENT,
+  nextSteps: {
+    VALIDATION_ERROR: ['Fix the fields named in details (each has a path and a reason), then call again; for RCS content, rcs_validate names every problem in it at once.', 'Fix the fields named in details (each has a path and a reason), then call again.'],
+    NOT_FOUND: ['The template or templateGroupId is not in this account: list_templates and list_template_groups show their ids.', 'The template or templateGroupId is not in this account: use ids exactly as the account lists them.'],
+  },
   uses: ['templates'],
   run: async ({ templates, principal }, { id, ...patch }) => written(await templates.update(principal.accountId, id, patch)),
 });

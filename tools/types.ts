@@ -11,6 +11,7 @@ import type { PreviewsService } from '../src/previews/service.js';
 import type { SendersService } from '../src/senders/service.js';
 import type { TemplatesService } from '../src/templates/service.js';
 import type { ValidationService } from '../src/validation-api/service.js';
+import type { ErrorCode } from '../src/platform/errors.js';
 import type { Permission, Principal } from '../src/platform/permissions.js';
 
 /**
@@ -65,6 +66,14 @@ export interface ToolServices {
 }
 export type ToolService = keyof ToolServices;
 
+/**
+ * A nextStep for a tool error: one sentence, or alternatives in order of preference. The first
+ * whose tools this connection serves is used (src/mcp/tool-errors.ts), so a sentence naming a tool
+ * outside `?toolsets=` has a fallback that names none.
+ */
+export type NextStep = string | readonly string[];
+export type NextSteps = Partial<Record<ErrorCode, NextStep>>;
+
 /** What `run` gets: the caller and exactly the services the tool declared in `uses`. */
 export type ToolContext<S extends ToolService = never> = Pick<ToolServices, S> & { principal: Principal };
 
@@ -84,6 +93,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Error codes this tool returns beyond those every tool and its toolset can (tools/next-steps.ts). */
+  errors?: readonly ErrorCode[];
+  /** What to do next per error code, over its toolset's sentences and the defaults. */
+  nextSteps?: NextSteps;
   /** Listed as the tool's `_meta` (e.g. the MCP Apps `ui.resourceUri` of the preview tools). */
   meta?: Readonly<Record<string, unknown>>;
   /** The services `run` may use (`[]` for none); it is handed these and no others. */

@@ -88,9 +88,9 @@ export const BulkContactRowSchema = z.strictObject({
   customFields: z
     .array(
       z.strictObject({
-        fieldId: z.string().optional(),
-        tag: z.string().optional(),
-        value: z.string().nullable(),
+        fieldId: z.string().optional().describe('A custom field id (fld_…), or give tag.'),
+        tag: z.string().optional().describe('The field tag (case-insensitive), instead of fieldId.'),
+        value: z.string().nullable().describe('The value (checked per row); null deletes it.'),
       }),
     )
     .optional()

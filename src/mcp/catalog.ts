@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { ALL_TOOLS } from '../../tools/index.js';
 import { TOOLSETS, type ToolDef, type Toolset } from '../../tools/types.js';
 import { AppError } from '../platform/errors.js';
+import { inputJsonSchema, listedOutputJsonSchema } from './tool-schemas.js';
 
 export interface ToolFilter {
   toolsets: ReadonlySet<Toolset> | null;
@@ -41,39 +41,45 @@ export interface ListedTool {
   _meta: Record<string, unknown>;
 }
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
-}
+/** A tool's inputSchema as listed (built once per tool in tool-schemas.ts). */
+export { inputJsonSchema };
 
-const outputSchemas = new WeakMap<ToolDef, Record<string, unknown>>();
-
-/** A tool's outputSchema as listed, built once per tool: tools/list and the runtime output check (output-check.ts) share it. */
+/**
+ * A tool's outputSchema as listed, built once per tool: the top level of its complete output
+ * schema (tool-schemas.ts). The server checks each result against the complete one
+ * (`fullOutputJsonSchema`, output-check.ts), which accepts nothing this one refuses.
+ */
 export function outputJsonSchema(tool: ToolDef): Record<string, unknown> {
-  let schema = outputSchemas.get(tool);
-  if (!schema) outputSchemas.set(tool, (schema = schemaOf(tool.output, 'output')));
-  return schema;
+  return listedOutputJsonSchema(tool);
 }
 
 const filterKey = (filter: ToolFilter) => `${filter.toolsets ? [...filter.toolsets].sort().join(',') : '*'}|${filter.readOnly}`;
+/** The list depends on the permissions too; there are few distinct sets (keys are made with presets). */
+const listKey = (filter: ToolFilter, permissions: ReadonlySet<string> | undefined) => `${filterKey(filter)}|${permissions ? [...permissions].sort().join(',') : '*'}`;
 
 const listCache = new Map<string, ListedTool[]>();
 
-/** The tools/list entries for a filter, built once per filter: JSON Schema generation is not free. */
-export function listedTools(filter: ToolFilter): ListedTool[] {
-  const key = filterKey(filter);
+/**
+ * The tools/list entries for a filter, built once per filter: JSON Schema generation is not free.
+ * With `permissions` (the credential's), only the tools it may call are listed; the others stay
+ * callable (servedTools) so that a call answers what is missing (FORBIDDEN, or OAuth step-up).
+ */
+export function listedTools(filter: ToolFilter, permissions?: ReadonlySet<string>): ListedTool[] {
+  const key = listKey(filter, permissions);
   let cached = listCache.get(key);
   if (!cached) {
-    cached = selectTools(filter).map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: schemaOf(t.input, 'input'),
-      outputSchema: outputJsonSchema(t),
-      annotations: { title: t.title, ...t.annotations },
-      _meta: { toolset: t.toolset, permissions: [...t.permissions] },
-    }));
+    cached = selectTools(filter)
+      .filter((t) => !permissions || t.permissions.every((p) => permissions.has(p)))
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputJsonSchema(t),
+        outputSchema: outputJsonSchema(t),
+        // The title is listed once, at the top (annotations.title is its older spelling).
+        annotations: { ...t.annotations },
+        _meta: { toolset: t.toolset, permissions: [...t.permissions] },
+      }));
     listCache.set(key, cached);
   }
   return cached;
@@ -81,12 +87,12 @@ export function listedTools(filter: ToolFilter): ListedTool[] {
 
 const listJsonCache = new Map<string, string>();
 
-/** The same entries as JSON, serialised once per filter (the full list is ~210 KB). */
-export function listedToolsJson(filter: ToolFilter): string {
-  const key = filterKey(filter);
+/** The same entries as JSON, serialised once per filter. */
+export function listedToolsJson(filter: ToolFilter, permissions?: ReadonlySet<string>): string {
+  const key = listKey(filter, permissions);
   let cached = listJsonCache.get(key);
   if (cached === undefined) {
-    cached = JSON.stringify(listedTools(filter));
+    cached = JSON.stringify(listedTools(filter, permissions));
     listJsonCache.set(key, cached);
   }
   return cached;

@@ -26,16 +26,16 @@ export interface ToolCallAnswer {
 export async function callTool(app: AppContext, principal: Principal, tools: ReadonlyMap<string, ToolDef>, name: string, args: unknown): Promise<ToolCallAnswer> {
   const tool = tools.get(name);
   if (!tool) {
-    return { result: toolError(new AppError('NOT_FOUND', `Unknown tool "${name}" (or not in the toolsets this connection serves)`), 'Call tools/list to see the tools available on this connection.') };
+    return { result: toolError(new AppError('NOT_FOUND', `Unknown tool "${name}" (or not in the toolsets this connection serves)`), { served: tools, nextStep: 'Call tools/list to see the tools available on this connection.' }) };
   }
   const missing = tool.permissions.filter((p) => !principal.permissions.has(p));
   if (missing.length > 0) {
-    return { result: toolError(new AppError('FORBIDDEN', `This connection lacks the permission ${missing.join(', ')} needed by ${tool.name}`, { extra: { requiredPermissions: missing } })) };
+    return { result: toolError(new AppError('FORBIDDEN', `This connection lacks the permission ${missing.join(', ')} needed by ${tool.name}`, { extra: { requiredPermissions: missing } }), { tool, served: tools }) };
   }
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
     const details = zodDetails(parsed.error);
-    return { result: toolError(new AppError('VALIDATION_ERROR', `Invalid arguments for ${tool.name}: ${details[0]?.path ? `${details[0].path}: ` : ''}${details[0]?.message ?? ''}`, { details })) };
+    return { result: toolError(new AppError('VALIDATION_ERROR', `Invalid arguments for ${tool.name}: ${details[0]?.path ? `${details[0].path}: ` : ''}${details[0]?.message ?? ''}`, { details }), { tool, served: tools }) };
   }
   try {
     const structured = (await runTool(tool, app.services, principal, parsed.data)) as Record<string, unknown>;
@@ -44,12 +44,18 @@ export async function callTool(app: AppContext, principal: Principal, tools: Rea
     const mismatch = outputMismatch(tool, structured);
     if (mismatch !== undefined) {
       app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
-      return { result: toolError(new AppError('INTERNAL', `${tool.name} failed on the server; nothing about your arguments is wrong.`), tool.annotations.readOnlyHint ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.' : 'This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.') };
+      return { result: toolError(new AppError('INTERNAL', `${tool.name} failed on the server; nothing about your arguments is wrong.`), {
+          tool,
+          served: tools,
+          nextStep: tool.annotations.readOnlyHint
+            ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.'
+            : ['This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.', 'This is a server bug, reported in its log. The action may have been carried out: check with the list tools before calling again, and tell the user.'],
+        }) };
     }
     const json = JSON.stringify(structured);
     return { result: { content: [{ type: 'text', text: json }], structuredContent: structured }, json };
   } catch (err) {
-    if (isCallerError(err)) return { result: toolError(err) };
+    if (isCallerError(err)) return { result: toolError(err, { tool, served: tools }) };
     app.logger.error({ err, tool: tool.name, accountId: principal.accountId }, 'tool failed');
     throw err;
   }

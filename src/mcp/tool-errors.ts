@@ -1,51 +1,111 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ALL_TOOLS } from '../../tools/index.js';
+import { TOOLSET_ERRORS } from '../../tools/next-steps.js';
+import type { NextStep, NextSteps, ToolDef } from '../../tools/types.js';
 import { AppError, type ErrorCode } from '../platform/errors.js';
 
 /**
- * What the assistant should do next, per error code: a sentence it can act on. The preview codes
- * get a specific sentence from the caller (with the share URL); these are the defaults.
+ * What the assistant should do next, per error code, when neither the tool nor its toolset says
+ * more (tools/next-steps.ts, `nextSteps` on a tool): a sentence it can act on. Sentences naming a
+ * tool list a fallback that names none (see nextStepFor).
  */
-const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_ERROR: 'Fix the fields named in details (each has a path and a reason), then call the tool again. rcs_validate checks content without sending.',
-  INVALID_ID: 'Use an id exactly as returned by a list or get tool; ids start with their type prefix (ct_, grp_, tpl_, msg_, job_, prv_ …).',
+const NEXT_STEP: NextSteps = {
+  VALIDATION_ERROR: 'Fix the fields named in details (each has a path and a reason), then call the tool again.',
+  INVALID_ID: 'Use an id exactly as a list, get or create tool returned it; ids start with their type prefix (ct_, grp_, tpl_, msg_, job_, prv_ …).',
   INVALID_CURSOR: 'Call the list tool again without cursor, or pass pagination.nextCursor from the previous page unchanged.',
-  INVALID_SCHEDULE_TIME: 'Choose a future time; rcs_validate_schedule_time checks a time and zone (including DST gaps) before you send.',
-  NOT_FOUND: 'The id does not exist in this account. List the resources first (e.g. list_contacts, rcs_jobs) and use an id from there.',
-  CONFLICT: 'The resource already exists; look it up (e.g. get_contact with the phone number) and update it instead.',
+  INVALID_SCHEDULE_TIME: ['Choose a future time; rcs_validate_schedule_time checks a time and zone (including DST gaps) before you preview.', 'Choose a future time that exists in the time zone (not inside a DST gap), then preview again.'],
+  NOT_FOUND: 'The id does not exist in this account; use an id exactly as a list or get tool returned it.',
+  CONFLICT: 'It already exists or is changing right now; look it up and work with the existing one.',
   FORBIDDEN: 'This connection lacks the named permission. Ask the user to grant it (a new API key or OAuth consent with that scope).',
   UNAUTHORIZED: 'The API key or token is invalid or expired. Ask the user to reconnect the server.',
-  COUNTRY_NOT_SUPPORTED: "The number's country is not in the account's price list for this channel. Add an smsFallback, or ask the user to have the operator add the country.",
+  COUNTRY_NOT_SUPPORTED: "The number's country is not in the account's RCS price list. Preview again with an smsFallback so the message can go as SMS, or ask the user to have the server's operator add the country.",
   SMS_COUNTRY_NOT_SUPPORTED: 'Neither RCS nor SMS can reach this number from this account; nothing was sent or charged. Tell the user; do not retry.',
-  INSUFFICIENT_CREDITS: 'The account does not have enough credits. Tell the user the cost and ask them to top up; do not retry until then.',
-  SENDER_NOT_APPROVED: 'Use an APPROVED sender from list_sendernames; a PENDING, REJECTED or DRAFT sender cannot send.',
-  SENDER_NOT_ALLOWED: 'A test sender only sends to its test phones (see list_sendernames). Use a production sender for other numbers.',
-  CONTACT_DISABLED: 'The contact is disabled or opted out. Do not message them unless the user confirms it is lawful (skipDisabled:false).',
+  INSUFFICIENT_CREDITS: ['The account does not have enough credits; nothing was sent. rcs_limits shows the balance: tell the user the cost and ask them to top up; do not retry until then.', 'The account does not have enough credits; nothing was sent. Tell the user the cost and ask them to top up; do not retry until then.'],
+  SENDER_NOT_APPROVED: ['Use an APPROVED sender from list_sendernames; a PENDING, REJECTED or DRAFT sender cannot send.', 'Use an APPROVED sender (ask the user which); a PENDING, REJECTED or DRAFT sender cannot send.'],
+  SENDER_NOT_ALLOWED: ['A test sender only sends to its test phones (list_sendernames shows them). Use a production sender for other numbers.', 'A test sender only sends to its test phones. Use a production sender for other numbers.'],
+  CONTACT_DISABLED: 'The contact is disabled. Do not message them unless the user confirms it is lawful; then preview again with skipDisabled:false.',
+  CONTACT_OPTED_OUT: 'The contact opted out of messages. Do not message them; tell the user.',
   FIELD_IN_USE: 'Contacts have values for this field. Call delete_custom_field again with force:true only if the user confirms losing those values.',
-  NO_VALID_CONTACTS: 'None of the given contact ids qualified; list_contacts shows valid ids and their disabled state.',
-  PREVIEW_MISMATCH: 'Send exactly the payload you previewed, or call rcs_preview / sms_preview again with the new payload and have it approved.',
-  PREVIEW_EXPIRED: 'Create a new preview with the same payload and ask the user to approve it.',
-  PREVIEW_STALE: 'Merged values (contact or custom fields, company profile, today) changed since the preview, so the user did not approve what would be sent. Call rcs_preview or sms_preview again with the same payload, ask the user to approve the new share_url, then send with the new preview_id.',
+  NO_VALID_CONTACTS: ['None of the given contact ids is a contact of this account; list_contacts shows valid ids and their disabled state.', 'None of the given contact ids is a contact of this account; use ids exactly as a contact tool returned them.'],
+  PREVIEW_MISMATCH: 'Call the send tool again with only the preview_id (the previewed payload is sent), or preview the new payload and have it approved.',
+  PREVIEW_EXPIRED: 'Preview the same payload again and ask the user to approve the new share_url.',
+  PREVIEW_STALE: 'Merged values (contact or custom fields, company profile, today) changed since the preview, so the user did not approve what would be sent. Preview the same payload again, ask the user to approve the new share_url, then send with the new preview_id.',
   PREVIEW_REJECTED: 'The user rejected this message. Ask what to change, then preview again.',
-  PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same payload.',
-  APPROVAL_REQUIRED: 'This connection sends only through a preview a person approved: call rcs_preview or sms_preview, give the user the share_url, then call the send tool with the preview_id.',
+  PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same preview_id.',
   RATE_LIMITED: 'Wait a little and try again.',
-  IDEMPOTENCY_IN_PROGRESS: 'The first request with this Idempotency-Key is still running. Wait a second and repeat the same request with the same key.',
-  IDEMPOTENCY_RESPONSE_LOST: 'The request with this Idempotency-Key was carried out but its response was lost. Do not send again: look the result up in the message log (rcs_message_log) or the jobs (rcs_jobs).',
-  IDEMPOTENCY_MISMATCH: 'This Idempotency-Key was used for a different request. Use a new key for a new request.',
+  INTERNAL: 'This is a server bug, reported in its log. Tell the user; do not repeat the call blindly.',
 };
+
+/** Codes every tool can return: its arguments, the connection's permissions, the rate limit, our bugs. */
+export const EVERY_TOOL_CODES: readonly ErrorCode[] = ['VALIDATION_ERROR', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL'];
+
+/**
+ * By the code of an error's first detail: the service knows what went wrong better than the
+ * error code says (a VALIDATION_ERROR about an unknown sender is fixed with list_sendernames).
+ */
+const BY_DETAIL_CODE: Readonly<Record<string, NextStep>> = {
+  unknown_sender: ['No sender with this id on this account: use the id of an APPROVED sender of the right type (RCS for sendernameId, SMS for smsFallback.sendernameId) from list_sendernames.', 'No sender with this id on this account: use the id of an APPROVED sender of the right type; ask the user which.'],
+};
+
+/** Every code a tool can return, as declared: the common ones, its toolset's, its own. */
+export function codesOf(tool: ToolDef): ErrorCode[] {
+  return [...new Set([...EVERY_TOOL_CODES, ...TOOLSET_ERRORS[tool.toolset].codes, ...(tool.errors ?? [])])];
+}
+
+const TOOL_NAMES = ALL_TOOLS.map((t) => t.name);
+const mentionPatterns = new Map(TOOL_NAMES.map((n) => [n, new RegExp(`(?<![A-Za-z0-9_])${n}(?![A-Za-z0-9_])`)]));
+/** A REST route in a sentence meant for an assistant on MCP. */
+const REST_ROUTE = /\/api\/|(GET|POST|PUT|PATCH|DELETE) \//;
+
+/** The tools a sentence names. */
+export function toolsNamedIn(text: string): string[] {
+  return TOOL_NAMES.filter((n) => mentionPatterns.get(n)!.test(text));
+}
+
+const asList = (step: NextStep | undefined): readonly string[] => (step === undefined ? [] : typeof step === 'string' ? [step] : step);
+
+/**
+ * The nextStep for `code` from `tool` on a connection serving `served`: the most specific sentence
+ * (the error's own, then by its detail code, the tool's, its toolset's, the default) that names
+ * only tools this connection serves and no REST route.
+ */
+export function nextStepFor(code: ErrorCode, tool: ToolDef | undefined, served: ReadonlyMap<string, unknown> | undefined, specific?: NextStep, detailCode?: string): string {
+  const candidates = [
+    ...asList(specific),
+    ...asList(detailCode !== undefined ? BY_DETAIL_CODE[detailCode] : undefined),
+    ...asList(tool?.nextSteps?.[code]),
+    ...asList(tool ? TOOLSET_ERRORS[tool.toolset].nextSteps[code] : undefined),
+    ...asList(NEXT_STEP[code]),
+  ];
+  for (const text of candidates) {
+    if (REST_ROUTE.test(text)) continue;
+    if (served && toolsNamedIn(text).some((n) => !served.has(n))) continue;
+    return text;
+  }
+  return 'Check the arguments against the tool schema and try again; if it keeps failing, tell the user what the error says.';
+}
+
+/** Where a tool error comes from: the tool and the tools this connection serves. */
+export interface ToolErrorContext {
+  tool?: ToolDef;
+  served?: ReadonlyMap<string, unknown>;
+  /** A sentence for this very case (or alternatives), over the error's own. */
+  nextStep?: NextStep;
+}
 
 export interface ToolErrorBody {
   error: { code: ErrorCode; message: string; nextStep: string; details?: unknown; [key: string]: unknown };
 }
 
 /** A mistake the caller can fix, as a tool result with isError (DESIGN §4: never a stack trace). */
-export function toolError(err: AppError, nextStep?: string): CallToolResult {
+export function toolError(err: AppError, ctx: ToolErrorContext = {}): CallToolResult {
+  const own = err.extra?.nextStep as NextStep | undefined;
   const body: ToolErrorBody = {
     error: {
       ...(err.extra ?? {}),
       code: err.code,
       message: err.message,
-      nextStep: nextStep ?? (err.extra?.nextStep as string | undefined) ?? NEXT_STEP[err.code] ?? 'Check the arguments and try again.',
+      nextStep: nextStepFor(err.code, ctx.tool, ctx.served, [...asList(ctx.nextStep), ...asList(own)], err.details?.[0]?.code),
       ...(err.details?.length ? { details: err.details } : {}),
     },
   };

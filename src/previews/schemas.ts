@@ -19,7 +19,7 @@ const batch = SendBatchRequestSchema.shape;
  * or many (phoneNumbers → rcs_send_batch), and the message either as messageType + content or as
  * a templateId. One flat object (no top-level unions); the service checks the combinations.
  */
-export const RcsPayloadSchema = z.object({
+export const RcsPayloadSchema = z.strictObject({
   phoneNumber: base.phoneNumber.optional().describe('One recipient (then send with rcs_send).'),
   phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients, up to 10,000 (then send with rcs_send_batch).'),
   messageType: MessageTypeSchema.optional().describe('With content; or give templateId instead.'),
@@ -39,14 +39,27 @@ export const RcsPayloadSchema = z.object({
 });
 export type RcsPayload = z.infer<typeof RcsPayloadSchema>;
 
-export const SmsPayloadSchema = z.object({
+export const SmsPayloadSchema = z.strictObject({
   ...SendSmsRequestSchema.shape,
-  skipContactCreation: z.boolean().optional(),
-  skipDisabled: z.boolean().optional(),
+  skipContactCreation: z.boolean().optional().describe(base.skipContactCreation.description ?? ''),
+  skipDisabled: z.boolean().optional().describe(base.skipDisabled.description ?? ''),
 });
 export type SmsPayload = z.infer<typeof SmsPayloadSchema>;
 
 export const PreviewIdField = z.string().max(64).describe('preview_id returned by rcs_preview / sms_preview.');
+
+/**
+ * What a send tool takes (spec §4.7 rule 2, DESIGN §6): the preview, and optionally its payload
+ * again. The payload is typed loosely on purpose: it is compared with the stored one, field by
+ * field, so the send tools do not repeat the content schema.
+ */
+export const PreviewSendInputSchema = z.strictObject({
+  preview_id: PreviewIdField,
+  payload: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Optional: exactly the `payload` object the preview returned. Given, it must equal the previewed payload (a difference is refused with PREVIEW_MISMATCH naming the fields); omitted, the previewed payload is sent.'),
+});
 
 export const PreviewResultSchema = z.object({
   preview_id: z.string(),

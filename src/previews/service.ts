@@ -191,8 +191,8 @@ export class PreviewsService {
         row.status === 'sent'
           ? 'This preview was already sent; calling the send tool again returns the same result.'
           : approvalRequired && row.status !== 'approved'
-            ? `Ask the user to open ${shareUrl}, log in and approve. Then call ${tool} with preview_id and exactly this payload.`
-            : `Call ${tool} with preview_id and exactly this payload.`,
+            ? `Ask the user to open ${shareUrl}, log in and approve. Then call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`
+            : `Call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`,
     };
   }
 
@@ -236,18 +236,20 @@ export class PreviewsService {
 
   /**
    * Sends a preview once. Refuses unknown/expired/rejected/unapproved previews and payloads that
-   * differ from the preview (naming the fields); a repeat returns the first result. The send runs
-   * through SendService with the preview's merge fingerprint, which refuses with PREVIEW_STALE
-   * when anything a recipient would get merged in changed since the preview.
+   * differ from the preview (naming the fields; no payload sends the stored one); a repeat returns
+   * the first result. The send runs through SendService with the preview's merge fingerprint,
+   * which refuses with PREVIEW_STALE when anything a recipient would get merged in changed since
+   * the preview.
    */
-  async send<K extends Kind>(principal: Principal, previewId: string, kind: K, payload: Record<string, unknown>, source: MessageSource): Promise<PreviewSendResults[K]> {
+  async send<K extends Kind>(principal: Principal, previewId: string, kind: K, payload: Record<string, unknown> | undefined, source: MessageSource): Promise<PreviewSendResults[K]> {
     const row = await this.get(principal.accountId, previewId);
     const shareUrl = this.shareUrl(row.slug);
     if (row.kind !== kind) {
       throw new AppError('PREVIEW_MISMATCH', `This preview is for ${SEND_TOOL[row.kind]}, not ${SEND_TOOL[kind]}`, { extra: { nextStep: `Call ${SEND_TOOL[row.kind]} with this preview_id, or preview again for ${SEND_TOOL[kind]}.` } });
     }
     const stored = JSON.parse(row.payload) as Record<string, unknown>;
-    const diff = differingPaths(stored, payload);
+    // Without a payload the stored one is sent: the preview_id names exactly what the person saw.
+    const diff = payload === undefined ? [] : differingPaths(stored, payload);
     if (diff.length > 0) {
       throw new AppError('PREVIEW_MISMATCH', `The payload differs from the preview at: ${diff.join(', ')}`, {
         details: diff.map((p) => ({ path: p, code: 'differs_from_preview', message: 'Not the previewed value' })),
@@ -266,7 +268,7 @@ export class PreviewsService {
     // automation key created while the account's switch was off.
     if ((row.approval_required === 1 || principal.sendsNeedApproval) && row.status !== 'approved') {
       throw new AppError('PREVIEW_NOT_APPROVED', `The user has not approved this preview yet. Ask them to open ${shareUrl}, log in and approve it.`, {
-        extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same payload.` },
+        extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same preview_id.` },
       });
     }
     // Claim the preview so two concurrent calls cannot both send.

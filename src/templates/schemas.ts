@@ -36,10 +36,10 @@ export const CreateTemplateSchema = z.strictObject({
   name: TemplateName,
   type: TemplateTypeSchema,
   content: TemplateContentInputSchema,
-  rcsMessageType: RcsMessageTypeSchema.nullable().optional(),
+  rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('RCS message type of the content; required for RCS templates, not allowed (or null) for SMS.'),
   context: TemplateContextSchema.default('general'),
   isDefault: z.boolean().default(false).describe('true makes this the default template of its type and context; the previous default loses the flag.'),
-  templateGroupId: TemplateGroupIdSchema.nullable().optional(),
+  templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('A template group (tg_…) to file it in; omit or null for none.'),
 });
 export type CreateTemplateInput = z.input<typeof CreateTemplateSchema>;
 
@@ -50,7 +50,7 @@ export const UpdateTemplateSchema = z
     content: TemplateContentInputSchema.optional(),
     rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('Changing it re-validates the (new or stored) content for the new type.'),
     context: TemplateContextSchema.optional(),
-    isDefault: z.boolean().optional(),
+    isDefault: z.boolean().optional().describe('true makes this the default template of its type and context; the previous default loses the flag.'),
     templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('null removes the template from its group.'),
   })
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one field to change' });

@@ -138,10 +138,10 @@ describe('characters that must not reach a carrier', () => {
   it('MCP tools apply the same rule (validate, previews, SMS)', async () => {
     const c = await mcpClient(t.url, acc.apiKey);
     try {
-      // Tool arguments are checked against the same schemas first: a tool error with the path.
+      // rcs_validate answers every problem with the content in its result (issue #16: one shape), with the path.
       const v = await c.callTool({ name: 'rcs_validate', arguments: { messageType: 'text', content: { text: 'ok', suggestions: [{ reply: { text: 'Bell\u0007' } }] } } });
-      expect(v.isError).toBe(true);
-      expect(toolBody(v).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'content.suggestions[0].reply.text', code: 'invalid_character' }] });
+      expect(v.isError).toBeFalsy();
+      expect(toolBody(v)).toMatchObject({ valid: false, errors: [expect.objectContaining({ path: 'content.suggestions[0].reply.text', code: 'invalid_character' })] });
       const sms = await c.callTool({ name: 'sms_preview', arguments: { phoneNumber: fresh(), message: 'x\ud800', sendernameId: acc.senders.sms } });
       expect(sms.isError).toBe(true);
       expect(JSON.stringify(toolBody(sms))).toMatch(/message.*invalid_character|invalid_character.*message/);

@@ -226,7 +226,7 @@ describe('the share page shows what each recipient gets', () => {
     await close(page);
 
     const c = await mcpClient(t.url, t.account.apiKey);
-    const sent = body(await c.callTool({ name: 'rcs_send', arguments: { ...p.payload, preview_id: p.previewId } }));
+    const sent = body(await c.callTool({ name: 'rcs_send', arguments: { preview_id: p.previewId, payload: p.payload } }));
     await c.close();
     expect(sent.error).toBeUndefined();
     for (const size of ['desktop', 'phone'] as const) {

@@ -113,7 +113,7 @@ describe('tools/list', () => {
       for (const tool of tools) {
         const want = EXPECTED[tool.name]!;
         expect(tool._meta, tool.name).toEqual({ toolset: want.toolset, permissions: want.permissions });
-        expect(tool.annotations, tool.name).toEqual({ title: tool.title, ...ANNOTATIONS[want.kind] });
+        expect(tool.annotations, tool.name).toEqual(ANNOTATIONS[want.kind]);
         expect(tool.title, tool.name).toBeTruthy();
         expect(tool.description!.length, tool.name).toBeGreaterThan(60);
         expect(tool.inputSchema.type, tool.name).toBe('object');

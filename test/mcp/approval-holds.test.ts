@@ -86,7 +86,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     const upd = await call('update_contact', { id: alice.id, firstName: 'Alice! URGENT verify bank at evil.example/x' });
     expect(upd.isError).toBe(false);
     const before = await credits();
-    const r = await call('rcs_send', { ...p.payload, preview_id: p.preview_id });
+    const r = await call('rcs_send', { preview_id: p.preview_id, payload: p.payload });
     expect(r.isError).toBe(true);
     expect(r.body.error.code).toBe('PREVIEW_STALE');
     expect(r.body.error.message).toMatch(/1 recipient/);
@@ -99,12 +99,12 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     expect(await credits()).toBe(before);
 
     // The refusal is stable, and REST sees the same code with 409.
-    expect((await call('rcs_send', { ...p.payload, preview_id: p.preview_id })).body.error.code).toBe('PREVIEW_STALE');
+    expect((await call('rcs_send', { preview_id: p.preview_id, payload: p.payload })).body.error.code).toBe('PREVIEW_STALE');
 
     // Previewing again shows the new text; that preview, approved, sends it.
     const again = await approved('rcs_preview', p.payload);
     expect(again.samples[0].text).toContain('URGENT');
-    const sent = await call('rcs_send', { ...again.payload, preview_id: again.preview_id });
+    const sent = await call('rcs_send', { preview_id: again.preview_id, payload: again.payload });
     expect(sent.isError).toBe(false);
     expect(await textAtCarrier(alice.phone)).toBe(again.samples[0].text);
   });
@@ -118,7 +118,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     expect(p.recipients.accepted).toBe(2);
     await call('set_contact_custom_fields', { contactId: two.id, customFields: [{ tag: 'tier', value: 'platinum' }] });
     const before = await credits();
-    const r = await call('rcs_send_batch', { ...p.payload, preview_id: p.preview_id });
+    const r = await call('rcs_send_batch', { preview_id: p.preview_id, payload: p.payload });
     expect(r.body.error).toMatchObject({ code: 'PREVIEW_STALE', staleRecipients: 1, previewRecipients: 2, changedFields: ['tier'] });
     expect(r.body.error.message).toMatch(/1 recipient \(of 2 previewed\)/);
     expect(await atCarrier(one.phone)).toHaveLength(0);
@@ -130,7 +130,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     const gone = await contact('Gina');
     const p = await approved('rcs_preview', textPayload(gone.phone, 'Hello {{contact_first_name}}'));
     expect((await call('delete_contact', { id: gone.id })).isError).toBe(false);
-    const r = await call('rcs_send', { ...p.payload, preview_id: p.preview_id });
+    const r = await call('rcs_send', { preview_id: p.preview_id, payload: p.payload });
     expect(r.body.error.code).toBe('PREVIEW_STALE');
     expect(r.body.error.changedFields).toEqual(expect.arrayContaining(['contact', 'contact_first_name']));
     expect(await atCarrier(gone.phone)).toHaveLength(0);
@@ -143,7 +143,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     const d2 = await contact('Dan');
     const p = await approved('rcs_preview', textPayload([d1.phone, d2.phone], 'Plain news, no merge fields'));
     expect((await call('bulk_disable_contacts', { contactIds: [d2.id] })).isError).toBe(false);
-    const r = await call('rcs_send_batch', { ...p.payload, preview_id: p.preview_id });
+    const r = await call('rcs_send_batch', { preview_id: p.preview_id, payload: p.payload });
     expect(r.body.error.code).toBe('PREVIEW_STALE');
     expect(r.body.error.details).toContainEqual(expect.objectContaining({ path: 'recipients', code: 'no_longer_accepted' }));
     expect(await atCarrier(d1.phone)).toHaveLength(0);
@@ -155,7 +155,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     const account = await t.ctx.services.accounts.get(a.accountId);
     await t.ctx.services.accounts.updateSettings(a.accountId, { companyProfile: { ...account.companyProfile, company_name: 'Evil Corp' } });
     try {
-      const r = await call('rcs_send', { ...p.payload, preview_id: p.preview_id });
+      const r = await call('rcs_send', { preview_id: p.preview_id, payload: p.payload });
       expect(r.body.error).toMatchObject({ code: 'PREVIEW_STALE', changedFields: ['company_name'] });
     } finally {
       await t.ctx.services.accounts.updateSettings(a.accountId, { companyProfile: account.companyProfile });
@@ -170,7 +170,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
       const p = await approved('rcs_preview', textPayload(x.phone, 'Offer valid {{today}} only'));
       expect(p.samples[0].text).toContain('22 November 2026');
       clock.set(Date.UTC(2026, 10, 22, 23, 1, 0)); // 00:01 on the 23rd in Berlin
-      const r = await call('rcs_send', { ...p.payload, preview_id: p.preview_id });
+      const r = await call('rcs_send', { preview_id: p.preview_id, payload: p.payload });
       expect(r.body.error).toMatchObject({ code: 'PREVIEW_STALE', changedFields: ['today'] });
       expect(await atCarrier(x.phone)).toHaveLength(0);
     } finally {
@@ -183,7 +183,7 @@ describe('a preview whose merged values changed is refused (PREVIEW_STALE)', () 
     const payload = { phoneNumber: s.phone, message: 'Hi {{contact_first_name}}', sendernameId: a.senders.sms };
     const p = await approved('sms_preview', payload);
     await call('update_contact', { id: s.id, firstName: 'Samuel' });
-    const r = await call('sms_send', { ...payload, preview_id: p.preview_id });
+    const r = await call('sms_send', { preview_id: p.preview_id, payload });
     expect(r.body.error.code).toBe('PREVIEW_STALE');
     expect(r.body.error.nextStep).toContain('sms_preview');
     const fresh = await call('sms_preview', payload);
@@ -198,7 +198,7 @@ describe('an unchanged preview sends what was approved', () => {
     const u2 = await contact('Ugo');
     const p = await approved('rcs_preview', textPayload([u1.phone, u2.phone], 'Hi {{contact_first_name}} from {{company_name}}, {{today}}. Stop: {{unsubscribe_link}}'));
     const before = await credits();
-    const sent = await call('rcs_send_batch', { ...p.payload, preview_id: p.preview_id });
+    const sent = await call('rcs_send_batch', { preview_id: p.preview_id, payload: p.payload });
     expect(sent.isError, JSON.stringify(sent.body)).toBe(false);
     expect(sent.body).toMatchObject({ success: true, accepted: 2 });
     expect(await credits()).toBeLessThan(before);
@@ -233,7 +233,7 @@ describe('merged values are validated per recipient', () => {
       }),
     ]);
     expect(p.recipients.rejected[0].reason).toContain('content.suggestions[0].action.openUrlAction.url');
-    const sent = await call('rcs_send_batch', { ...p.payload, preview_id: p.preview_id });
+    const sent = await call('rcs_send_batch', { preview_id: p.preview_id, payload: p.payload });
     expect(sent.body).toMatchObject({ success: true, accepted: 1, rejectedCount: 1 });
     await expect.poll(async () => (await atCarrier(good.phone)).length, { timeout: 5000 }).toBe(1);
     expect(await atCarrier(evil.phone)).toHaveLength(0);
@@ -287,7 +287,7 @@ describe('merged values are validated per recipient', () => {
     const p = await approved('rcs_preview', { ...textPayload([long.phone, short.phone], ''), messageType: 'richCard', content: { title, description: 'Sale' } });
     expect(p.recipients.accepted).toBe(1);
     expect(p.recipients.rejected).toEqual([expect.objectContaining({ phoneNumber: long.phone, code: 'INVALID_MERGED_CONTENT', details: [expect.objectContaining({ path: 'content.title', code: 'too_long' })] })]);
-    const sent = await call('rcs_send_batch', { ...p.payload, preview_id: p.preview_id });
+    const sent = await call('rcs_send_batch', { preview_id: p.preview_id, payload: p.payload });
     expect(sent.body).toMatchObject({ success: true, accepted: 1 });
     await expect.poll(async () => (await atCarrier(short.phone)).length, { timeout: 5000 }).toBe(1);
     expect(await atCarrier(long.phone)).toHaveLength(0);

@@ -45,7 +45,7 @@ describe('approval by credential on MCP (account approval switched off)', () => 
   it('an automation key previews without approval and sends, as §3.5 says', async () => {
     const p = await call(automation, 'sms_preview', sms(1));
     expect(p.body.approval_required).toBe(false);
-    const s = await call(automation, 'sms_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const s = await call(automation, 'sms_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(s.isError).toBe(false);
     expect(await messagesTo(sms(1).phoneNumber)).toBe(1);
   });
@@ -53,7 +53,7 @@ describe('approval by credential on MCP (account approval switched off)', () => 
   it('an OAuth token cannot send an unapproved preview that an automation key created', async () => {
     const p = await call(automation, 'sms_preview', sms(2));
     expect(p.body.approval_required).toBe(false);
-    const r = await call(assistant, 'sms_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const r = await call(assistant, 'sms_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(r.isError).toBe(true);
     expect(r.body.error.code).toBe('PREVIEW_NOT_APPROVED');
     expect(r.body.error.share_url).toBe(p.body.share_url);
@@ -67,7 +67,7 @@ describe('approval by credential on MCP (account approval switched off)', () => 
     // Once a person approved, the assistant may send it.
     await decideOnSharePage(t, t.account, p.body.share_url, clock.now());
     clock.advance(31_000);
-    const sent = await call(assistant, 'sms_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const sent = await call(assistant, 'sms_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(sent.isError).toBe(false);
     expect(await messagesTo(sms(2).phoneNumber)).toBe(1);
   });
@@ -80,10 +80,10 @@ describe('approval by credential on MCP (account approval switched off)', () => 
       const p = await call(client, 'sms_preview', sms(n));
       expect(p.body.approval_required, who).toBe(true);
       expect(p.body.nextStep).toContain(p.body.share_url);
-      const r = await call(client, 'sms_send', { ...p.body.payload, preview_id: p.body.preview_id });
+      const r = await call(client, 'sms_send', { preview_id: p.body.preview_id, payload: p.body.payload });
       expect(r.body.error?.code, who).toBe('PREVIEW_NOT_APPROVED');
       // An automation key cannot send it either: the preview itself says it needs a person.
-      expect((await call(automation, 'sms_send', { ...p.body.payload, preview_id: p.body.preview_id })).body.error?.code, who).toBe('PREVIEW_NOT_APPROVED');
+      expect((await call(automation, 'sms_send', { preview_id: p.body.preview_id, payload: p.body.payload })).body.error?.code, who).toBe('PREVIEW_NOT_APPROVED');
       expect(await messagesTo(sms(n).phoneNumber)).toBe(0);
     }
   });

@@ -58,18 +58,18 @@ describe('validate → preview → approve → send', () => {
     expect(p.body.preview_id).toMatch(/^prv_/);
     expect(p.body.share_url).toMatch(new RegExp(`^${t.url}/preview/[A-Za-z0-9_-]{20,}$`));
 
-    const early = await call(c, 'rcs_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const early = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(early.isError).toBe(true);
     expect(early.body.error).toMatchObject({ code: 'PREVIEW_NOT_APPROVED', share_url: p.body.share_url });
     expect(early.body.error.nextStep).toContain(p.body.share_url);
 
     await decide(t.account, p.body.share_url);
-    const sent = await call(c, 'rcs_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const sent = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(sent.isError).toBe(false);
     expect(sent.body).toMatchObject({ success: true, scheduled: false, method: 'RCS', fallbackUsed: false });
 
     // Repeating the call returns the first result; nothing is sent twice.
-    const again = await call(c, 'rcs_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const again = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(again.body).toEqual(sent.body);
     const rows = await t.ctx.db.selectFrom('sim_messages').selectAll().where('message_id', '=', sent.body.messageRecordId).execute();
     expect(rows).toHaveLength(1);
@@ -93,7 +93,7 @@ describe('validate → preview → approve → send', () => {
     const p = await call(c, 'rcs_preview', rcsPayload(t.account, { phoneNumber: '+4915112340002' }));
     await decide(t.account, p.body.share_url);
     const changed = { ...p.body.payload, phoneNumber: '+4915112340003', content: { ...p.body.payload.content, title: 'Other' } };
-    const r = await call(c, 'rcs_send', { ...changed, preview_id: p.body.preview_id });
+    const r = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload: changed });
     expect(r.isError).toBe(true);
     expect(r.body.error.code).toBe('PREVIEW_MISMATCH');
     expect(r.body.error.differingFields).toEqual(['content.title', 'phoneNumber']);
@@ -101,24 +101,27 @@ describe('validate → preview → approve → send', () => {
 
   it('refuses unknown, malformed, rejected, expired and foreign previews', async () => {
     const payload = rcsPayload(t.account, { phoneNumber: '+4915112340004' });
-    expect((await call(c, 'rcs_send', { ...payload, preview_id: 'prv_01ARZ3NDEKTSV4RRFFQ69G5FAV' })).body.error.code).toBe('NOT_FOUND');
-    expect((await call(c, 'rcs_send', { ...payload, preview_id: 'nonsense' })).body.error.code).toBe('INVALID_ID');
-    expect((await call(c, 'rcs_send', payload)).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: 'preview_id' })] });
+    expect((await call(c, 'rcs_send', { preview_id: 'prv_01ARZ3NDEKTSV4RRFFQ69G5FAV', payload })).body.error.code).toBe('NOT_FOUND');
+    expect((await call(c, 'rcs_send', { preview_id: 'nonsense' })).body.error.code).toBe('INVALID_ID');
+    expect((await call(c, 'rcs_send', { payload })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: 'preview_id' })] });
+    // The payload's fields beside preview_id (the shape before issue #16) are named, not ignored.
+    const flat = (await call(c, 'rcs_send', { ...payload, preview_id: 'prv_01ARZ3NDEKTSV4RRFFQ69G5FAV' })).body.error;
+    expect(flat).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ code: 'unknown_field', message: expect.stringContaining('phoneNumber') })] });
 
     const rejected = await call(c, 'rcs_preview', payload);
     await decide(t.account, rejected.body.share_url, 'reject');
-    expect((await call(c, 'rcs_send', { ...rejected.body.payload, preview_id: rejected.body.preview_id })).body.error.code).toBe('PREVIEW_REJECTED');
+    expect((await call(c, 'rcs_send', { preview_id: rejected.body.preview_id, payload: rejected.body.payload })).body.error.code).toBe('PREVIEW_REJECTED');
 
     const expiring = await call(c, 'rcs_preview', rcsPayload(t.account, { phoneNumber: '+4915112340005' }));
     await decide(t.account, expiring.body.share_url);
     clock.advance(24 * 3_600_000 + 1);
-    expect((await call(c, 'rcs_send', { ...expiring.body.payload, preview_id: expiring.body.preview_id })).body.error.code).toBe('PREVIEW_EXPIRED');
+    expect((await call(c, 'rcs_send', { preview_id: expiring.body.preview_id, payload: expiring.body.payload })).body.error.code).toBe('PREVIEW_EXPIRED');
 
     // Another account's preview id is simply not found, and its person cannot see the page.
     const other = await t.createAccount();
     const oc = await mcpClient(t.url, other.apiKey);
     const foreign = await call(oc, 'rcs_preview', rcsPayload(other, { phoneNumber: '+4915112340006' }));
-    expect((await call(c, 'rcs_send', { ...foreign.body.payload, preview_id: foreign.body.preview_id })).body.error.code).toBe('NOT_FOUND');
+    expect((await call(c, 'rcs_send', { preview_id: foreign.body.preview_id, payload: foreign.body.payload })).body.error.code).toBe('NOT_FOUND');
     const web = new WebClient(t.url);
     await web.login(t.account.email, t.account.password, t.account.totpSecret, '/console', clock.now());
     clock.advance(31_000);
@@ -132,11 +135,11 @@ describe('validate → preview → approve → send', () => {
     expect(p.body).toMatchObject({ kind: 'rcs_batch', send_with: 'rcs_send_batch', recipients: { accepted: 2, duplicates: 1 } });
     expect(p.body.recipients.rejected).toEqual([expect.objectContaining({ phoneNumber: 'bad', code: 'INVALID_PHONE' })]);
     await decide(t.account, p.body.share_url);
-    const wrongTool = await call(c, 'rcs_send', { ...p.body.payload, preview_id: p.body.preview_id });
+    const wrongTool = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(wrongTool.body.error.code).toBe('PREVIEW_MISMATCH');
-    const sent = await call(c, 'rcs_send_batch', { ...p.body.payload, preview_id: p.body.preview_id });
+    const sent = await call(c, 'rcs_send_batch', { preview_id: p.body.preview_id, payload: p.body.payload });
     expect(sent.body).toMatchObject({ success: true, accepted: 2 });
-    expect((await call(c, 'rcs_send_batch', { ...p.body.payload, preview_id: p.body.preview_id })).body.jobId).toBe(sent.body.jobId);
+    expect((await call(c, 'rcs_send_batch', { preview_id: p.body.preview_id, payload: p.body.payload })).body.jobId).toBe(sent.body.jobId);
     expect((await call(c, 'rcs_batch_status', { jobId: sent.body.jobId })).body.job.jobId).toBe(sent.body.jobId);
   });
 
@@ -148,7 +151,7 @@ describe('validate → preview → approve → send', () => {
     expect(a.body).toMatchObject({ kind: 'sms', smsEncoding: 'Unicode', smsSegments: 1 });
     expect(a.body.warnings[0].code).toBe('sms_unicode');
     await decide(t.account, a.body.share_url);
-    const sent = await call(c, 'sms_send', { ...payload, preview_id: a.body.preview_id });
+    const sent = await call(c, 'sms_send', { preview_id: a.body.preview_id, payload });
     expect(sent.body).toMatchObject({ success: true, smsSegments: 1, smsEncoding: 'Unicode' });
   });
 
@@ -158,8 +161,8 @@ describe('validate → preview → approve → send', () => {
     const ac = await mcpClient(t.url, a.apiKey);
     const p = await call(ac, 'rcs_preview', rcsPayload(a, { phoneNumber: '+4915112340031' }));
     expect(p.body.approval_required).toBe(false);
-    expect((await call(ac, 'rcs_send', { ...p.body.payload, campaignName: 'x', preview_id: p.body.preview_id })).body.error.code).toBe('PREVIEW_MISMATCH');
-    expect((await call(ac, 'rcs_send', { ...p.body.payload, preview_id: p.body.preview_id })).body.success).toBe(true);
+    expect((await call(ac, 'rcs_send', { preview_id: p.body.preview_id, payload: { ...p.body.payload, campaignName: 'x' } })).body.error.code).toBe('PREVIEW_MISMATCH');
+    expect((await call(ac, 'rcs_send', { preview_id: p.body.preview_id, payload: p.body.payload })).body.success).toBe(true);
     await ac.close();
   });
 

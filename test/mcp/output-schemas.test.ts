@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TOOLS_BY_NAME } from '../../src/mcp/catalog.js';
+import { fullOutputJsonSchema } from '../../src/mcp/tool-schemas.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
@@ -19,6 +20,7 @@ let c: Client;
 let schemas: Map<string, Record<string, unknown>>;
 const validator = new AjvJsonSchemaValidator();
 const checkers = new Map<string, (v: unknown) => { valid: boolean; errorMessage?: string }>();
+const fullChecks = new Map<string, (v: unknown) => { valid: boolean; errorMessage?: string }>();
 const calledOk = new Set<string>();
 const calledBad = new Set<string>();
 
@@ -57,6 +59,11 @@ async function ok(name: string, args: Record<string, unknown>): Promise<any> {
   if (!check) checkers.set(name, (check = validator.getValidator(schema!) as never));
   const res = check(r.structuredContent);
   if (!res.valid) throw new Error(`${name}: structuredContent does not match the outputSchema: ${res.errorMessage}`);
+  // The complete output schema the listed one outlines (nested records spelt out, required, closed).
+  const full = fullChecks.get(name) ?? validator.getValidator(fullOutputJsonSchema(TOOLS_BY_NAME.get(name)!)) as (v: unknown) => { valid: boolean; errorMessage?: string };
+  fullChecks.set(name, full);
+  const fullRes = full(r.structuredContent);
+  if (!fullRes.valid) throw new Error(`${name}: structuredContent does not match the complete output schema: ${fullRes.errorMessage}`);
   // The registry's zod schema too: it carries refinements JSON Schema cannot express.
   const zod = TOOLS_BY_NAME.get(name)!.output.safeParse(r.structuredContent);
   if (!zod.success) throw new Error(`${name}: structuredContent does not match the zod output schema: ${zod.error.message}`);
@@ -96,6 +103,13 @@ describe('every tool result matches its outputSchema', () => {
     await ok('rcs_validate', { messageType: 'richCard', content: rcsContent, smsFallback: { message: 'x' } });
     await ok('rcs_validate', { messageType: 'text', content: { text: 'Grüße 😀' }, smsFallback: { message: 'Grüße 😀 '.repeat(20) } });
     await ok('rcs_validate', { messageType: 'richCard', content: {} });
+    // One shape for invalid content (issue #16): wrong types, unknown fields and limits+1 are valid:false with paths, never a tool error.
+    const badContent = await ok('rcs_validate', { messageType: 'text', content: { text: 'x'.repeat(3073), bogus: 1 }, smsFallback: { message: 'y'.repeat(1531) } });
+    expect(badContent.valid).toBe(false);
+    expect(badContent.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['content.text', 'content.bogus', 'smsFallback.message']));
+    const wrongType = await ok('rcs_validate', { messageType: 'richCard', content: { title: 5, suggestions: 'no' } });
+    expect(wrongType.valid).toBe(false);
+    expect(wrongType.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['content.title', 'content.suggestions']));
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-03-29T02:30:00', timeZone: 'Europe/Berlin' });
     await ok('rcs_validate_schedule_time', { scheduleAt: '2026-10-25T02:30:00', timeZone: 'Europe/Berlin' });
@@ -147,34 +161,40 @@ describe('every tool result matches its outputSchema', () => {
     await ok('rcs_preview', { templateId: tplId, sendernameId: a.senders.rcs, phoneNumber: '+4915112349004' });
     const scheduled = await ok('rcs_preview', { phoneNumber: '+4915112349001', contactId, messageType: 'text', content: { text: 'Hi' }, sendernameId: a.senders.rcs, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
     await decide(a, p.share_url);
-    const sent = await ok('rcs_send', { ...p.payload, preview_id: p.preview_id });
-    await ok('rcs_send', { ...p.payload, preview_id: p.preview_id });
+    const sent = await ok('rcs_send', { preview_id: p.preview_id });
+    await ok('rcs_send', { preview_id: p.preview_id, payload: p.payload });
     const bp = await ok('rcs_preview', { phoneNumbers: ['+4915112349011', '+4915112349012', '+4915112349012', 'bad'], messageType: 'text', content: { text: 'Batch {{contact_first_name}}' }, sendernameId: a.senders.rcs, smsFallback: fallback, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin', batchSize: 10, delayMs: 0 });
     await decide(a, bp.share_url);
-    const job = await ok('rcs_send_batch', { ...bp.payload, preview_id: bp.preview_id });
+    const job = await ok('rcs_send_batch', { preview_id: bp.preview_id, payload: bp.payload });
     await ok('rcs_batch_status', { jobId: job.jobId });
     await ok('rcs_jobs', {});
-    await ok('rcs_batch_cancel', { jobId: job.jobId });
+    const cancelled = await ok('rcs_batch_cancel', { jobId: job.jobId });
+    expect(cancelled).toMatchObject({ nothingLeftToCancel: false, cancelledMessages: 2 });
+    expect(cancelled.message).toMatch(/^Cancelled 2 unsent messages/);
+    // Cancelling again: nothing was left, and the answer says so instead of a bare 0.
+    const again = await ok('rcs_batch_cancel', { jobId: job.jobId });
+    expect(again).toMatchObject({ nothingLeftToCancel: true, cancelledMessages: 0, creditsRefunded: 0 });
+    expect(again.message).toMatch(/^Nothing was left to cancel: the job is cancelled/);
     await ok('rcs_batch_status', { jobId: job.jobId });
     const sp = await ok('sms_preview', { phoneNumber: '+4915112349021', message: 'Grüße {{contact_first_name}} 😀', sendernameId: a.senders.sms, campaignName: 'sms1' });
     await decide(a, sp.share_url);
-    await ok('sms_send', { phoneNumber: '+4915112349021', message: 'Grüße {{contact_first_name}} 😀', sendernameId: a.senders.sms, campaignName: 'sms1', preview_id: sp.preview_id });
+    await ok('sms_send', { preview_id: sp.preview_id, payload: { phoneNumber: '+4915112349021', message: 'Grüße {{contact_first_name}} 😀', sendernameId: a.senders.sms, campaignName: 'sms1' } });
 
     // The other shapes of a send result: scheduled, fallen back to SMS, a batch that runs now, a scheduled SMS.
     await decide(a, scheduled.share_url);
-    await ok('rcs_send', { ...scheduled.payload, preview_id: scheduled.preview_id });
+    await ok('rcs_send', { preview_id: scheduled.preview_id });
     const fb = await ok('rcs_preview', { phoneNumber: '+4915112349990', messageType: 'text', content: { text: 'Hi' }, sendernameId: a.senders.rcs, smsFallback: fallback });
     await decide(a, fb.share_url);
-    const fell = await ok('rcs_send', { ...fb.payload, preview_id: fb.preview_id });
+    const fell = await ok('rcs_send', { preview_id: fb.preview_id });
     expect(fell.fallbackUsed).toBe(true);
     const now = await ok('rcs_preview', { phoneNumbers: ['+4915112349031', '+4915112349032'], messageType: 'text', content: { text: 'Now' }, sendernameId: a.senders.rcs, batchSize: 10, delayMs: 0 });
     await decide(a, now.share_url);
-    const nowJob = await ok('rcs_send_batch', { ...now.payload, preview_id: now.preview_id });
+    const nowJob = await ok('rcs_send_batch', { preview_id: now.preview_id });
     for (let i = 0; i < 20 && (await ok('rcs_batch_status', { jobId: nowJob.jobId })).job.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
     await ok('rcs_jobs', { status: 'completed' });
     const ssp = await ok('sms_preview', { phoneNumber: '+4915112349022', message: 'Later', sendernameId: a.senders.sms, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin' });
     await decide(a, ssp.share_url);
-    await ok('sms_send', { phoneNumber: '+4915112349022', message: 'Later', sendernameId: a.senders.sms, scheduleAt: '2026-12-01T10:00:00', timeZone: 'Europe/Berlin', preview_id: ssp.preview_id });
+    await ok('sms_send', { preview_id: ssp.preview_id });
     await ok('rcs_message_content', { messageId: fell.messageRecordId });
 
     // Reading what was sent.
@@ -206,14 +226,14 @@ describe('every tool result matches its outputSchema', () => {
     // Tools without parameters ignore unknown keys; their invalid call is malformed params (below).
     const noParams = ['rcs_button_guidelines', 'rcs_health', 'rcs_limits'];
     const invalid: Record<string, Record<string, unknown>> = {
-      rcs_send: { sendernameId: a.senders.rcs },
-      rcs_send_batch: { sendernameId: a.senders.rcs },
+      rcs_send: { payload: {} },
+      rcs_send_batch: { preview_id: 5 },
       rcs_validate: { messageType: 'nope', content: {} },
       rcs_validate_schedule_time: { scheduleAt: 5 },
       rcs_preview: { sendernameId: 5 },
       list_sendernames: { type: 'FAX' },
       sms_preview: { phoneNumber: '+4915112349021' },
-      sms_send: { phoneNumber: '+4915112349021' },
+      sms_send: { preview_id: 'prv_x', phoneNumber: '+4915112349021' },
       rcs_timezones: { search: 5 },
       rcs_conversation_status: {},
       rcs_batch_status: {},

@@ -65,6 +65,17 @@ describe('the tool registry', () => {
     });
   });
 
+  it('lists only the tools a set of permissions may call, and the service-wide reads always', () => {
+    const all = listedTools({ toolsets: null, readOnly: false });
+    const contactsRead = listedTools({ toolsets: null, readOnly: false }, new Set(['contacts:read']));
+    expect(contactsRead.map((t) => t.name)).toContain('list_contacts');
+    expect(contactsRead.map((t) => t.name)).toContain('rcs_validate');
+    expect(contactsRead.map((t) => t.name)).not.toContain('create_contact');
+    expect(contactsRead.map((t) => t.name)).not.toContain('rcs_send');
+    expect(contactsRead.every((t) => (t._meta.permissions as string[]).every((p) => p === 'contacts:read'))).toBe(true);
+    expect(listedTools({ toolsets: null, readOnly: false }, new Set(PERMISSIONS))).toEqual(all);
+  });
+
   it('filters by toolset and derives read-only mode from the annotations', () => {
     const contacts = selectTools(parseToolFilter({ toolsets: 'contacts' }));
     expect(contacts.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js'
 import { INVALID_UTF8_TYPE } from '../platform/http/utf8.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
 import { malformedParams } from './params-check.js';
 import { mcpServerFactory, type McpCaller } from './server.js';
@@ -66,6 +66,22 @@ function loneCall(body: unknown): string | undefined {
 function writeJson(res: Response, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * The response as the SDK's node adapter sees it, with Cache-Control kept at no-store: the SDK
+ * writes its own (no-cache, no-transform on SSE answers), and nothing of /mcp may be stored.
+ */
+function noStore(res: Response): NodeServerResponseLike {
+  return {
+    writeHead: (status, headers) => res.writeHead(status, { ...headers, 'cache-control': 'no-store' }),
+    write: (chunk) => res.write(chunk),
+    end: (chunk) => (chunk === undefined ? res.end() : res.end(chunk)),
+    on: (event, listener) => res.on(event, listener),
+    get destroyed() {
+      return res.destroyed;
+    },
+  };
 }
 
 /**
@@ -140,6 +156,6 @@ export function mcpHandler(ctx: AppContext): RequestHandler {
     // The SDK's pass-through auth slot; the credential itself is never handed on.
     const auth: AuthInfo = { token: '', clientId: principal.subjectId, scopes: [...principal.permissions], extra: caller as unknown as Record<string, unknown> };
     (req as Request & { auth?: AuthInfo }).auth = auth;
-    await node(req, res, req.body);
+    await node(req, noStore(res), req.body);
   };
 }

@@ -7,6 +7,7 @@ import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/chall
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
+import { answerFast, fastCall } from './fast-path.js';
 import { malformedParams } from './params-check.js';
 import { mcpServerFactory, type McpCaller } from './server.js';
 
@@ -109,7 +110,7 @@ export const mcpBodyError: ErrorRequestHandler = (err: unknown, _req, res, next)
  * (API key or OAuth bearer, the 401 / insufficient_scope challenges), GET/DELETE 405 (no
  * sessions, no standalone stream), the tool filters, and the headers of every answer.
  */
-export function mcpHandler(ctx: AppContext): RequestHandler {
+export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): RequestHandler {
   // The default response mode answers JSON unless a handler streams notifications, which none does.
   const handler = createMcpHandler(mcpServerFactory(ctx), {
     onerror: (err) => ctx.logger.warn({ err }, 'mcp request refused or failed'),
@@ -149,6 +150,12 @@ export function mcpHandler(ctx: AppContext): RequestHandler {
     const malformed = malformedParams(req.body);
     if (malformed) {
       writeJson(res, 200, JSON.stringify(malformed));
+      return;
+    }
+    // A lone tools/call the SDK would accept as is gets the SDK's answer without its machinery (fast-path.ts).
+    const fast = opts.fastPath === false ? null : fastCall(req, filter);
+    if (fast) {
+      writeJson(res, 200, await answerFast(ctx, principal, fast));
       return;
     }
     const calledTool = loneCall(req.body);

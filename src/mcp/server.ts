@@ -1,4 +1,5 @@
 import { McpServer, type AuthInfo, type CallToolResult, type InputRequiredResult, type McpRequestContext, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
@@ -15,7 +16,11 @@ export const SERVER_INSTRUCTIONS = [
   'rcs_workflow_guide explains each task; list_sendernames gives sender ids.',
 ].join(' ');
 
-const SERVER_INFO = { name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING };
+// The SDK builds a validator (Ajv engines) per server unless given one, and the factory builds a
+// server per request: one shared instance (stateless, it only compiles and caches schemas).
+const sharedValidator = new AjvJsonSchemaValidator();
+
+export const SERVER_INFO = { name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING };
 
 /**
  * How long a client may reuse tools/list and server/discover (2026-07-28 cache hints). The list
@@ -62,6 +67,7 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
       instructions: SERVER_INSTRUCTIONS,
       cacheHints: CACHE_HINTS,
       requestState: { verify: codec.verify },
+      jsonSchemaValidator: sharedValidator,
     });
     let tools: ToolDef[];
     if (calledTool !== undefined) {

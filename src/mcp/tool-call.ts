@@ -53,5 +53,5 @@ function internalError(tool: ToolDef): CallToolResult {
     tool.annotations.readOnlyHint
       ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.'
       : 'This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.',
-  ) as CallToolResult;
+  );
 }

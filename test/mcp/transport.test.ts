@@ -7,7 +7,7 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
  *
  * Since /mcp runs on @modelcontextprotocol/server 2.x (createMcpHandler), these wire details
  * changed, the behaviour did not: a 2025-era request is answered as an SSE stream of one message
- * (the SDK's stateless legacy serving) and needs Accept with both application/json and
+ * (the SDK's stateless legacy serving; a lone tools/call gets the same JSON as a plain JSON body) and needs Accept with both application/json and
  * text/event-stream; a batch's answers come in completion order; an unknown tool or one outside
  * the served toolsets is JSON-RPC -32602 (was a NOT_FOUND tool result); a tool failing inside is an
  * INTERNAL tool result that names nothing of the server's insides (was -32603 with the message).
@@ -48,7 +48,12 @@ describe('POST /mcp on the wire', () => {
   it('answers a tools/call with the text block and structuredContent carrying the same JSON', async () => {
     const r = await post(call(1, 'list_sendernames', {}));
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // A lone tools/call takes the fast path (fast-path.ts) and is answered with the JSON itself; the
+    // SDK answers other 2025 requests as one SSE event carrying the same JSON.
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    const listed = await post({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    expect(listed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(listed.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('x-request-id')).toBeTruthy();

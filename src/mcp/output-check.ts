@@ -1,4 +1,4 @@
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDef } from '../../tools/types.js';
 import { fullOutputJsonSchema } from './tool-schemas.js';
 

@@ -4,10 +4,12 @@ import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
 import { INVALID_UTF8_TYPE } from '../platform/http/utf8.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
-import { answerDirect, directRequest } from './direct.js';
-import { checkPost, JsonResponseTransport } from './json-transport.js';
-import { buildMcpServer } from './server.js';
+import { answerFast, fastCall } from './fast-path.js';
+import { malformedParams } from './params-check.js';
+import { mcpServerFactory, type McpCaller } from './server.js';
 
 const NO_FILTER = parseToolFilter({});
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -54,10 +56,33 @@ function calledTools(body: unknown): string[] {
   return out;
 }
 
+/** The tool a body names when it is one tools/call request (not a batch), else undefined. */
+function loneCall(body: unknown): string | undefined {
+  if (Array.isArray(body) || !body || typeof body !== 'object') return undefined;
+  const m = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+  return m.method === 'tools/call' && m.id !== undefined && typeof m.params?.name === 'string' ? m.params.name : undefined;
+}
+
 /** Written directly: express's res.json adds freshness and ETag work a JSON-RPC answer never needs. */
 function writeJson(res: Response, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * The response as the SDK's node adapter sees it, with Cache-Control kept at no-store: the SDK
+ * writes its own (no-cache, no-transform on SSE answers), and nothing of /mcp may be stored.
+ */
+function noStore(res: Response): NodeServerResponseLike {
+  return {
+    writeHead: (status, headers) => res.writeHead(status, { ...headers, 'cache-control': 'no-store' }),
+    write: (chunk) => res.write(chunk),
+    end: (chunk) => (chunk === undefined ? res.end() : res.end(chunk)),
+    on: (event, listener) => res.on(event, listener),
+    get destroyed() {
+      return res.destroyed;
+    },
+  };
 }
 
 /**
@@ -78,11 +103,19 @@ export const mcpBodyError: ErrorRequestHandler = (err: unknown, _req, res, next)
 };
 
 /**
- * POST /mcp: Streamable HTTP, stateless, answered with JSON (no sessions, no SSE stream, so GET
- * and DELETE are 405 as the transport specification allows). A plain handler for every method,
- * mounted with app.all: a Router of its own would add a routing level to every call.
+ * POST /mcp: the SDK's createMcpHandler (both protocol eras, stateless: 2026-07-28 per request,
+ * 2025-11-25 / 2025-06-18 / 2025-03-26 through its stateless legacy serving, which answers as an SSE
+ * stream of one message), mounted with toNodeHandler on the body express already parsed.
+ * In front of it, the parts the SDK leaves to its host: the DNS-rebinding guard, our credentials
+ * (API key or OAuth bearer, the 401 / insufficient_scope challenges), GET/DELETE 405 (no
+ * sessions, no standalone stream), the tool filters, and the headers of every answer.
  */
-export function mcpHandler(ctx: AppContext): RequestHandler {
+export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): RequestHandler {
+  // The default response mode answers JSON unless a handler streams notifications, which none does.
+  const handler = createMcpHandler(mcpServerFactory(ctx), {
+    onerror: (err) => ctx.logger.warn({ err }, 'mcp request refused or failed'),
+  });
+  const node = toNodeHandler(handler, { onerror: (err) => ctx.logger.error({ err }, 'mcp handler failed') });
   return async (req: Request, res: Response) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
@@ -114,26 +147,22 @@ export function mcpHandler(ctx: AppContext): RequestHandler {
         }
       }
     }
-    const checked = checkPost(req.body, { accept: req.headers.accept, protocolVersion: req.headers['mcp-protocol-version'] as string | undefined });
-    if ('refused' in checked) {
-      writeJson(res, checked.refused.status, JSON.stringify(checked.refused.body));
+    const malformed = malformedParams(req.body);
+    if (malformed) {
+      writeJson(res, 200, JSON.stringify(malformed));
       return;
     }
-    const direct = directRequest(checked.messages, checked.batch);
-    if (direct) {
-      writeJson(res, 200, await answerDirect(ctx, principal, filter, direct));
+    // A lone tools/call the SDK would accept as is gets the SDK's answer without its machinery (fast-path.ts).
+    const fast = opts.fastPath === false ? null : fastCall(req, filter);
+    if (fast) {
+      writeJson(res, 200, await answerFast(ctx, principal, fast));
       return;
     }
-    const server = buildMcpServer(ctx, principal, filter);
-    const transport = new JsonResponseTransport();
-    await server.connect(transport);
-    // Every request has been answered when exchange resolves; the server and transport are then
-    // simply dropped (closing would only build a "connection closed" error nobody reads).
-    const answer = await transport.exchange(checked);
-    if (answer.body === undefined) {
-      res.status(answer.status).end();
-      return;
-    }
-    writeJson(res, answer.status, JSON.stringify(answer.body));
+    const calledTool = loneCall(req.body);
+    const caller: McpCaller = { principal, filter, accountId: principal.accountId, ...(calledTool !== undefined && { calledTool }) };
+    // The SDK's pass-through auth slot; the credential itself is never handed on.
+    const auth: AuthInfo = { token: '', clientId: principal.subjectId, scopes: [...principal.permissions], extra: caller as unknown as Record<string, unknown> };
+    (req as Request & { auth?: AuthInfo }).auth = auth;
+    await node(req, noStore(res), req.body);
   };
 }

@@ -1,12 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, type AuthInfo, type CallToolResult, type InputRequiredResult, type McpRequestContext, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
-import { zodDetails } from '../platform/validation.js';
+import { approvalRound, approvalStateCodec, type ApprovalState } from './approval.js';
+import { selectTools, servedTools, type ToolFilter } from './catalog.js';
+import { toolSchemas, type ParsedInput } from './sdk-schemas.js';
+import { callTool, forbidden } from './tool-call.js';
 import { API_VERSION_STRING } from './version.js';
-import { listedTools, servedTools, type ToolFilter } from './catalog.js';
-import { callTool } from './tool-call.js';
+import { registerPreviewApp } from './apps/index.js';
 
 export const SERVER_INSTRUCTIONS = [
   'RCS & SMS messaging. Every send goes: validate (rcs_validate) → preview (rcs_preview or sms_preview) →',
@@ -15,39 +17,91 @@ export const SERVER_INSTRUCTIONS = [
   'rcs_workflow_guide explains each task; list_sendernames gives sender ids.',
 ].join(' ');
 
-/**
- * One low-level MCP server per HTTP request (stateless Streamable HTTP: any instance can answer
- * any request). Only what the direct path (direct.ts) does not take comes here: initialize, ping,
- * batches, malformed params, unknown methods. The tool list is precomputed per filter; calls go
- * through callTool, as on the direct path.
- */
-// The SDK builds an Ajv instance per Server unless given one; per request that cost more than the
-// tool call itself. We never ask the client to validate anything, so one shared instance serves all.
+// The SDK builds a validator (Ajv engines) per server unless given one, and the factory builds a
+// server per request: one shared instance (stateless, it only compiles and caches schemas).
 const sharedValidator = new AjvJsonSchemaValidator();
 
-export function buildMcpServer(app: AppContext, principal: Principal, filter: ToolFilter): Server {
-  const server = new Server({ name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
-  const tools = servedTools(filter);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools(filter) }));
-  // tools/call is the fallback handler, not a registered one: for a registered handler the SDK
-  // parses the params first and answers a malformed call (arguments not an object, no name) with
-  // -32603 Internal error and the whole zod dump as message. This answers -32602 Invalid params
-  // with the bad paths; arguments that fail a tool's own input schema stay tool errors (callTool).
-  server.fallbackRequestHandler = async (request: JSONRPCRequest): Promise<CallToolResult> => {
-    if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
-    const parsed = CallToolRequestSchema.safeParse(request);
-    if (!parsed.success) throw rpcError(ErrorCode.InvalidParams, invalidParamsMessage(parsed.error));
-    return (await callTool(app, principal, tools, parsed.data.params.name, parsed.data.params.arguments)).result;
+export const SERVER_INFO = { name: 'rcs-sms-mcp-server', title: 'RCS & SMS messaging', version: API_VERSION_STRING };
+
+/**
+ * How long a client may reuse tools/list and server/discover (2026-07-28 cache hints). The list
+ * depends on the credential (its permissions) and the connection's filters, so only the client
+ * that asked may cache it; it changes only with a deployment.
+ */
+const CACHE_HINTS = { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const }, 'server/discover': { ttlMs: 300_000, cacheScope: 'private' as const } };
+
+/** What routes.ts hands the factory for one request, as the SDK's pass-through authInfo.extra. */
+export interface McpCaller {
+  principal: Principal;
+  filter: ToolFilter;
+  /** The tool a lone tools/call request names; the instance then registers only that tool. */
+  calledTool?: string;
+  accountId: string;
+}
+
+export function callerOf(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra as McpCaller | undefined;
+  if (!caller?.principal) throw new Error('MCP request without a resolved principal (routes.ts must run first)');
+  return caller;
+}
+
+/** The tools a filter and a principal list, in catalog order: only those whose permissions it holds. */
+function permittedTools(principal: Principal, filter: ToolFilter): ToolDef[] {
+  return selectTools(filter).filter((t) => forbidden(t, principal) === null);
+}
+
+/**
+ * The per-request server factory for createMcpHandler: a fresh McpServer (stateless, both eras)
+ * with the caller's tools registered with their Standard Schemas (sdk-schemas.ts, built once per
+ * tool). tools/list shows the tools of the filter whose permissions the principal holds, in
+ * catalog order. A lone tools/call registers only the tool it names — the instance answers
+ * nothing else — and a tool of the filter the principal lacks a permission of is then registered
+ * to answer FORBIDDEN naming the permission, so the assistant learns what to ask the person for.
+ */
+export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => McpServer {
+  let codec: RequestStateCodec<ApprovalState> | null = null;
+  return ({ era, authInfo }) => {
+    const { principal, filter, calledTool } = callerOf(authInfo);
+    codec ??= approvalStateCodec(app);
+    const server = new McpServer(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: SERVER_INSTRUCTIONS,
+      cacheHints: CACHE_HINTS,
+      requestState: { verify: codec.verify },
+      jsonSchemaValidator: sharedValidator,
+    });
+    let tools: ToolDef[];
+    if (calledTool !== undefined) {
+      const tool = selectTools(filter).find((t) => t.name === calledTool);
+      tools = tool ? [tool] : [];
+    } else {
+      tools = permittedTools(principal, filter);
+    }
+    const served = servedTools(filter);
+    for (const tool of tools) register(server, app, principal, tool, served, era, codec);
+    registerPreviewApp(server);
+    return server;
   };
-  return server;
 }
 
-/** What the SDK's Protocol turns into a JSON-RPC error as is (an McpError would prefix its message with "MCP error -326xx: "). */
-const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
-
-/** "Invalid params: params.arguments: expected an object, got array" — the paths, no validation dump. */
-function invalidParamsMessage(error: Parameters<typeof zodDetails>[0]): string {
-  const details = zodDetails(error);
-  const shown = details.slice(0, 3).map((d) => `${d.path || 'params'}: ${d.message.replace(/^Invalid input: /, '').replace('expected record', 'expected an object')}`);
-  return `Invalid params: ${shown.join('; ')}${details.length > shown.length ? ` (and ${details.length - shown.length} more)` : ''}`;
+function register(server: McpServer, app: AppContext, principal: Principal, tool: ToolDef, served: ReadonlyMap<string, ToolDef>, era: 'legacy' | 'modern', codec: RequestStateCodec<ApprovalState>): void {
+  const schemas = toolSchemas(tool);
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
+      annotations: { ...tool.annotations },
+      _meta: { ...tool.meta, toolset: tool.toolset, permissions: [...tool.permissions] },
+    },
+    async (input: ParsedInput, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+      const outcome = await callTool(app, principal, tool, input, served);
+      if (!outcome.error) return outcome.result;
+      const previewId = input.ok ? input.data.preview_id : undefined;
+      return (await approvalRound(codec, era, ctx, tool.name, previewId, outcome)) ?? outcome.result;
+    },
+  );
 }
+

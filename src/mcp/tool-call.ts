@@ -1,62 +1,60 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { runTool, type ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
-import { zodDetails } from '../platform/validation.js';
 import { outputMismatch } from './output-check.js';
+import type { ParsedInput } from './sdk-schemas.js';
 import { isCallerError, toolError } from './tool-errors.js';
 
-/**
- * A tools/call result. On success `json` is the result serialised once: the text block (which the
- * MCP specification asks for, for clients that ignore structuredContent) and structuredContent
- * carry exactly this JSON, so the direct path (direct.ts) writes it into the answer as is.
- */
-export interface ToolCallAnswer {
-  result: CallToolResult;
-  json?: string;
+/** What a tool call ended in: the result, or the caller error it was refused with (approval.ts reads it). */
+export type ToolOutcome = { result: CallToolResult; error?: AppError };
+
+/** The FORBIDDEN result for a tool the principal lacks a permission of, naming the missing ones. */
+export function forbidden(tool: ToolDef, principal: Principal): AppError | null {
+  const missing = tool.permissions.filter((p) => !principal.permissions.has(p));
+  if (missing.length === 0) return null;
+  return new AppError('FORBIDDEN', `This connection lacks the permission ${missing.join(', ')} needed by ${tool.name}`, { extra: { requiredPermissions: missing } });
 }
 
 /**
- * One tools/call, the same for the direct path and the SDK's Server: the tool must be served by
- * this connection's filter, the principal must hold its permissions (checked on every call), the
- * arguments must match its input schema. Caller mistakes become tool errors; anything else is
- * logged and thrown, and the caller answers a JSON-RPC error.
+ * One tools/call after the SDK checked the request and ran the input schema (sdk-schemas.ts):
+ * the principal must hold the tool's permissions (checked on every call), the arguments must have
+ * parsed. Caller mistakes become tool errors whose nextStep names only tools of `served` (the
+ * connection's tools); a result its own outputSchema forbids, or a failure inside, is our bug:
+ * logged with its details, answered as a plain INTERNAL tool error that says nothing about the
+ * server's insides.
  */
-export async function callTool(app: AppContext, principal: Principal, tools: ReadonlyMap<string, ToolDef>, name: string, args: unknown): Promise<ToolCallAnswer> {
-  const tool = tools.get(name);
-  if (!tool) {
-    return { result: toolError(new AppError('NOT_FOUND', `Unknown tool "${name}" (or not in the toolsets this connection serves)`), { served: tools, nextStep: 'Call tools/list to see the tools available on this connection.' }) };
-  }
-  const missing = tool.permissions.filter((p) => !principal.permissions.has(p));
-  if (missing.length > 0) {
-    return { result: toolError(new AppError('FORBIDDEN', `This connection lacks the permission ${missing.join(', ')} needed by ${tool.name}`, { extra: { requiredPermissions: missing } }), { tool, served: tools }) };
-  }
-  const parsed = tool.input.safeParse(args ?? {});
-  if (!parsed.success) {
-    const details = zodDetails(parsed.error);
-    return { result: toolError(new AppError('VALIDATION_ERROR', `Invalid arguments for ${tool.name}: ${details[0]?.path ? `${details[0].path}: ` : ''}${details[0]?.message ?? ''}`, { details }), { tool, served: tools }) };
-  }
+export async function callTool(app: AppContext, principal: Principal, tool: ToolDef, input: ParsedInput, served: ReadonlyMap<string, ToolDef>): Promise<ToolOutcome> {
+  const refuse = (error: AppError): ToolOutcome => ({ result: toolError(error, { tool, served }), error });
+  const denied = forbidden(tool, principal);
+  if (denied) return refuse(denied);
+  if (!input.ok) return refuse(input.error);
+  let structured: Record<string, unknown>;
   try {
-    const structured = (await runTool(tool, app.services, principal, parsed.data)) as Record<string, unknown>;
-    // A result its own outputSchema forbids is our bug; clients that check (the SDK's Client does)
-    // would throw on it, so it never leaves the server: logged here, a plain INTERNAL tool error there.
-    const mismatch = outputMismatch(tool, structured);
-    if (mismatch !== undefined) {
-      app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
-      return { result: toolError(new AppError('INTERNAL', `${tool.name} failed on the server; nothing about your arguments is wrong.`), {
-          tool,
-          served: tools,
-          nextStep: tool.annotations.readOnlyHint
-            ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.'
-            : ['This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.', 'This is a server bug, reported in its log. The action may have been carried out: check with the list tools before calling again, and tell the user.'],
-        }) };
-    }
-    const json = JSON.stringify(structured);
-    return { result: { content: [{ type: 'text', text: json }], structuredContent: structured }, json };
+    structured = (await runTool(tool, app.services, principal, input.data as never)) as Record<string, unknown>;
   } catch (err) {
-    if (isCallerError(err)) return { result: toolError(err, { tool, served: tools }) };
+    if (isCallerError(err)) return refuse(err);
     app.logger.error({ err, tool: tool.name, accountId: principal.accountId }, 'tool failed');
-    throw err;
+    return { result: internalError(tool, served) };
   }
+  // Clients that check (the SDK's Client does) would throw on a result its own outputSchema
+  // forbids, so it never leaves the server. The SDK runs the same check after us (sdk-schemas.ts);
+  // here it is logged with the account and answered with a nextStep.
+  const mismatch = outputMismatch(tool, structured);
+  if (mismatch !== undefined) {
+    app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
+    return { result: internalError(tool, served) };
+  }
+  return { result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured } };
+}
+
+function internalError(tool: ToolDef, served: ReadonlyMap<string, ToolDef>): CallToolResult {
+  return toolError(new AppError('INTERNAL', `${tool.name} failed on the server; nothing about your arguments is wrong.`), {
+    tool,
+    served,
+    nextStep: tool.annotations.readOnlyHint
+      ? 'This is a server bug, reported in its log. Tell the user; a retry gives the same answer.'
+      : ['This is a server bug, reported in its log. The action may have been carried out: check (rcs_message_log, rcs_jobs or the list tools) before calling again, and tell the user.', 'This is a server bug, reported in its log. The action may have been carried out: check with the list tools before calling again, and tell the user.'],
+  });
 }

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ALL_TOOLS } from '../../tools/index.js';
 import { TOOLSET_ERRORS } from '../../tools/next-steps.js';
 import type { NextStep, NextSteps, ToolDef } from '../../tools/types.js';

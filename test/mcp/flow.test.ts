@@ -206,8 +206,9 @@ describe('the endpoint', () => {
     expect(names).toContain('list_contacts');
     expect(names).toContain('rcs_workflow_guide');
     expect(names).not.toContain('rcs_send');
-    const outside = await sub.callTool({ name: 'rcs_jobs', arguments: {} });
-    expect(outside.isError).toBe(true);
+    // A tool outside the served set is unknown to this connection: JSON-RPC -32602 (the SDK's
+    // answer since /mcp runs on @modelcontextprotocol/server 2.x; it was a NOT_FOUND tool error).
+    await expect(sub.callTool({ name: 'rcs_jobs', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('rcs_jobs') });
     await sub.close();
     const ro = await mcpClient(t.url, t.account.apiKey, '?readonly=1');
     const roTools = (await ro.listTools()).tools;
@@ -219,6 +220,11 @@ describe('the endpoint', () => {
   it('tells a key without the permission which one it lacks', async () => {
     const key = await t.createKey(t.account.accountId, ['contacts:read']);
     const limited = await mcpClient(t.url, key);
+    // tools/list shows only what the key may call; a call to another tool names the missing permission.
+    const listed = (await limited.listTools()).tools;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((x) => (x._meta?.permissions as string[]).every((p) => p === 'contacts:read'))).toBe(true);
+    expect(listed.map((x) => x.name)).not.toContain('rcs_preview');
     const r = await call(limited, 'rcs_preview', rcsPayload(t.account));
     expect(r.isError).toBe(true);
     expect(r.body.error).toMatchObject({ code: 'FORBIDDEN', requiredPermissions: ['messages:write'] });

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
  * The wire behaviour of POST /mcp, byte level (the SDK client in flow.test.ts hides most of it):
  * JSON-RPC envelopes, batches, notifications, headers, and answers going to the right caller.
+ *
+ * Since /mcp runs on @modelcontextprotocol/server 2.x (createMcpHandler), these wire details
+ * changed, the behaviour did not: a 2025-era request is answered as an SSE stream of one message
+ * (the SDK's stateless legacy serving; a lone tools/call gets the same JSON as a plain JSON body) and needs Accept with both application/json and
+ * text/event-stream; a batch's answers come in completion order; an unknown tool or one outside
+ * the served toolsets is JSON-RPC -32602 (was a NOT_FOUND tool result); a tool failing inside is an
+ * INTERNAL tool result that names nothing of the server's insides (was -32603 with the message).
+ * 2026-07-28 requests are covered in protocol-2026.test.ts.
  */
 let t: TestServer;
 let other: TestAccount;
@@ -24,7 +31,15 @@ async function post(body: unknown, opts: { key?: string; headers?: Record<string
     body: opts.raw ?? JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
+  return { status: res.status, headers: res.headers, text, json: parseAnswer(text) };
+}
+
+/** A JSON body, or the JSON-RPC message of an SSE stream of one message (the SDK's stateless 2025 answer). */
+function parseAnswer(text: string): any {
+  if (!text) return undefined;
+  if (!text.startsWith('event:') && !text.startsWith('data:')) return JSON.parse(text);
+  const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  return data.length === 1 ? data[0] : data;
 }
 
 const call = (id: unknown, name: string, args?: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }) } });
@@ -33,7 +48,12 @@ describe('POST /mcp on the wire', () => {
   it('answers a tools/call with the text block and structuredContent carrying the same JSON', async () => {
     const r = await post(call(1, 'list_sendernames', {}));
     expect(r.status).toBe(200);
+    // A lone tools/call takes the fast path (fast-path.ts) and is answered with the JSON itself; the
+    // SDK answers other 2025 requests as one SSE event carrying the same JSON.
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    const listed = await post({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    expect(listed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(listed.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('x-request-id')).toBeTruthy();
@@ -74,7 +94,7 @@ describe('POST /mcp on the wire', () => {
     expect(r.json.result.structuredContent).toBeUndefined();
     expect(JSON.parse(r.json.result.content[0].text).error).toMatchObject({ code: 'VALIDATION_ERROR', nextStep: expect.any(String) });
     const unknown = await post(call(3, 'no_such_tool', {}));
-    expect(JSON.parse(unknown.json.result.content[0].text).error.code).toBe('NOT_FOUND');
+    expect(unknown.json).toMatchObject({ id: 3, error: { code: -32602, message: 'Tool no_such_tool not found' } });
   });
 
   it('leaves malformed tools/call params to the SDK path, which answers a JSON-RPC error', async () => {
@@ -93,7 +113,9 @@ describe('POST /mcp on the wire', () => {
     expect(ro.json.result.tools.length).toBeLessThan(51);
     expect(ro.json.result.tools.every((x: { annotations: { readOnlyHint: boolean } }) => x.annotations.readOnlyHint)).toBe(true);
     const sub = await post(call(6, 'rcs_jobs', {}), { query: '?toolsets=contacts' });
-    expect(JSON.parse(sub.json.result.content[0].text).error.code).toBe('NOT_FOUND');
+    expect(sub.json).toMatchObject({ id: 6, error: { code: -32602 } });
+    // The same order on every call (2026-07-28 asks for a deterministic order): the catalog's.
+    expect((await post({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })).json.result.tools.map((x: { name: string }) => x.name)).toEqual(all.json.result.tools.map((x: { name: string }) => x.name));
   });
 
   it('negotiates the protocol version in initialize', async () => {
@@ -102,16 +124,17 @@ describe('POST /mcp on the wire', () => {
     expect(known.json.result).toMatchObject({ protocolVersion: '2025-03-26', serverInfo: { name: 'rcs-sms-mcp-server' }, capabilities: { tools: { listChanged: false } } });
     expect(known.json.result.instructions).toContain('rcs_validate');
     const unknown = await post(init('1999-01-01'));
-    expect(unknown.json.result.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    expect(unknown.json.result.protocolVersion).toBe('2025-11-25');
   });
 
   it('answers a batch in request order and skips notifications', async () => {
     const r = await post([call('a', 'list_sendernames'), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 7, method: 'ping' }, call('c', 'rcs_validate_schedule_time', { scheduleAt: '2030-01-01T10:00:00Z' })]);
     expect(r.status).toBe(200);
-    expect(r.json.map((m: { id: unknown }) => m.id)).toEqual(['a', 7, 'c']);
-    expect(r.json[0].result.structuredContent.count).toBe(3);
-    expect(r.json[1].result).toEqual({});
-    expect(r.json[2].result.isError).toBeUndefined();
+    const byId = new Map(r.json.map((m: { id: unknown }) => [m.id, m]));
+    expect([...byId.keys()].sort()).toEqual([7, 'a', 'c'].sort());
+    expect((byId.get('a') as any).result.structuredContent.count).toBe(3);
+    expect((byId.get(7) as any).result).toEqual({});
+    expect((byId.get('c') as any).result.isError).toBeUndefined();
   });
 
   it('accepts notifications alone with 202 and no body', async () => {
@@ -121,7 +144,7 @@ describe('POST /mcp on the wire', () => {
   });
 
   it('answers an unknown method with a JSON-RPC error', async () => {
-    const r = await post({ jsonrpc: '2.0', id: 8, method: 'resources/list' });
+    const r = await post({ jsonrpc: '2.0', id: 8, method: 'prompts/list' });
     expect(r.json).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32601 } });
   });
 
@@ -137,53 +160,31 @@ describe('POST /mcp on the wire', () => {
     expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { headers: { Accept: 'text/html' } })).status).toBe(406);
     const bad = await post(call(1, 'list_sendernames'), { headers: { 'MCP-Protocol-Version': '1999-01-01' } });
     expect(bad.status).toBe(400);
-    expect(bad.json.error.message).toContain('Unsupported MCP-Protocol-Version');
+    expect(bad.json.error.message).toContain('Unsupported protocol version: 1999-01-01');
     expect((await post(call(1, 'list_sendernames'), { headers: { 'MCP-Protocol-Version': '2025-06-18' } })).status).toBe(200);
   });
 
-  it('answers a single request exactly as the SDK answers it inside a batch', async () => {
-    // A lone tools/call or tools/list is answered without the SDK's Protocol (src/mcp/direct.ts);
-    // in a batch the same request goes through the SDK's Server: the answers must be identical.
-    const card = { messageType: 'richCard', content: { title: 'Sale', description: 'Hi {{contact_first_name}}', suggestions: [{ reply: { text: 'Yes', postbackData: 'yes' } }] } };
-    const messages = [
-      call(9, 'list_sendernames', {}),
-      call('s', 'list_sendernames', { type: 'SMS' }),
-      call(10, 'list_sendernames', { type: 'FAX' }),
-      call(11, 'no_such_tool'),
-      call(12, 'rcs_validate', card),
-      call(13, 'rcs_validate', { ...card, content: { title: 'x'.repeat(300) } }),
-      { jsonrpc: '2.0', id: 14, method: 'tools/call', params: { name: 'list_sendernames', arguments: {}, _meta: { progressToken: 'p1' } } },
-      { jsonrpc: '2.0', id: 15, method: 'tools/list' },
-      { jsonrpc: '2.0', id: 16, method: 'tools/list', params: { cursor: 'c' } },
-    ];
-    for (const m of messages) {
-      const single = await post(m);
-      const batch = await post([m]);
-      expect(single.status).toBe(200);
-      expect(single.text).toBe(JSON.stringify(batch.json[0]));
-    }
-  });
-
-  it('answers a tool that fails inside with the same JSON-RPC error on both paths', async () => {
+  it('answers a tool that fails inside with an INTERNAL tool error naming nothing of the server, and logs it', async () => {
     const senders = t.ctx.services.senders;
     const list = senders.list;
     senders.list = async () => {
       throw new Error('database on fire');
     };
     try {
-      const single = await post(call(17, 'list_sendernames', {}));
-      const batch = await post([call(17, 'list_sendernames', {})]);
-      expect(single.json).toEqual({ jsonrpc: '2.0', id: 17, error: { code: -32603, message: 'database on fire' } });
-      expect(single.text).toBe(JSON.stringify(batch.json[0]));
+      const r = await post(call(17, 'list_sendernames', {}));
+      expect(r.json.id).toBe(17);
+      expect(r.json.result.isError).toBe(true);
+      expect(r.text).not.toContain('database on fire');
+      expect(JSON.parse(r.json.result.content[0].text).error).toMatchObject({ code: 'INTERNAL', nextStep: expect.stringContaining('server bug') });
     } finally {
       senders.list = list;
     }
   });
 
   it('serves /mcp/ with a trailing slash, and nothing below /mcp', async () => {
-    const res = await fetch(`${t.url}/mcp/`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-API-Key': t.account.apiKey }, body: JSON.stringify(call(1, 'list_sendernames')) });
+    const res = await fetch(`${t.url}/mcp/`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': t.account.apiKey }, body: JSON.stringify(call(1, 'list_sendernames')) });
     expect(res.status).toBe(200);
-    expect((await res.json()).result.structuredContent.count).toBe(3);
+    expect(parseAnswer(await res.text()).result.structuredContent.count).toBe(3);
     const below = await fetch(`${t.url}/mcp/other`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': t.account.apiKey }, body: JSON.stringify(call(1, 'list_sendernames')) });
     expect(below.status).toBe(404);
   });

@@ -26,6 +26,7 @@ import { phoneRoutes } from './inbound/phone-routes.js';
 import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
+import { billingRoutes } from './billing/routes.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
@@ -117,6 +118,7 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, webhooksRoutes(ctx)],
     [BASE.forms, formsRoutes(ctx)],
     [BASE.messages, logRoutes(ctx)],
+    [BASE.rcs, billingRoutes(ctx.services.billing)],
   ];
   const registry = new RouteRegistry();
   for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs, ctx.services.idempotency));

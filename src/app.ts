@@ -27,6 +27,7 @@ import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { billingRoutes } from './billing/routes.js';
+import { creditsConsoleRoutes } from './billing/console-routes.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
@@ -143,6 +144,7 @@ export function createApp(ctx: AppContext): Express {
   pages.use(phoneRoutes(ctx, ctx.services.virtualPhone));
   // Other areas plug into the console here (src/console/sources.ts).
   pages.use(consoleRoutes(ctx, { ...consoleFeeds(ctx), webhooks: webhooksConsole(ctx), forms: formsConsole(ctx) }));
+  pages.use(creditsConsoleRoutes({ billing: ctx.services.billing, accounts: ctx.services.accounts }));
   app.use(pages);
 
   app.use(notFoundHandler);

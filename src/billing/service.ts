@@ -101,7 +101,8 @@ export class BillingService {
   async daily(accountId: string, days: number): Promise<DailyUsage[]> {
     const today = Math.floor(this.clock.now() / DAY);
     const from = (today - days + 1) * DAY;
-    const dayExpr = sql<number>`(created_at / ${DAY})`;
+    // A literal, so that both dialects divide integers (a bound JS number is a REAL in SQLite).
+    const dayExpr = sql<number>`(created_at / ${sql.lit(DAY)})`;
     const spent = await this.db
       .selectFrom('credit_ledger')
       .select([dayExpr.as('day'), (eb) => eb.fn.sum<number>('amount_milli').as('milli')])
@@ -127,7 +128,7 @@ export class BillingService {
     }
     for (const s of spent) {
       const u = byDay.get(Math.floor(Number(s.day)));
-      if (u) u.spent = milliToCredits(-Number(s.milli));
+      if (u) u.spent = milliToCredits(creditsToMilli(u.spent) - Number(s.milli));
     }
     for (const c of counts) {
       const u = byDay.get(Math.floor(Number(c.day)));

@@ -115,6 +115,13 @@ describe('what each change of a balance writes', () => {
     await expectLedgerBalanced(t.ctx.db);
     const b = (await t.api('GET', '/api/rcs/credits', undefined, { key: acc.apiKey })).body;
     expect(b.credits).toBe(await creditsOf(t, acc.accountId));
+    // The Credits page's chart: what was spent today is the debits net of refunds and re-pricing.
+    const spending = (await ledger('?kind=debit,refund,reprice&limit=200')).body.data.reduce((s: number, e: any) => s - Math.round(e.amount * 1000), 0);
+    const days = await t.ctx.services.billing.daily(acc.accountId, 30);
+    expect(days).toHaveLength(30);
+    expect(Math.round(days.reduce((s, d) => s + d.spent, 0) * 1000)).toBe(spending);
+    expect(days.at(-1)!.spent * 1000).toBeCloseTo(spending, 6);
+    expect(Object.values(days.at(-1)!.messages).reduce((a, c) => a + c, 0)).toBeGreaterThanOrEqual(6);
   });
 });
 

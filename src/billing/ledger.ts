@@ -44,13 +44,13 @@ export async function appendEntries(tx: DbOrTx, changes: readonly LedgerChange[]
  */
 export async function debitSend(tx: DbOrTx, d: { accountId: string; amountMilli: number; reason: string; messageId?: string | null; jobId?: string | null }, at: number): Promise<void> {
   if (!Number.isInteger(d.amountMilli) || d.amountMilli < 0) throw new Error(`debit must be a non-negative integer, got ${d.amountMilli}`);
-  if (d.amountMilli === 0) return;
   const res = await tx
     .updateTable('accounts')
     .set((eb) => ({ credits_milli: eb('credits_milli', '-', d.amountMilli) }))
     .where('id', '=', d.accountId)
     .where('credits_milli', '>=', d.amountMilli)
     .executeTakeFirst();
+  // A free send (test traffic, open windows) writes no entry but, as before the ledger, still needs a balance that is not negative.
   if (Number(res.numUpdatedRows) === 0) {
     const row = await tx.selectFrom('accounts').select('credits_milli').where('id', '=', d.accountId).executeTakeFirst();
     const available = milliToCredits(row?.credits_milli ?? 0);
@@ -58,6 +58,7 @@ export async function debitSend(tx: DbOrTx, d: { accountId: string; amountMilli:
       extra: { creditsRequired: milliToCredits(d.amountMilli), creditsAvailable: available },
     });
   }
+  if (d.amountMilli === 0) return;
   await tx
     .insertInto('credit_ledger')
     .values({ id: newId('led', at), account_id: d.accountId, kind: 'debit', amount_milli: -d.amountMilli, reason: d.reason, message_id: d.messageId ?? null, job_id: d.jobId ?? null, created_at: at })

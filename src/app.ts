@@ -26,6 +26,8 @@ import { phoneRoutes } from './inbound/phone-routes.js';
 import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
+import { billingRoutes } from './billing/routes.js';
+import { creditsConsoleRoutes } from './billing/console-routes.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
@@ -120,6 +122,7 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, webhooksRoutes(deps)],
     [BASE.forms, formsRoutes(deps)],
     [BASE.messages, logRoutes(deps)],
+    [BASE.rcs, billingRoutes(deps.billing)],
   ];
   const registry = new RouteRegistry();
   for (const [base, specs] of areas) app.use(base, mountRoutes(registry, ctx.credentialResolvers, base, specs, ctx.services.idempotency));
@@ -144,6 +147,7 @@ export function createApp(ctx: AppContext): Express {
   pages.use(phoneRoutes(deps));
   // Other areas plug into the console here (src/console/sources.ts).
   pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps) }));
+  pages.use(creditsConsoleRoutes(deps));
   app.use(pages);
 
   app.use(notFoundHandler);

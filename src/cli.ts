@@ -224,12 +224,14 @@ const commands: Record<string, Command> = {
     },
   },
   'credits:set': {
-    summary: "Set an account's credit balance",
-    usage: '--account <acc_…> --credits <number>',
-    options: { account: { type: 'string' }, credits: { type: 'string' } },
+    summary: "Set an account's credit balance (recorded in its credit ledger as an adjustment with the reason)",
+    usage: '--account <acc_…> --credits <number> [--reason "why"]',
+    options: { account: { type: 'string' }, credits: { type: 'string' }, reason: { type: 'string' } },
     async run(ctx, v) {
-      const account = await ctx.services.accounts.setCredits(need(v, 'account'), number(v, 'credits'));
-      out(`${account.id}: ${account.credits} credits`);
+      const reason = typeof v.reason === 'string' ? v.reason : 'Set by an operator with credits:set (no --reason given)';
+      const id = need(v, 'account');
+      const r = await ctx.services.billing.setCredits(id, number(v, 'credits'), reason);
+      out(`${id}: ${r.credits} credits (${r.changedBy >= 0 ? '+' : ''}${r.changedBy}, ${reason})`);
     },
   },
   'prices:list': {

@@ -4,6 +4,7 @@ import { ApiKeysService } from './accounts/api-keys.js';
 import { LoginService } from './accounts/login.js';
 import { SessionsService } from './accounts/sessions.js';
 import { UsersService } from './accounts/users.js';
+import { BillingService } from './billing/service.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { changeStampOf } from './platform/db/change-stamp.js';
 import { openDatabase, type Db, type OpenDb } from './platform/db/database.js';
@@ -70,6 +71,8 @@ export interface AppContext {
 
 export interface Services {
   accounts: AccountsService;
+  /** Balances and the credit ledger (src/billing/): the only writer of money. */
+  billing: BillingService;
   apiKeys: ApiKeysService;
   users: UsersService;
   sessions: SessionsService;
@@ -162,6 +165,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   });
   const services: Services = {
     accounts,
+    billing: new BillingService(db, clock),
     apiKeys: new ApiKeysService(db, clock, changeStampOf(database.raw)),
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),

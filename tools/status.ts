@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
+import { BalanceSchema, LedgerPageSchema, LedgerQuerySchema } from '../src/billing/schemas.js';
+import { AppError } from '../src/platform/errors.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
 import { TimezonesResponseSchema } from '../src/validation-api/schemas.js';
+import type { BillingService } from '../src/billing/service.js';
+import type { Principal } from '../src/platform/permissions.js';
 import { READ, defineTool } from './types.js';
 
 
@@ -24,10 +28,11 @@ export const rcsHealth = defineTool({
 export const rcsLimits = defineTool({
   name: 'rcs_limits',
   title: 'Limits',
-  description: 'Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes. The same numbers the validator uses.',
+  description:
+    "Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes — the validator's own numbers. With messages:read also the account's credit balance and its latest credit history entries; pass `ledger` (limit, cursor, startDate, endDate, kind, jobId, messageId) to page or filter that history.",
   toolset: 'status',
   permissions: [],
-  input: z.strictObject({}),
+  input: z.strictObject({ ledger: LedgerQuerySchema.optional().describe('Credit history query (needs messages:read); default the 10 newest entries.') }),
   output: z.object({
     validationLimits: z.record(z.string(), z.unknown()),
     textBasicMaxLength: z.number(),
@@ -38,10 +43,15 @@ export const rcsLimits = defineTool({
     campaignNameMaxLength: z.number(),
     messageLog: z.object({ maxRangeDays: z.number(), maxPageSize: z.number() }),
     contacts: z.object({ pageMax: z.number(), bulkMax: z.number(), groupMembershipMaxIds: z.number(), nameMaxLength: z.number() }),
+    credits: z
+      .object({ balance: BalanceSchema.shape.credits, asOf: z.string(), ledger: LedgerPageSchema.omit({ success: true }) })
+      .optional()
+      .describe('Balance and credit history; present when the credential has messages:read.'),
   }),
   annotations: READ,
-  uses: ['validation'],
-  run: async ({ validation }) => ({
+  uses: ['validation', 'billing'],
+  run: async ({ validation, billing, principal }, input) => ({
+    ...(await creditsOf(billing, principal, input.ledger)),
     validationLimits: validation.limits() as unknown as Record<string, unknown>,
     textBasicMaxLength: L.TEXT_BASIC_MAX_LENGTH,
     captionMaxLength: L.CAPTION_MAX_LENGTH,
@@ -57,6 +67,17 @@ export const rcsLimits = defineTool({
     contacts: { pageMax: L.CONTACT_LIST_LIMIT_MAX, bulkMax: L.BULK_CONTACTS_MAX, groupMembershipMaxIds: L.GROUP_MEMBERSHIP_MAX_IDS, nameMaxLength: L.CONTACT_NAME_MAX_LENGTH },
   }),
 });
+
+/** The balance and a page of the ledger, for a credential that may read them; asking for the ledger without messages:read is refused. */
+async function creditsOf(billing: BillingService, principal: Principal, ledger: z.output<typeof LedgerQuerySchema> | undefined) {
+  if (!principal.permissions.has('messages:read')) {
+    if (ledger !== undefined) throw new AppError('FORBIDDEN', 'Reading the credit history needs the messages:read permission');
+    return {};
+  }
+  const balance = await billing.balance(principal.accountId);
+  const { data, pagination } = await billing.ledger(principal.accountId, ledger ?? LedgerQuerySchema.parse({ limit: 10 }));
+  return { credits: { balance: balance.credits, asOf: balance.asOf, ledger: { data, pagination } } };
+}
 
 export const rcsButtonGuidelines = defineTool({
   name: 'rcs_button_guidelines',

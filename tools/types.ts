@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BillingService } from '../src/billing/service.js';
 import type { ContactsService } from '../src/contacts/service.js';
 import type { ConversationsService } from '../src/conversations/service.js';
 import type { FieldsService } from '../src/fields/service.js';
@@ -51,6 +52,7 @@ export interface ToolAnnotations {
  * declares: see ToolContext and runTool.
  */
 export interface ToolServices {
+  billing: BillingService;
   contacts: ContactsService;
   conversations: ConversationsService;
   fields: FieldsService;

@@ -1,13 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../layout.js';
 
-export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'webhooks' | 'forms' | 'settings';
+export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'settings';
 
 const TABS: Array<[ConsoleTab, string, string]> = [
   ['overview', 'Overview', '/console'],
   ['api-keys', 'API keys', '/console/api-keys'],
   ['apps', 'Connected apps', '/console/apps'],
   ['senders', 'Senders', '/console/senders'],
+  ['credits', 'Credits', '/console/credits'],
   ['webhooks', 'Webhooks', '/console/webhooks'],
   ['forms', 'Forms', '/console/forms'],
   ['settings', 'Settings', '/console/settings'],

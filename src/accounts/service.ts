@@ -1,7 +1,10 @@
+import { creditsToMilli, type PriceList } from '../billing/pricing.js';
+import { BillingService } from '../billing/service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import type { Db, DbOrTx } from '../platform/db/database.js';
+import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
+import type { Selectable, Updateable } from 'kysely';
 import type { AccountsTable } from '../platform/db/tables/foundation.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -16,10 +19,10 @@ export interface CreateAccountInput {
   companyProfile?: CompanyProfile;
 }
 
-/** Price list of one account: ISO country → prices in 1/1000 credit. */
-export type PriceList = Map<string, PriceEntry>;
+/** Price list of one account (src/billing/pricing.ts decides what a message costs from it). */
+export type { PriceList };
 
-const toAccount = (row: AccountsTable): Account => ({
+const toAccount = (row: Selectable<AccountsTable>): Account => ({
   id: row.id,
   name: row.name,
   timezone: row.timezone,
@@ -32,31 +35,43 @@ const toAccount = (row: AccountsTable): Account => ({
 });
 
 export class AccountsService {
+  /** Writes balances for this service (a new account's credits, credits:set): src/billing/ is their only writer. */
+  private readonly billing: BillingService;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.billing = new BillingService(db, clock);
+  }
 
-  async create(input: CreateAccountInput, tx: DbOrTx = this.db): Promise<Account> {
+  async create(input: CreateAccountInput, tx?: DbOrTx): Promise<Account> {
     const timezone = input.timezone ?? 'UTC';
     if (!isValidIanaZone(timezone)) throw new AppError('VALIDATION_ERROR', `Unknown time zone ${timezone}`);
-    const row: AccountsTable = {
+    const credits = input.credits ?? 0;
+    if (!Number.isFinite(credits) || credits < 0) throw new AppError('VALIDATION_ERROR', 'Credits must be a non-negative number');
+    const row = {
       id: newId('acc'),
       name: input.name,
       timezone,
       approval_required: 1,
-      credits_milli: Math.round((input.credits ?? 0) * 1000),
       unsubscribe_url: null,
       company_profile: JSON.stringify(input.companyProfile ?? {}),
       active: 1,
       created_at: this.clock.now(),
     };
-    await tx.insertInto('accounts').values(row).execute();
-    await tx
-      .insertInto('prices')
-      .values(Object.entries(DEFAULT_PRICES).map(([country, p]) => ({ account_id: row.id, country, rcs_price_milli: p.rcs, sms_price_milli: p.sms })))
-      .execute();
-    return toAccount(row);
+    // The balance starts at 0 and the starting credits are a ledger entry, in the same transaction.
+    const write = async (t: DbOrTx) => {
+      await t.insertInto('accounts').values(row).execute();
+      await t
+        .insertInto('prices')
+        .values(Object.entries(DEFAULT_PRICES).map(([country, p]) => ({ account_id: row.id, country, rcs_price_milli: p.rcs, sms_price_milli: p.sms })))
+        .execute();
+      await this.billing.openAccount(t, row.id, credits);
+    };
+    if (tx) await write(tx);
+    else await inTransaction(this.db, write);
+    return toAccount({ ...row, credits_milli: creditsToMilli(credits) });
   }
 
   /** Inside a transaction pass `tx`: SQLite has one connection, so a query on `db` would wait for the transaction forever. */
@@ -72,7 +87,7 @@ export class AccountsService {
   }
 
   async updateSettings(id: string, input: AccountSettingsInput): Promise<Account> {
-    const patch: Partial<AccountsTable> = {};
+    const patch: Updateable<AccountsTable> = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.timezone !== undefined) patch.timezone = input.timezone;
     if (input.approvalRequired !== undefined) patch.approval_required = fromBool(input.approvalRequired);
@@ -85,10 +100,9 @@ export class AccountsService {
     return this.get(id);
   }
 
-  async setCredits(id: string, credits: number): Promise<Account> {
-    if (!Number.isFinite(credits) || credits < 0) throw new AppError('VALIDATION_ERROR', 'Credits must be a non-negative number');
-    const res = await this.db.updateTable('accounts').set({ credits_milli: Math.round(credits * 1000) }).where('id', '=', id).executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) throw notFound('Account');
+  /** Sets the balance (an operator's `credits:set`); the billing ledger records it as an adjustment with the reason. */
+  async setCredits(id: string, credits: number, reason = 'Balance set by an operator'): Promise<Account> {
+    await this.billing.setCredits(id, credits, reason);
     return this.get(id);
   }
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { AccountsService } from '../accounts/service.js';
 import { usableSender } from '../messaging/prepare.js';
-import { milliToCredits, rcsPrice, type ConversationCandidate, type ConversationPricing } from '../messaging/pricing.js';
+import { isTestTraffic, milliToCredits, priceMessage } from '../billing/pricing.js';
+import type { ConversationCandidate, ConversationPricing } from '../messaging/pricing.js';
 import { normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
@@ -244,7 +245,7 @@ export class ConversationsService implements ConversationPricing {
     const now = this.d.clock.now();
     const sender = body.sendernameId !== undefined ? await usableSender(this.d.db, accountId, body.sendernameId, 'RCS', 'sendernameId') : null;
     const priceList = await this.d.accounts.priceList(accountId);
-    const testPhones = sender?.is_test === 1 ? new Set(parseJson<string[]>(sender.test_phones, [])) : null;
+    const testSender = { isTest: sender?.is_test === 1, testPhones: new Set(sender?.is_test === 1 ? parseJson<string[]>(sender.test_phones, []) : []) };
     const parsed = body.phoneNumbers.map((input) => ({ input, n: normalizePhone(input) }));
     const phones = [...new Set(parsed.flatMap((p) => (p.n.ok ? [p.n.digits] : [])))];
 
@@ -272,13 +273,16 @@ export class ConversationsService implements ConversationPricing {
         continue;
       }
       seen.add(n.digits);
-      const price = rcsPrice(priceList, n.country);
+      // The send's own price question (src/billing/pricing.ts), asked for an RCS message now.
+      const testTraffic = isTestTraffic(testSender, n.digits);
+      const quote = (inOpenWindow: boolean) => priceMessage(priceList, { channel: 'RCS', country: n.country, segments: 1, testTraffic, inOpenWindow, outcome: 'quoted' }).milli;
       const charged = () => {
+        const price = quote(false);
         if (price !== null) estimatedMilli += price;
         return price === null ? null : milliToCredits(price);
       };
-      if (testPhones?.has(n.digits)) {
-        results.push({ phoneNumber: input, normalized: n.e164, free: true, chargeable: false, reason: 'TEST_PHONE', conversation: null, estimatedCost: 0 });
+      if (testTraffic) {
+        results.push({ phoneNumber: input, normalized: n.e164, free: true, chargeable: false, reason: 'TEST_PHONE', conversation: null, estimatedCost: milliToCredits(quote(false) ?? 0) });
       } else if (sender && sender.supports_conversation_billing !== 1) {
         results.push({ phoneNumber: input, normalized: n.e164, free: false, chargeable: true, reason: 'NOT_CONVERSATION_BILLING', conversation: null, estimatedCost: charged() });
       } else if (lookupError !== null) {
@@ -286,7 +290,7 @@ export class ConversationsService implements ConversationPricing {
       } else {
         const w = windows.get(n.digits);
         if (w) {
-          results.push({ phoneNumber: input, normalized: n.e164, free: true, chargeable: false, reason: 'ACTIVE_CONVERSATION', conversation: { id: w.id, sendernameId: w.sender_id, sessionExpires: toIso(w.expires_at)! }, estimatedCost: 0 });
+          results.push({ phoneNumber: input, normalized: n.e164, free: true, chargeable: false, reason: 'ACTIVE_CONVERSATION', conversation: { id: w.id, sendernameId: w.sender_id, sessionExpires: toIso(w.expires_at)! }, estimatedCost: milliToCredits(quote(true) ?? 0) });
         } else {
           results.push({ phoneNumber: input, normalized: n.e164, free: false, chargeable: true, reason: 'NO_ACTIVE_CONVERSATION', conversation: null, estimatedCost: charged() });
         }

@@ -12,7 +12,8 @@ import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
 import type { LinkTokens } from './link-tokens.js';
-import { smsPrice } from './pricing.js';
+import { Corrections } from '../billing/ledger.js';
+import { isTestTraffic, priceMessage } from '../billing/pricing.js';
 
 export interface DispatcherOptions {
   /** How long a claimed message belongs to this process; after a crash it is claimed again. */
@@ -69,7 +70,7 @@ export class Dispatcher {
   /** The last round left due messages behind because their sender's bucket was empty. */
   private throttled = false;
   private readonly buckets = new Map<string, Bucket>();
-  private readonly senderNames = new Map<string, { name: string; isTest: boolean }>();
+  private readonly senderNames = new Map<string, { name: string; isTest: boolean; testPhones: ReadonlySet<string> }>();
   /** Messages a send leased to this process when it committed them (see leaseForNewMessages). */
   private adopted: MessagesTable[] = [];
   /**
@@ -419,10 +420,11 @@ export class Dispatcher {
         // messages that were free in an open conversation window: windows cover RCS only. A test
         // sender's test phones stay free.
         let cost = row.credits_cost_milli ?? 0;
-        if (row.fallback_used !== 1 && !(await this.sender(row.sendername_id)).isTest) {
-          let list = priceLists.get(row.account_id);
-          if (!list) priceLists.set(row.account_id, (list = await this.accounts.priceList(row.account_id)));
-          cost = smsPrice(list, row.country ?? '', facts.segments) ?? cost;
+        if (row.fallback_used !== 1) {
+          const list = priceLists.get(row.account_id) ?? (await this.accounts.priceList(row.account_id));
+          priceLists.set(row.account_id, list);
+          const testTraffic = isTestTraffic(await this.sender(row.sendername_id), row.phone);
+          cost = priceMessage(list, { channel: 'SMS', country: row.country ?? '', segments: facts.segments, testTraffic, inOpenWindow: false, outcome: 'sent' }).milli ?? cost;
         }
         updates.push({ ...this.sent(row, outcome.carrierMessageId, 'SMS'), ...base, id: row.id, credits_cost_milli: cost });
       }
@@ -506,20 +508,28 @@ export class Dispatcher {
       const patchOf = new Map<string, Update>();
       for (const u of updates) {
         const before = byId.get(u.id)!;
-        // A message that never left is not charged.
+        // A message that never left is not charged (priceMessage: outcome 'failed').
         patchOf.set(u.id, u.status === 'FAILED' && (before.credits_cost_milli ?? 0) !== 0 ? { ...u, credits_cost_milli: 0 } : u);
       }
       const updated = await updateRowsById(tx, 'messages', [...patchOf.values()] as RowPatch[], sql`pending = 1`);
-      const credit = new Map<string, number>();
+      // Only rows this round recorded (still pending) move money: one ledger entry per account, kind and job.
+      const corrections = new Corrections();
       for (const id of updated) {
         const before = byId.get(id)!;
         const patch = patchOf.get(id)!;
         const giveBack = patch.credits_cost_milli === undefined ? 0 : (before.credits_cost_milli ?? 0) - (patch.credits_cost_milli ?? 0);
-        if (giveBack !== 0) credit.set(before.account_id, (credit.get(before.account_id) ?? 0) + giveBack);
+        if (giveBack === 0) continue;
+        const failed = patch.status === 'FAILED';
+        corrections.add({
+          accountId: before.account_id,
+          kind: failed ? 'refund' : 'reprice',
+          amountMilli: giveBack,
+          reason: failed ? 'Refund: message failed' : 'Re-priced: sent by SMS fallback, billed by segments',
+          messageId: id,
+          jobId: before.job_id,
+        });
       }
-      for (const [accountId, milli] of credit) {
-        await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
-      }
+      await corrections.write(tx, this.clock.now());
       const listens = statusListenerCheck(this.events, tx);
       for (const id of updated) {
         const before = byId.get(id)!;
@@ -537,11 +547,11 @@ export class Dispatcher {
     return names;
   }
 
-  private async sender(id: string): Promise<{ name: string; isTest: boolean }> {
+  private async sender(id: string): Promise<{ name: string; isTest: boolean; testPhones: ReadonlySet<string> }> {
     let info = this.senderNames.get(id);
     if (info === undefined) {
-      const row = await this.db.selectFrom('senders').select(['name', 'is_test']).where('id', '=', id).executeTakeFirst();
-      info = { name: row?.name ?? id, isTest: row?.is_test === 1 };
+      const row = await this.db.selectFrom('senders').select(['name', 'is_test', 'test_phones']).where('id', '=', id).executeTakeFirst();
+      info = { name: row?.name ?? id, isTest: row?.is_test === 1, testPhones: new Set(row?.is_test === 1 ? parseJson<string[]>(row.test_phones, []) : []) };
       this.senderNames.set(id, info);
     }
     return info;

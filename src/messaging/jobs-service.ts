@@ -9,7 +9,7 @@ import { assertId } from '../platform/ids.js';
 import { pagePagination, type PagedList } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { cancelScheduledMessages } from './log-service.js';
-import { milliToCredits } from './pricing.js';
+import { milliToCredits } from '../billing/pricing.js';
 import { JobStatusSchema, type Job, type JobStatus, type RejectedRecipient } from './schemas.js';
 
 const DateParam = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 date-time' });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MESSAGE_LOG_LIMIT_MAX, MESSAGE_LOG_MAX_RANGE_DAYS } from '../content/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { Corrections } from '../billing/ledger.js';
 import { AppError } from '../platform/errors.js';
 import { assertId, isId } from '../platform/ids.js';
 import { keysetPage, type CursorPagination } from '../platform/pagination.js';
@@ -146,8 +147,10 @@ export async function cancelScheduledMessages(tx: DbOrTx, accountId: string, sel
     await tx.deleteFrom('unsubscribe_tokens').where('message_id', 'in', part).execute();
     await tx.deleteFrom('messages').where('id', 'in', part).where('pending', '=', 1).execute();
   }
-  const credits = rows.reduce((s, r) => s + (r.credits_cost_milli ?? 0), 0);
-  if (credits > 0) await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', credits) })).where('id', '=', accountId).execute();
+  const refunds = new Corrections();
+  for (const r of rows) refunds.add({ accountId, kind: 'refund', amountMilli: r.credits_cost_milli ?? 0, reason: 'Refund: scheduled message cancelled', messageId: r.id, jobId: r.job_id });
+  await refunds.write(tx, now);
+  const credits = refunds.total();
   const perJob = new Map<string, number>();
   for (const r of rows) if (r.job_id) perJob.set(r.job_id, (perJob.get(r.job_id) ?? 0) + 1);
   for (const [jobId, n] of perJob) {

@@ -1,4 +1,8 @@
-import type { PriceList } from '../accounts/service.js';
+/**
+ * Messaging's port to conversation billing. What a message costs is decided in
+ * src/billing/pricing.ts (priceMessage); this file only says how a send asks which of its RCS
+ * messages fall in an open conversation window.
+ */
 import type { DbOrTx } from '../platform/db/database.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 
@@ -24,16 +28,3 @@ export interface ConversationPricing {
 }
 
 export const noConversationPricing: ConversationPricing = { freeMessages: async () => new Set() };
-
-/** Price of one RCS message to a country, 1/1000 credit; null when the country has no RCS price. */
-export function rcsPrice(priceList: PriceList, country: string): number | null {
-  return priceList.get(country)?.rcs ?? null;
-}
-
-/** Price of an SMS of `segments` segments, 1/1000 credit; null when the country has no SMS price. */
-export function smsPrice(priceList: PriceList, country: string, segments: number): number | null {
-  const p = priceList.get(country)?.sms;
-  return p === undefined ? null : p * segments;
-}
-
-export const milliToCredits = (m: number): number => Math.round(m) / 1000;

@@ -1,4 +1,5 @@
 import type { PriceList } from '../accounts/service.js';
+import { isTestTraffic } from '../billing/pricing.js';
 import type { ContactDirectory, RecipientContact } from '../contacts/directory.js';
 import type { DbOrTx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
@@ -54,6 +55,7 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
   const seen = new Set<string>();
   let duplicates = 0;
   const testPhones = opts.sender.is_test === 1 ? new Set(parseJson<string[]>(opts.sender.test_phones, [])) : null;
+  const testSender = { isTest: testPhones !== null, testPhones: testPhones ?? new Set<string>() };
   const candidates: Omit<Recipient, 'contact'>[] = [];
 
   // Numbers written exactly as a saved contact's phone were validated when that contact was saved:
@@ -107,7 +109,7 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
       rejected.push({ phoneNumber: n.e164, code: 'NOT_A_TEST_PHONE', reason: `Test sender "${opts.sender.name}" may only send to its test phones` });
       continue;
     }
-    candidates.push({ phone: n.digits, e164: n.e164, country: n.country, testPhone: testPhones !== null, smsOnly });
+    candidates.push({ phone: n.digits, e164: n.e164, country: n.country, testPhone: isTestTraffic(testSender, n.digits), smsOnly });
   }
 
   // Opted-out numbers (STOP, the sender's keyword, the unsubscribe link) are refused always —

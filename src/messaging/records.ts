@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { toIso } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
-import { milliToCredits } from './pricing.js';
+import { milliToCredits } from '../billing/pricing.js';
 
 export const MESSAGE_STATUSES = ['SCHEDULED', 'SENDING', 'SENT', 'DELIVERED', 'READ', 'RECEIVED', 'FAILED', 'BLOCKED', 'REJECTED'] as const;
 export const MessageStatusSchema = z.enum(MESSAGE_STATUSES);

@@ -17,7 +17,9 @@ import { analyzeSms, SMS_MAX_LENGTH } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
 import { parseSendBody, scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
-import { milliToCredits, rcsPrice, smsPrice, type ConversationPricing } from './pricing.js';
+import { debitSend } from '../billing/ledger.js';
+import { milliToCredits, priceMessage } from '../billing/pricing.js';
+import type { ConversationPricing } from './pricing.js';
 import { resolveRecipients, type Recipient, type RecipientThrottle } from './recipients.js';
 import {
   SendBatchRequestSchema,
@@ -464,10 +466,16 @@ export class SendService {
     for (let i = 0; i < merged.length; i++) {
       const { r, id, link, content, fallbackText } = merged[i]!;
       const fallbackSms = fallbackText !== null ? analyzeSms(fallbackText) : null;
-      let cost: number;
-      if (r.testPhone) cost = 0;
-      else if (r.smsOnly) cost = smsPrice(c.priceList, r.country, fallbackSms!.segments) ?? 0;
-      else cost = free.has(id) ? 0 : (rcsPrice(c.priceList, r.country) ?? 0);
+      // An SMS-only recipient (no RCS price for its country) is quoted as its fallback's segments.
+      const cost =
+        priceMessage(c.priceList, {
+          channel: r.smsOnly ? 'SMS' : 'RCS',
+          country: r.country,
+          segments: fallbackSms?.segments ?? 1,
+          testTraffic: r.testPhone,
+          inOpenWindow: free.has(id),
+          outcome: 'quoted',
+        }).milli ?? 0;
       rows.push({
         token: link?.row ?? null,
         message: newMessageRow(c, r, sender, o, {
@@ -509,7 +517,7 @@ export class SendService {
     if (problems.length > 0) return { row: null, rejected: mergeRejection(r.e164, problems), audit };
     audit?.add(r.phone, identityOf(r), ctx);
     const sms = analyzeSms(merged);
-    const cost = r.testPhone ? 0 : (smsPrice(c.priceList, r.country, sms.segments) ?? 0);
+    const cost = priceMessage(c.priceList, { channel: 'SMS', country: r.country, segments: sms.segments, testTraffic: r.testPhone, inOpenWindow: false, outcome: 'quoted' }).milli ?? 0;
     return {
       rejected: null,
       audit,
@@ -553,18 +561,21 @@ export class SendService {
     return out;
   }
 
-  /** Checks and debits credits, then writes job, messages and tokens — all in the caller's transaction. */
+  /** Checks and debits credits (one ledger entry for the send or job), then writes job, messages and tokens — all in the caller's transaction. */
   private async persist(tx: Tx, c: Common, rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[], job: ReturnType<SendService['jobRow']> | null): Promise<number> {
     const total = rows.reduce((s, r) => s + (r.message.credits_cost_milli ?? 0), 0);
-    const debit = await tx
-      .updateTable('accounts')
-      .set((eb) => ({ credits_milli: eb('credits_milli', '-', total) }))
-      .where('id', '=', c.account.id)
-      .where('credits_milli', '>=', total)
-      .executeTakeFirst();
-    if (Number(debit.numUpdatedRows) === 0) {
-      throw new AppError('INSUFFICIENT_CREDITS', `This send costs ${milliToCredits(total)} credits but the account has ${c.account.credits}`, { extra: { creditsRequired: milliToCredits(total), creditsAvailable: c.account.credits } });
-    }
+    const single = rows.length === 1 ? rows[0]!.message : null;
+    await debitSend(
+      tx,
+      {
+        accountId: c.account.id,
+        amountMilli: total,
+        reason: job ? `${job.kind === 'batch' ? 'Batch' : 'Scheduled'} ${job.type} send to ${rows.length} recipient${rows.length === 1 ? '' : 's'}` : `${single?.type ?? 'RCS'} message to +${single?.phone ?? ''}`,
+        messageId: single?.id ?? null,
+        jobId: job?.id ?? null,
+      },
+      c.now,
+    );
     if (job) await tx.insertInto('jobs').values({ ...job, credits_milli: total }).execute();
     // 10,000 messages in 10 statements, each reading its rows from one JSON parameter (bulk.ts).
     await insertRowsAsJson(tx, 'messages', rows.map((r) => r.message));

@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/errors.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { milliToCredits } from './pricing.js';
+import { milliToCredits } from '../billing/pricing.js';
 import { MESSAGE_STATUSES } from './records.js';
 
 const DAY = 86_400_000;

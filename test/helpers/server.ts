@@ -8,6 +8,7 @@ import { startWorkers, stopWorkers } from '../../src/workers.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { expectLedgerBalanced } from '../billing/invariant.js';
 
 export interface TestAccount {
   accountId: string;
@@ -93,6 +94,8 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
     async close() {
       await server.close();
       await stopWorkers(ctx);
+      // Every test that ran against this server left balances equal to their credit ledgers.
+      await expectLedgerBalanced(ctx.db, dataDir);
       await ctx.database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

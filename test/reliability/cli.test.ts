@@ -4,9 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
+import { expectLedgerBalancedFile } from '../billing/invariant.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-cli-'));
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+afterAll(() => {
+  try {
+    expectLedgerBalancedFile(path.join(dataDir, 'rcs.sqlite'));
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
 
 function admin(...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli.ts'), ...args], {

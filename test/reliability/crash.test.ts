@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { childApi, poller, readOnlyDb, testNumber } from '../helpers/child-probes.js';
+import { expectLedgerBalancedFile } from '../billing/invariant.js';
 
 /**
  * DESIGN §5.5 / §8: kill -9 during a batch, restart, and every recipient has exactly one message
@@ -20,7 +21,11 @@ let rcsSender = '';
 
 afterAll(async () => {
   if (server) await server.stop('SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  try {
+    expectLedgerBalancedFile(dbFile);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 const num = testNumber;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { poller, readOnlyDb, testNumber } from '../helpers/child-probes.js';
+import { expectLedgerBalancedFile } from '../billing/invariant.js';
 
 /**
  * Issue #17: a batch committed, the client lost the socket before the 202 and sent the same body
@@ -21,7 +22,11 @@ let rcsSender = '';
 
 afterAll(async () => {
   if (server) await server.stop('SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  try {
+    expectLedgerBalancedFile(dbFile);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 const num = (i: number) => testNumber(50_000_000, i);

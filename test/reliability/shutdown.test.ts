@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { childApi, poller, readOnlyDb, sleep, testNumber } from '../helpers/child-probes.js';
+import { expectLedgerBalancedFile } from '../billing/invariant.js';
 
 /**
  * Graceful shutdown of the real entry point (DESIGN §3 main.ts): SIGTERM while a client dribbles
@@ -37,7 +38,11 @@ afterAll(async () => {
   for (const r of hanging) r.destroy();
   receiver.closeAllConnections();
   await new Promise<void>((r) => receiver.close(() => r()));
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  try {
+    expectLedgerBalancedFile(dbFile);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 const num = testNumber;

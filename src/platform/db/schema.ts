@@ -3,6 +3,7 @@
  * is described in docs/storage.md; a new table is added to both.
  */
 import type { AddressBookTables } from './tables/address-book.js';
+import type { BillingTables } from './tables/billing.js';
 import type { EngagementTables } from './tables/engagement.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
@@ -13,4 +14,4 @@ import type { SandboxTables } from './tables/sandbox.js';
 import type { SmppTables } from './tables/smpp.js';
 import type { WebhooksFormsTables } from './tables/webhooks-forms.js';
 
-export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables;
+export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables & BillingTables;

@@ -15,10 +15,11 @@ import * as m013 from './013_preview_merge_fingerprint.js';
 import * as m015 from './015_idempotency_keys.js';
 import * as m016 from './016_webhook_fairness.js';
 import * as m017 from './017_smpp_unreported_partial.js';
+import * as m018 from './018_credit_ledger.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '015_idempotency_keys': m015,
   '016_webhook_fairness': m016,
   '017_smpp_unreported_partial': m017,
+  '018_credit_ledger': m018,
 };

@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 /**
  * Tables of accounts, people, keys, sessions and senders. Times are epoch milliseconds, money is
  * integer 1/1000 credits, booleans are 0/1, lists are JSON text. See docs/storage.md.
@@ -7,7 +9,8 @@ export interface AccountsTable {
   name: string;
   timezone: string;
   approval_required: number;
-  credits_milli: number;
+  /** The balance, cached: the sum of the account's credit_ledger rows, written by src/billing/ alone (inserted as 0 by default). */
+  credits_milli: ColumnType<number, number | undefined, number>;
   unsubscribe_url: string | null;
   /** JSON object of the company merge fields (company_name, company_email, …, gdpr_phone). */
   company_profile: string;

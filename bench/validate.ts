@@ -4,7 +4,7 @@
  * in the same run, is the baseline that makes figures comparable across machines.
  */
 import { pathToFileURL } from 'node:url';
-import { validateContent } from '../src/content/validate.js';
+import { validateContent } from '../src/content/index.js';
 import { analyzeSms } from '../src/sms/analyze.js';
 
 export const RICH_CARD_BAR_PER_SECOND = 20_000;

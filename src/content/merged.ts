@@ -1,0 +1,39 @@
+/**
+ * Merged values are validated per recipient (DESIGN §6): the literal field's schema, applied
+ * again to one recipient's merged string. Called only for strings whose literal held a
+ * placeholder, so a 10,000-recipient batch costs one length comparison per such string in the
+ * common case.
+ */
+import type { z } from 'zod';
+import type { ContentErrorCode, Issue } from './issues.js';
+import { MergedButtonUrlSchema, MergedTextSchemas } from './schemas.js';
+import { contentIssues } from './zod-issues.js';
+
+/** What a merged string is: the field it fills decides the rules. */
+export type MergedSlot = keyof typeof MergedTextSchemas | 'buttonUrl';
+
+const NO_ISSUES: readonly Issue<ContentErrorCode>[] = Object.freeze([]);
+
+function maxOf(schema: z.ZodString): number {
+  return schema.maxLength ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The rules of the literal field applied to a merged value. `required`: the field must not end
+ * up blank (a text message's text, an SMS).
+ */
+export function checkMergedValue(slot: MergedSlot, value: string, path: string, required = false): readonly Issue<ContentErrorCode>[] {
+  if (slot === 'buttonUrl') {
+    const r = MergedButtonUrlSchema.safeParse(value, { reportInput: true });
+    return r.success ? NO_ISSUES : contentIssues(r.error, undefined, path);
+  }
+  const schema = MergedTextSchemas[slot];
+  const blank = required && value.trim() === '';
+  if (value.length <= maxOf(schema) && !blank) return NO_ISSUES;
+  const issues: Issue<ContentErrorCode>[] = blank ? [{ path, code: 'empty', message: `${path.replace(/^.*\./, '')} must not be empty` }] : [];
+  const r = schema.safeParse(value, { reportInput: true });
+  if (!r.success) issues.push(...contentIssues(r.error, undefined, path));
+  const last = issues[issues.length - 1];
+  if (last) last.message = `${last.message.replace(/\.$/, '')} after merge fields are filled in.`;
+  return issues;
+}

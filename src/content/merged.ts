@@ -4,8 +4,8 @@
  * placeholder, so a 10,000-recipient batch costs one length comparison per such string in the
  * common case.
  */
-import type { z } from 'zod';
 import type { ContentErrorCode, Issue } from './issues.js';
+import { CAPTION_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, SMS_MAX_LENGTH, TEXT_BASIC_MAX_LENGTH, TEXT_MAX_LENGTH, TITLE_MAX_LENGTH } from './limits.js';
 import { MergedButtonUrlSchema, MergedTextSchemas } from './schemas.js';
 import { contentIssues } from './zod-issues.js';
 
@@ -14,9 +14,14 @@ export type MergedSlot = keyof typeof MergedTextSchemas | 'buttonUrl';
 
 const NO_ISSUES: readonly Issue<ContentErrorCode>[] = Object.freeze([]);
 
-function maxOf(schema: z.ZodString): number {
-  return schema.maxLength ?? Number.POSITIVE_INFINITY;
-}
+const MAX: Readonly<Record<keyof typeof MergedTextSchemas, number>> = {
+  text: TEXT_MAX_LENGTH,
+  textBasic: TEXT_BASIC_MAX_LENGTH,
+  title: TITLE_MAX_LENGTH,
+  description: DESCRIPTION_MAX_LENGTH,
+  caption: CAPTION_MAX_LENGTH,
+  sms: SMS_MAX_LENGTH,
+};
 
 /**
  * The rules of the literal field applied to a merged value. `required`: the field must not end
@@ -29,7 +34,7 @@ export function checkMergedValue(slot: MergedSlot, value: string, path: string, 
   }
   const schema = MergedTextSchemas[slot];
   const blank = required && value.trim() === '';
-  if (value.length <= maxOf(schema) && !blank) return NO_ISSUES;
+  if (value.length <= MAX[slot] && !blank) return NO_ISSUES;
   const issues: Issue<ContentErrorCode>[] = blank ? [{ path, code: 'empty', message: `${path.replace(/^.*\./, '')} must not be empty` }] : [];
   const r = schema.safeParse(value, { reportInput: true });
   if (!r.success) issues.push(...contentIssues(r.error, undefined, path));

@@ -4,10 +4,12 @@
  * enums, unknown keys) are plain zod; rules across fields (a chip has exactly one of reply or
  * action, the payload matches the action type, placement, what each messageType needs) are
  * refinements beside the shape they constrain, so JSON Schema stays a plain object tree while
- * every door reports the same issues. Refinements run even when the shape already failed
- * (`when: always`), so a caller gets every problem at once; they therefore read their value
- * defensively. Reusable parts carry stable ids (`.meta({ id })`) so a JSON Schema built from
- * several of them holds each once under `$defs`.
+ * every door reports the same issues. Broken strings (too long, blank, bad URL) do not stop the
+ * rules around them, so a caller gets those problems together; a wrong type or an unknown key
+ * does (zod's default), since a rule across fields means little until the fields have their
+ * types. Refinements still read their value defensively. The schemas are compiled (`z.compile`)
+ * where they are parsed in bulk; reusable parts carry stable ids (`.meta({ id })`) so a JSON
+ * Schema built from several of them holds each once under `$defs`.
  *
  * Issues are turned into `{path, code, message}` by ./zod-issues.ts; a custom issue names its
  * stable code in `params.code` and may write `$field` for the field's name. Warnings (legal but
@@ -16,7 +18,7 @@
 import { z } from 'zod';
 import { containsUnsubscribePlaceholder, isUnsubscribePlaceholder, placeholderPattern, startsWithPlaceholder } from '../merge/placeholders.js';
 import { isRecord } from '../platform/guards.js';
-import { printable } from './characters.js';
+import { findForbiddenCharacter, forbiddenCharacterMessage } from './characters.js';
 import type { ContentErrorCode } from './issues.js';
 import {
   ACTION_TEXT_MAX_LENGTH,
@@ -51,9 +53,6 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Refinement helpers
 
-/** Cross-field rules report on whatever arrived, not only on values whose shape passed. */
-const ALWAYS = { when: () => true } as const;
-
 type Ctx = z.core.$RefinementCtx<unknown>;
 
 function fail(ctx: Ctx, code: ContentErrorCode, message: string, path: PropertyKey[] = []): void {
@@ -73,24 +72,6 @@ function tryUrl(s: string): URL | null {
 // ---------------------------------------------------------------------------------------------
 // Strings
 
-/** A label or text that must say something: `''` and whitespace-only are `empty`. */
-function nonBlank(schema: z.ZodString): z.ZodString {
-  return schema.min(1).superRefine((s, ctx) => {
-    if (s !== '' && s.trim() === '') fail(ctx, 'empty', '$field must not be blank.');
-  });
-}
-
-/**
- * At most `max` UTF-16 code units (§8 counts JavaScript string length; an emoji is 2). zod's own
- * `.max()` counts code points, so it stays for JSON Schema's maxLength and this check adds the
- * units rule; the two report the same (path, code) and are merged.
- */
-function maxUnits(schema: z.ZodString, max: number): z.ZodString {
-  return schema.max(max).superRefine((s, ctx) => {
-    if (s.length > max) fail(ctx, 'too_long', `$field must be at most ${max} characters (got ${s.length}).`);
-  });
-}
-
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/;
 const LOOSE_PHONE = /^\+?\d{3,20}$/;
 const PHONE_PUNCTUATION = /[\s\-().]/g;
@@ -106,67 +87,119 @@ export function loosePhone(s: string): string | null {
   return LOOSE_PHONE.test(compact) ? compact : null;
 }
 
+type Payload = z.core.ParsePayload<string>;
+
+/** A module-level function, not a closure per call: content holds many strings. */
+function report(payload: Payload, code: ContentErrorCode, message: string): void {
+  payload.issues.push({ code: 'custom', message, input: payload.value, path: [], params: { code }, continue: true });
+}
+
+interface TextRule {
+  /** At most this many UTF-16 code units (§8 counts JavaScript string length; an emoji is 2). */
+  max?: number;
+  /** `''` and whitespace-only are `empty` (labels and texts, not payload data). */
+  nonBlank?: boolean;
+  /** The rule of this kind of string, for a value that is not blank and not too long. */
+  kind?: (s: string, payload: Payload) => void;
+  format?: 'uri' | 'date-time';
+}
+
+/**
+ * A content string: one zod check per string holds all its rules, because content carries many
+ * strings and validation has a throughput bar (DESIGN §8). JSON Schema gets minLength/maxLength
+ * and format as metadata (zod's own `.max()` counts code points, not the units §8 counts).
+ * Every string ends up at the carrier, so the forbidden characters are checked on all of them.
+ */
+function text(rule: TextRule): z.ZodString {
+  const { max, nonBlank, kind } = rule;
+  const schema = z.string().check((payload) => {
+    const s = payload.value;
+    if (nonBlank && s.trim() === '') {
+      report(payload, 'empty', s === '' ? '$field must not be empty.' : '$field must not be blank.');
+      return;
+    }
+    const tooLong = max !== undefined && s.length > max;
+    if (tooLong) report(payload, 'too_long', `$field must be at most ${max} characters (got ${s.length}).`);
+    const bad = findForbiddenCharacter(s);
+    if (bad) report(payload, 'invalid_character', forbiddenCharacterMessage('$field', bad));
+    if (kind && !tooLong && s.trim() !== '') kind(s, payload);
+  });
+  const meta: Record<string, unknown> = {};
+  if (nonBlank) meta.minLength = 1;
+  if (max !== undefined) meta.maxLength = max;
+  if (rule.format) meta.format = rule.format;
+  return Object.keys(meta).length > 0 ? schema.meta(meta) : schema;
+}
+
+function httpOrHttps(s: string): URL | null {
+  const url = tryUrl(s);
+  return url && url.hostname !== '' && (url.protocol === 'https:' || url.protocol === 'http:') ? url : null;
+}
+
 /** Media URLs go to the carrier as written: absolute HTTPS, no placeholders (nothing merges them). */
+const MEDIA_URL: TextRule = {
+  max: URL_MAX_LENGTH,
+  nonBlank: true,
+  format: 'uri',
+  kind: (s, payload) => {
+    if (s.includes('{{')) {
+      report(payload, 'placeholder_not_allowed', 'Merge placeholders are not replaced in media URLs; give the direct URL of the file.');
+      return;
+    }
+    const url = tryUrl(s);
+    if (!url || url.hostname === '') report(payload, 'invalid_url', '$field must be an absolute HTTPS URL.');
+    else if (url.protocol !== 'https:') report(payload, 'https_required', `$field must use HTTPS (got ${url.protocol.slice(0, -1)}).`);
+  },
+};
 const mediaUrl = (what: string) =>
-  maxUnits(nonBlank(printable(z.string())), URL_MAX_LENGTH)
-    .superRefine((s, ctx) => {
-      if (s.trim() === '' || s.length > URL_MAX_LENGTH) return;
-      if (s.includes('{{')) {
-        fail(ctx, 'placeholder_not_allowed', 'Merge placeholders are not replaced in media URLs; give the direct URL of the file.');
-        return;
-      }
-      const url = tryUrl(s);
-      if (!url || url.hostname === '') fail(ctx, 'invalid_url', '$field must be an absolute HTTPS URL.');
-      else if (url.protocol !== 'https:') fail(ctx, 'https_required', `$field must use HTTPS (got ${url.protocol.slice(0, -1)}).`);
-    })
-    .meta({ format: 'uri' })
-    .describe(`${what}. HTTPS, at most ${URL_MAX_LENGTH} characters; merge placeholders are not replaced here.`);
+  text(MEDIA_URL).describe(`${what}. HTTPS, at most ${URL_MAX_LENGTH} characters; merge placeholders are not replaced here.`);
 
 /**
  * Button and chip URLs: merge placeholders allowed (a leading one supplies scheme and host, so
  * only the merged result can be checked, per recipient); http is accepted with a warning.
  */
 const buttonUrl = (what: string) =>
-  maxUnits(nonBlank(printable(z.string())), URL_MAX_LENGTH)
-    .superRefine((s, ctx) => {
-      if (s.trim() === '' || s.length > URL_MAX_LENGTH || startsWithPlaceholder(s)) return;
-      const url = tryUrl(s.includes('{{') ? s.replace(placeholderPattern(), 'x') : s);
-      if (!url || url.hostname === '' || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-        fail(ctx, 'invalid_url', '$field must be an absolute http(s) URL or start with a merge placeholder.');
+  text({
+    max: URL_MAX_LENGTH,
+    nonBlank: true,
+    kind: (s, payload) => {
+      if (startsWithPlaceholder(s)) return;
+      if (!httpOrHttps(s.includes('{{') ? s.replace(placeholderPattern(), 'x') : s)) {
+        report(payload, 'invalid_url', '$field must be an absolute http(s) URL or start with a merge placeholder.');
       }
-    })
-    .describe(`${what}. http(s) URL, at most ${URL_MAX_LENGTH} characters; may contain merge placeholders such as {{contact_first_name}}.`);
+    },
+  }).describe(`${what}. http(s) URL, at most ${URL_MAX_LENGTH} characters; may contain merge placeholders such as {{contact_first_name}}.`);
 
 /**
  * A button or chip URL after merging, for one recipient: the placeholders are gone, so the whole
  * URL is checked — a leading placeholder may not smuggle in another scheme or an empty host.
  */
-export const MergedButtonUrlSchema = maxUnits(nonBlank(printable(z.string())), URL_MAX_LENGTH)
-  .superRefine((s, ctx) => {
-    if (s.trim() === '' || s.length > URL_MAX_LENGTH) return;
+export const MergedButtonUrlSchema = text({
+  max: URL_MAX_LENGTH,
+  nonBlank: true,
+  kind: (s, payload) => {
+    if (httpOrHttps(s)) return;
     const url = tryUrl(s);
-    if (!url || url.hostname === '' || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-      fail(ctx, 'invalid_url', `$field must be an absolute http(s) URL after merge fields are filled in (got ${url ? `a ${url.protocol.slice(0, -1)} URL` : 'no URL'}).`);
-    }
-  });
+    report(payload, 'invalid_url', `$field must be an absolute http(s) URL after merge fields are filled in (got ${url ? `a ${url.protocol.slice(0, -1)} URL` : 'no URL'}).`);
+  },
+});
 
-const webhookUrl = maxUnits(nonBlank(printable(z.string())), URL_MAX_LENGTH)
-  .superRefine((s, ctx) => {
-    if (s.trim() === '' || s.length > URL_MAX_LENGTH) return;
-    const url = tryUrl(s);
-    if (!url || url.hostname === '' || (url.protocol !== 'https:' && url.protocol !== 'http:')) fail(ctx, 'invalid_url', 'webhookUrl must be an absolute http(s) URL.');
-  })
-  .meta({ format: 'uri' });
+const webhookUrl = text({
+  max: URL_MAX_LENGTH,
+  nonBlank: true,
+  format: 'uri',
+  kind: (s, payload) => {
+    if (!httpOrHttps(s)) report(payload, 'invalid_url', 'webhookUrl must be an absolute http(s) URL.');
+  },
+});
 
 const dateTime = (what: string) =>
-  printable(z.string())
-    .superRefine((s, ctx) => {
-      if (Number.isNaN(rfc3339Millis(s))) {
-        fail(ctx, 'invalid_datetime', '$field must be an RFC 3339 date-time with Z or an offset, e.g. 2026-05-01T18:00:00+02:00.');
-      }
-    })
-    .meta({ format: 'date-time' })
-    .describe(`${what} (RFC 3339 date-time with Z or offset).`);
+  text({
+    format: 'date-time',
+    kind: (s, payload) => {
+      if (Number.isNaN(rfc3339Millis(s))) report(payload, 'invalid_datetime', '$field must be an RFC 3339 date-time with Z or an offset, e.g. 2026-05-01T18:00:00+02:00.');
+    },
+  }).describe(`${what} (RFC 3339 date-time with Z or offset).`);
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
@@ -209,8 +242,8 @@ export const MediaSchema = z
 const calendarShape = {
   startTime: dateTime('Start of the event'),
   endTime: dateTime('End of the event; after startTime'),
-  title: nonBlank(printable(z.string())).describe('Title of the event.'),
-  description: printable(z.string()).optional().describe('Description of the event.'),
+  title: text({ nonBlank: true }).describe('Title of the event.'),
+  description: text({}).optional().describe('Description of the event.'),
 };
 
 function endAfterStart(v: unknown, ctx: Ctx): void {
@@ -227,31 +260,30 @@ export const OpenUrlActionSchema = z
 export const OpenUrlInWebviewActionSchema = z
   .strictObject({
     url: buttonUrl('URL to open in the webview (HTTPS recommended)'),
-    description: printable(z.string()).optional().describe('Accessibility description of the webview.'),
+    description: text({}).optional().describe('Accessibility description of the webview.'),
     viewMode: WebviewViewModeSchema.optional(),
   })
   .meta({ id: 'OpenUrlInWebviewAction' })
   .describe('Payload of openUrlInWebview.');
 export const DialActionSchema = z
   .strictObject({
-    phoneNumber: nonBlank(printable(z.string()))
-      .superRefine((s, ctx) => {
-        if (s.trim() !== '' && loosePhone(s) === null) {
-          fail(ctx, 'invalid_phone', 'phoneNumber must be a phone number (digits, optional leading +), e.g. +4915112345678.');
-        }
-      })
-      .describe('Number to call, E.164 recommended (+4915112345678).'),
+    phoneNumber: text({
+      nonBlank: true,
+      kind: (s, payload) => {
+        if (loosePhone(s) === null) report(payload, 'invalid_phone', 'phoneNumber must be a phone number (digits, optional leading +), e.g. +4915112345678.');
+      },
+    }).describe('Number to call, E.164 recommended (+4915112345678).'),
   })
   .meta({ id: 'DialAction' })
   .describe('Payload of dial.');
 export const CalendarActionSchema = z
   .strictObject(calendarShape)
-  .superRefine(endAfterStart, ALWAYS)
+  .superRefine(endAfterStart)
   .meta({ id: 'CalendarAction' })
   .describe('Payload of addToCalendar (card buttons only).');
 export const CreateCalendarEventActionSchema = z
   .strictObject(calendarShape)
-  .superRefine(endAfterStart, ALWAYS)
+  .superRefine(endAfterStart)
   .meta({ id: 'CreateCalendarEventAction' })
   .describe('Payload of createCalendarEvent (chips only).');
 export const LatLongSchema = z
@@ -261,13 +293,13 @@ export const LatLongSchema = z
   })
   .describe('A point on the map.');
 export const ViewLocationActionSchema = z
-  .strictObject({ latLong: LatLongSchema, label: printable(z.string()).optional().describe('Label of the pin.') })
+  .strictObject({ latLong: LatLongSchema, label: text({}).optional().describe('Label of the pin.') })
   .meta({ id: 'ViewLocationAction' })
   .describe('Payload of viewLocation.');
 export const ShareLocationActionSchema = z.strictObject({}).describe('Payload of shareLocation: an empty object.');
 export const UnsubscribeActionSchema = z
   .strictObject({
-    stopKeyword: nonBlank(printable(z.string()))
+    stopKeyword: text({ nonBlank: true })
       .optional()
       .describe("Keyword sent when tapped; default STOP; corrected at preview time to the sender's active trigger."),
   })
@@ -309,8 +341,8 @@ function actionRules(v: unknown, ctx: Ctx): void {
   }
 }
 
-const actionText = (what: string) => maxUnits(nonBlank(printable(z.string())), ACTION_TEXT_MAX_LENGTH).describe(what);
-const postbackData = (what: string) => maxUnits(printable(z.string()), POSTBACK_DATA_MAX_LENGTH).optional().describe(what);
+const actionText = (what: string) => text({ max: ACTION_TEXT_MAX_LENGTH, nonBlank: true }).describe(what);
+const postbackData = (what: string) => text({ max: POSTBACK_DATA_MAX_LENGTH }).optional().describe(what);
 
 export const ActionSchema = z
   .strictObject({
@@ -327,7 +359,7 @@ export const ActionSchema = z
     shareLocationAction: ShareLocationActionSchema.optional(),
     unsubscribeAction: UnsubscribeActionSchema.optional(),
   })
-  .superRefine(actionRules, ALWAYS)
+  .superRefine(actionRules)
   .describe(
     'A card button or action chip (§2.3). Carry the payload object matching type. postback and addToCalendar: card buttons only; createCalendarEvent and unsubscribe: chips only.',
   );
@@ -366,36 +398,36 @@ export const SuggestionSchema = z
     reply: SuggestedReplySchema.optional(),
     action: ActionDef.optional(),
   })
-  .superRefine(chipRules, ALWAYS)
+  .superRefine(chipRules)
   .meta({ id: 'Suggestion' })
   .describe('A chip (§2.4): exactly one of reply or action.');
 
 function cardButtonRules(v: unknown, ctx: Ctx): void {
   if (!Array.isArray(v) || v.length > CARD_ACTIONS_MAX) return;
-  v.forEach((action, i) => {
-    const type = placementOf(action);
+  for (let i = 0; i < v.length; i++) {
+    const type = placementOf(v[i]);
     if (type !== null && !actionAllowedOn(type, 'cardButton')) {
       const instead = type === 'unsubscribe' ? 'use an unsubscribeLink button' : 'use addToCalendar';
       fail(ctx, 'not_allowed_on_card_button', `${type} is valid on chips only; on card buttons ${instead}.`, [i, 'type']);
     }
-  });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Content
 
-const Title = maxUnits(printable(z.string()), TITLE_MAX_LENGTH).describe(`Card title, at most ${TITLE_MAX_LENGTH} characters; merge placeholders allowed.`);
-const Description = maxUnits(printable(z.string()), DESCRIPTION_MAX_LENGTH)
+const Title = text({ max: TITLE_MAX_LENGTH }).describe(`Card title, at most ${TITLE_MAX_LENGTH} characters; merge placeholders allowed.`);
+const Description = text({ max: DESCRIPTION_MAX_LENGTH })
   .describe(`Card description, at most ${DESCRIPTION_MAX_LENGTH} characters; merge placeholders allowed.`);
 const CardActions = z
   .array(ActionDef)
   .max(CARD_ACTIONS_MAX)
-  .superRefine(cardButtonRules, ALWAYS)
+  .superRefine(cardButtonRules)
   .describe(`Card buttons, at most ${CARD_ACTIONS_MAX}.`);
 const Suggestions = z.array(SuggestionSchema).max(SUGGESTIONS_MAX).describe(`Chips, at most ${SUGGESTIONS_MAX} in total; not on textBasic.`);
-const Text = maxUnits(printable(z.string()), TEXT_MAX_LENGTH).describe(`Message text, at most ${TEXT_MAX_LENGTH} characters (${TEXT_BASIC_MAX_LENGTH} for textBasic); merge placeholders allowed.`);
+const Text = text({ max: TEXT_MAX_LENGTH }).describe(`Message text, at most ${TEXT_MAX_LENGTH} characters (${TEXT_BASIC_MAX_LENGTH} for textBasic); merge placeholders allowed.`);
 const Url = mediaUrl('Direct media URL (media, file, image, video, audio; instead of media)');
-const Caption = maxUnits(printable(z.string()), CAPTION_MAX_LENGTH).describe(`Caption, at most ${CAPTION_MAX_LENGTH} characters; with a caption media is sent as a rich card.`);
+const Caption = text({ max: CAPTION_MAX_LENGTH }).describe(`Caption, at most ${CAPTION_MAX_LENGTH} characters; with a caption media is sent as a rich card.`);
 
 function titleOrDescription(message: string) {
   return (v: unknown, ctx: Ctx): void => {
@@ -410,7 +442,7 @@ export const CardContentSchema = z
     media: MediaSchema.optional(),
     cardActions: CardActions.optional(),
   })
-  .superRefine(titleOrDescription('Each carousel card needs a title or a description.'), ALWAYS)
+  .superRefine(titleOrDescription('Each carousel card needs a title or a description.'))
   .meta({ id: 'CarouselCard' })
   .describe('One carousel card: title or description required.');
 
@@ -446,9 +478,9 @@ export const ContentSchema = z
 // ---------------------------------------------------------------------------------------------
 // SMS fallback
 
-const smsFallbackMessage = maxUnits(nonBlank(printable(z.string())), SMS_MAX_LENGTH)
+const smsFallbackMessage = text({ max: SMS_MAX_LENGTH, nonBlank: true })
   .describe(`SMS text for devices without RCS, at most ${SMS_MAX_LENGTH} characters; same merge fields as the RCS body.`);
-const smsSenderId = nonBlank(printable(z.string())).describe('ID of an approved SMS sender.');
+const smsSenderId = text({ nonBlank: true }).describe('ID of an approved SMS sender.');
 
 export const SmsFallbackSchema = z
   .strictObject({ message: smsFallbackMessage, sendernameId: smsSenderId })
@@ -518,23 +550,23 @@ export const rcsMessageShape = {
 /** messageType + content (+ a draft fallback): the message every door checks, with every rule. */
 export const RcsMessageSchema = z
   .strictObject(rcsMessageShape)
-  .superRefine(rcsMessageRules, ALWAYS)
+  .superRefine(rcsMessageRules)
   .describe('An RCS message: messageType, content and optionally its SMS fallback.');
 
 /** Adds the messageType-dependent rules to an envelope schema (send bodies). */
 export function withRcsMessageRules<S extends z.ZodType>(schema: S): S {
-  return schema.superRefine(rcsMessageRules, ALWAYS) as S;
+  return schema.superRefine(rcsMessageRules) as S;
 }
 
 // ---------------------------------------------------------------------------------------------
 // One schema per messageType, for documentation and typed construction.
 
 export const TextContentSchema = z
-  .strictObject({ text: nonBlank(Text), suggestions: Suggestions.optional() })
+  .strictObject({ text: text({ max: TEXT_MAX_LENGTH, nonBlank: true }).describe(`Message text, at most ${TEXT_MAX_LENGTH} characters; merge placeholders allowed.`), suggestions: Suggestions.optional() })
   .describe('Content of a text message.');
 export const TextBasicContentSchema = z
   .strictObject({
-    text: maxUnits(nonBlank(printable(z.string())), TEXT_BASIC_MAX_LENGTH).describe(`At most ${TEXT_BASIC_MAX_LENGTH} characters, no suggestions.`),
+    text: text({ max: TEXT_BASIC_MAX_LENGTH, nonBlank: true }).describe(`At most ${TEXT_BASIC_MAX_LENGTH} characters, no suggestions.`),
   })
   .describe('Content of a textBasic message.');
 export const RichCardContentSchema = z
@@ -547,7 +579,7 @@ export const RichCardContentSchema = z
     cardOrientation: CardOrientationSchema.optional(),
     imageAlignment: ImageAlignmentSchema.optional(),
   })
-  .superRefine(titleOrDescription('A rich card needs a title or a description (or both).'), ALWAYS)
+  .superRefine(titleOrDescription('A rich card needs a title or a description (or both).'))
   .describe('Content of a rich card: title or description required.');
 export const CarouselContentSchema = z
   .strictObject({ cardContents: CardContents, suggestions: Suggestions.optional() })
@@ -583,11 +615,11 @@ export const CONTENT_SCHEMAS = {
 /** Leaf schemas a merged value is checked against again, per recipient (./merged.ts). */
 export const MergedTextSchemas = {
   text: Text,
-  textBasic: maxUnits(printable(z.string()), TEXT_BASIC_MAX_LENGTH),
+  textBasic: text({ max: TEXT_BASIC_MAX_LENGTH }),
   title: Title,
   description: Description,
   caption: Caption,
-  sms: maxUnits(printable(z.string()), SMS_MAX_LENGTH),
+  sms: text({ max: SMS_MAX_LENGTH }),
 } as const;
 
 export type RcsMessage = z.infer<typeof RcsMessageSchema>;

@@ -28,6 +28,10 @@ import {
 /** Arrays longer than their limit are errors; warnings look at no more than this many items. */
 const ITEM_INSPECTION_CAP = 100;
 const ISSUE_CAP = 200;
+const ALL_FIELDS: ReadonlySet<ContentField> = new Set(CONTENT_FIELDS);
+const USES = new Map<MessageType | null, ReadonlySet<ContentField>>(
+  Object.entries(CONTENT_FIELDS_BY_TYPE).map(([t, fields]) => [t as MessageType, new Set(fields)]),
+);
 const MEDIA_MESSAGE_TYPES: ReadonlySet<MessageType> = new Set(['media', 'file', 'image', 'video', 'audio']);
 
 /** Look-alikes that quietly turn an SMS into Unicode, with the GSM-7 text to use instead. */
@@ -109,8 +113,9 @@ class Warnings {
   }
 }
 
-function items(v: unknown): unknown[] {
-  return Array.isArray(v) ? v.slice(0, ITEM_INSPECTION_CAP) : [];
+/** How many items of an array to look at (0 for a non-array). */
+function count(v: unknown): number {
+  return Array.isArray(v) ? Math.min(v.length, ITEM_INSPECTION_CAP) : 0;
 }
 
 /** Card media (rich card, carousel card); returns the height it renders with, or null without a file. */
@@ -153,14 +158,17 @@ function action(a: unknown, path: string, w: Warnings): void {
 }
 
 function cardActions(v: unknown, path: string, w: Warnings): void {
-  items(v).forEach((a, i) => action(a, `${path}[${i}]`, w));
+  const n = count(v);
+  for (let i = 0; i < n; i++) action((v as unknown[])[i], `${path}[${i}]`, w);
 }
 
 function suggestions(v: unknown, w: Warnings): void {
   const path = 'content.suggestions';
   if (Array.isArray(v) && v.length === 0) w.add(path, 'empty_suggestions', 'suggestions is an empty array; omit it.');
-  items(v).forEach((chip, i) => {
-    if (!isRecord(chip)) return;
+  const n = count(v);
+  for (let i = 0; i < n; i++) {
+    const chip = (v as unknown[])[i];
+    if (!isRecord(chip)) continue;
     const at = `${path}[${i}]`;
     if (isRecord(chip.reply)) {
       w.unmerged(chip.reply.text, `${at}.reply.text`);
@@ -168,14 +176,16 @@ function suggestions(v: unknown, w: Warnings): void {
       w.webhookUrl(chip.reply.webhookUrl, `${at}.reply.webhookUrl`);
     }
     action(chip.action, `${at}.action`, w);
-  });
+  }
 }
 
 function carousel(v: unknown, w: Warnings): void {
   const path = 'content.cardContents';
   const heights = new Set<string>();
-  items(v).forEach((card, i) => {
-    if (!isRecord(card)) return;
+  const n = count(v);
+  for (let i = 0; i < n; i++) {
+    const card = (v as unknown[])[i];
+    if (!isRecord(card)) continue;
     const at = `${path}[${i}]`;
     w.merged(card.title, `${at}.title`);
     w.merged(card.description, `${at}.description`);
@@ -184,24 +194,24 @@ function carousel(v: unknown, w: Warnings): void {
       if (height !== null) heights.add(height);
     }
     cardActions(card.cardActions, `${at}.cardActions`, w);
-  });
+  }
   if (heights.size > 1) w.add(path, 'mixed_media_heights', `Carousel cards use different media heights (${[...heights].join(', ')}); cards render unevenly.`);
 }
 
 function content(type: MessageType | null, c: unknown, w: Warnings): void {
   if (!isRecord(c)) return;
   const used: readonly ContentField[] = type ? CONTENT_FIELDS_BY_TYPE[type] : CONTENT_FIELDS;
-  const uses = (field: ContentField) => used.includes(field);
+  const uses = USES.get(type) ?? ALL_FIELDS;
   for (const key of Object.keys(c)) {
-    if (!isOneOf(key, CONTENT_FIELDS) || uses(key) || (type === 'textBasic' && key === 'suggestions')) continue;
+    if (!isOneOf(key, CONTENT_FIELDS) || uses.has(key) || (type === 'textBasic' && key === 'suggestions')) continue;
     w.add(`content.${key}`, 'field_ignored', `${key} is not used by ${type ?? 'this'} messages and is dropped (used: ${used.join(', ')}).`);
   }
-  for (const field of ['text', 'title', 'description', 'caption'] as const) if (uses(field)) w.merged(c[field], `content.${field}`);
+  for (const field of ['text', 'title', 'description', 'caption'] as const) if (uses.has(field)) w.merged(c[field], `content.${field}`);
   if (type === 'richCard' && c.imageAlignment !== undefined && c.cardOrientation !== 'HORIZONTAL') {
     w.add('content.imageAlignment', 'field_ignored', 'imageAlignment only applies to HORIZONTAL cards; it is dropped.');
   }
   const mediaMessage = type !== null && MEDIA_MESSAGE_TYPES.has(type);
-  if (uses('media') && c.media !== undefined) {
+  if (uses.has('media') && c.media !== undefined) {
     if (!mediaMessage) cardMedia(c.media, 'content.media', w);
     else if (type === 'image' || type === 'video' || type === 'audio') {
       const info = isRecord(c.media) ? c.media.contentInfo : undefined;
@@ -211,9 +221,9 @@ function content(type: MessageType | null, c: unknown, w: Warnings): void {
       }
     }
   }
-  if (uses('cardActions')) cardActions(c.cardActions, 'content.cardActions', w);
-  if (uses('cardContents')) carousel(c.cardContents, w);
-  if (uses('suggestions')) suggestions(c.suggestions, w);
+  if (uses.has('cardActions')) cardActions(c.cardActions, 'content.cardActions', w);
+  if (uses.has('cardContents')) carousel(c.cardContents, w);
+  if (uses.has('suggestions')) suggestions(c.suggestions, w);
 }
 
 /** What an SMS fallback message costs as written (placeholders unresolved), or undefined. */

@@ -30,7 +30,7 @@ export function validateContent(messageType: unknown, content: unknown, opts?: V
   let result: ValidationResult;
   try {
     const parsed = compiledMessage.safeParse({ messageType, content, smsFallback: fallback }, { reportInput: true });
-    errors = parsed.success ? [] : contentIssues(parsed.error, RcsMessageSchema);
+    errors = parsed.success ? [] : contentIssues(parsed.error.issues, RcsMessageSchema);
     const sms: SmsFacts | undefined = smsFactsOf(fallback);
     const warnings = contentWarnings({ messageType: isMessageType(messageType) ? messageType : null, content, smsFallback: fallback, knownMergeFields: known, ...(sms ? { sms } : {}) });
     result = { valid: errors.length === 0, errors, warnings };

@@ -30,14 +30,14 @@ const MAX: Readonly<Record<keyof typeof MergedTextSchemas, number>> = {
 export function checkMergedValue(slot: MergedSlot, value: string, path: string, required = false): readonly Issue<ContentErrorCode>[] {
   if (slot === 'buttonUrl') {
     const r = MergedButtonUrlSchema.safeParse(value, { reportInput: true });
-    return r.success ? NO_ISSUES : contentIssues(r.error, undefined, path);
+    return r.success ? NO_ISSUES : contentIssues(r.error.issues, undefined, path);
   }
   const schema = MergedTextSchemas[slot];
   const blank = required && value.trim() === '';
   if (value.length <= MAX[slot] && !blank) return NO_ISSUES;
   const issues: Issue<ContentErrorCode>[] = blank ? [{ path, code: 'empty', message: `${path.replace(/^.*\./, '')} must not be empty` }] : [];
   const r = schema.safeParse(value, { reportInput: true });
-  if (!r.success) issues.push(...contentIssues(r.error, undefined, path));
+  if (!r.success) issues.push(...contentIssues(r.error.issues, undefined, path));
   const last = issues[issues.length - 1];
   if (last) last.message = `${last.message.replace(/\.$/, '')} after merge fields are filled in.`;
   return issues;

@@ -138,13 +138,13 @@ function one(root: z.core.$ZodType | undefined, issue: ZodIssue, prefix: string,
 }
 
 /**
- * The issues of a failed parse of `root` as content issues, in schema order, each (path, code)
+ * The issues (`error.issues`) of a failed parse of `root` as content issues, in schema order, each (path, code)
  * once, at most ISSUE_CAP. Parse with `{ reportInput: true }` so messages can say what arrived.
  * `prefix` is prepended to every path (merged values are checked on their own).
  */
-export function contentIssues(error: z.ZodError, root?: z.core.$ZodType, prefix = ''): Issue<ContentErrorCode>[] {
+export function contentIssues(issues: readonly ZodIssue[], root?: z.core.$ZodType, prefix = ''): Issue<ContentErrorCode>[] {
   const out: Issue<ContentErrorCode>[] = [];
-  for (const issue of error.issues) {
+  for (const issue of issues) {
     one(root, issue, prefix, out);
     if (out.length >= ISSUE_CAP) break;
   }

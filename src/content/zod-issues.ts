@@ -89,7 +89,10 @@ function one(root: z.core.$ZodType | undefined, issue: ZodIssue, prefix: string,
   const push = (code: ContentErrorCode, message: string, at = path) => out.push({ path: at, code, message });
   switch (issue.code) {
     case 'invalid_type':
-      if (missing(root, issue.path, input)) push('required', `${leaf} is required.`);
+      if (missing(root, issue.path, input)) {
+        const last = issue.path[issue.path.length - 1];
+        push('required', typeof last === 'number' ? `Item ${last} of ${leaf} is null; give ${TYPE_ARTICLE[issue.expected] ?? 'a value'} or remove it.` : `${leaf} is required.`);
+      }
       else push('invalid_type', `${leaf} must be ${TYPE_ARTICLE[issue.expected] ?? issue.expected}, got ${describeValue(input)}.`);
       return;
     case 'invalid_value': {

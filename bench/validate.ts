@@ -4,13 +4,17 @@
  * in the same run, is the baseline that makes figures comparable across machines.
  */
 import { pathToFileURL } from 'node:url';
-import { validateContent } from '../src/content/validate.js';
+import { validateContent } from '../src/content/index.js';
 import { analyzeSms } from '../src/sms/analyze.js';
+import { parseSendBody } from '../src/messaging/prepare.js';
+import { SendMessageRequestSchema } from '../src/messaging/schemas.js';
 
 export const RICH_CARD_BAR_PER_SECOND = 20_000;
 
 export interface ValidateBenchFigures {
   richCardValidationsPerSecond: number;
+  /** The send door: the whole /send body parsed once, errors only (no warnings), as a send pays. */
+  richCardSendParsesPerSecond: number;
   jsonRoundTripPerSecond: number;
   smsGsm1530PerSecond: number;
   smsUnicode1530PerSecond: number;
@@ -85,11 +89,14 @@ export async function run(options: { durationMs?: number; print?: boolean } = {}
   if (!check.valid) throw new Error(`bench card is invalid: ${JSON.stringify(check.errors)}`);
 
   const richCardValidationsPerSecond = measure(() => validateContent('richCard', benchRichCard), ms);
+  const sendBody = { phoneNumber: '+4915112345678', sendernameId: 'snd_bench', messageType: 'richCard', content: benchRichCard };
+  const richCardSendParsesPerSecond = measure(() => parseSendBody(SendMessageRequestSchema, sendBody), ms);
   const jsonRoundTripPerSecond = measure(() => JSON.parse(JSON.stringify(benchRichCard)), ms);
   const smsGsm1530PerSecond = measure(() => analyzeSms(GSM_1530).segments, ms);
   const smsUnicode1530PerSecond = measure(() => analyzeSms(UNICODE_1530).segments, ms);
   const figures: ValidateBenchFigures = {
     richCardValidationsPerSecond,
+    richCardSendParsesPerSecond,
     jsonRoundTripPerSecond,
     smsGsm1530PerSecond,
     smsUnicode1530PerSecond,
@@ -102,6 +109,7 @@ export async function run(options: { durationMs?: number; print?: boolean } = {}
     const uni = analyzeSms(UNICODE_1530);
     console.log(`content validation & SMS segmentation (one core, ~${ms} ms per figure, node ${process.version})`);
     console.log(`  rich card validations/s         ${fmt(richCardValidationsPerSecond)}  (card: media, 4 card actions, 6 chips)`);
+    console.log(`  /send body parses/s             ${fmt(richCardSendParsesPerSecond)}  (the same card in a /send body, errors only: what a send pays)`);
     console.log(`  baseline JSON round-trip/s      ${fmt(jsonRoundTripPerSecond)}  (JSON.parse(JSON.stringify(card)), same run)`);
     console.log(`  ratio validation / round-trip   ${(richCardValidationsPerSecond / jsonRoundTripPerSecond).toFixed(2).padStart(12)}`);
     console.log(`  SMS 1530 chars GSM-7/s          ${fmt(smsGsm1530PerSecond)}  (${gsm.segments} segments)`);

@@ -20,6 +20,8 @@ import { randomToken, sha256Hex } from '../platform/secrets.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { findForbiddenCharacter } from '../content/characters.js';
 import type { EmitTarget, WebhooksService } from '../webhooks/service.js';
+import { parseSendBody } from '../messaging/prepare.js';
+import { SendSmsRequestSchema } from '../messaging/schemas.js';
 import {
   CONFIRM_LINK_PLACEHOLDER,
   CreateFormSchema,
@@ -509,11 +511,9 @@ export class FormsService {
           const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
           const text = (form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE).split(FORM_NAME_PLACEHOLDER).join(form.name).split(CONFIRM_LINK_PLACEHOLDER).join(link);
           try {
-            const sent = await this.d.send.sendSms(
-              form.account_id,
-              { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false },
-              { source: 'FORM' },
-            );
+            // The text is built from stored form fields; it passes the send door like any body.
+            const body = parseSendBody(SendSmsRequestSchema, { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false });
+            const sent = await this.d.send.sendSms(form.account_id, body, { source: 'FORM' });
             messageId = sent.messageId;
             confirmationSent = sent.success;
             token = this.d.links.token('optin', sent.messageId);

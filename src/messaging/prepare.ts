@@ -1,6 +1,6 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Account } from '../accounts/schemas.js';
-import { validateContent, type Content, type MessageType, type ValidationResult } from '../content/index.js';
+import { contentIssues, type Content, type MessageType } from '../content/index.js';
 import type { DbOrTx } from '../platform/db/database.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
@@ -9,46 +9,35 @@ import { resolveScheduleTime, type ScheduleResolution } from '../schedule/index.
 
 export type ScheduleOk = Extract<ScheduleResolution, { ok: true }>;
 
+/** Top-level fields whose problems are named in the content codes (too_many, empty, unknown_field at the key, …). */
+const CONTENT_FIELDS: ReadonlySet<PropertyKey> = new Set(['messageType', 'content', 'smsFallback']);
+
+/** Each send schema compiled once (z.compile: same issues, about three times the speed of the runtime parser). */
+const compiled = new WeakMap<z.ZodType, z.ZodType>();
+
 /**
- * Parses a send body: the envelope with zod, the content with the one content validator, so a
- * caller gets every problem at once with exact paths. Returns the validator's warnings too.
+ * The door of every send (REST route, preview of an MCP or REST send, a stored preview being
+ * sent): the body parsed once against its schema — envelope, content and what the messageType
+ * needs of it — so a caller gets every problem at once with exact paths. What it returns is the
+ * typed body the send service takes as it is.
  */
-export function parseSendBody<S extends z.ZodType>(
-  schema: S,
-  raw: unknown,
-  opts: { rcs: boolean; customFieldTags: ReadonlySet<string> },
-): { body: z.output<S>; validation: ValidationResult | null } {
-  const details: ErrorDetail[] = [];
-  let validation: ValidationResult | null = null;
+export function parseSendBody<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object');
   }
-  const obj = raw as Record<string, unknown>;
-  if (opts.rcs) {
-    validation = validateContent(obj.messageType, obj.content, { smsFallback: obj.smsFallback, knownMergeFields: opts.customFieldTags });
-    details.push(...validation.errors);
+  let fast = compiled.get(schema);
+  if (!fast) {
+    fast = z.compile(schema);
+    compiled.set(schema, fast);
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const seen = new Set(details.map((d) => d.path));
-    // The content validator explains content, messageType and smsFallback more precisely than the
-    // schema: a schema issue there is dropped when the validator already reported that field. (It
-    // does not require smsFallback.sendernameId, which only the send schema does.)
-    const top = (path: string) => /^[^.[]*/.exec(path)![0];
-    const reported = new Set(details.map((d) => top(d.path)));
-    for (const d of zodDetails(parsed.error)) {
-      if (opts.rcs && reported.has(top(d.path)) && ['messageType', 'content', 'smsFallback'].includes(top(d.path))) continue;
-      if (!seen.has(d.path)) details.push(d);
-    }
-  }
-  if (details.length > 0 || !parsed.success) {
-    const first = details[0];
-    throw new AppError('VALIDATION_ERROR', first ? `${first.path}: ${first.message}` : 'The request is invalid', {
-      details,
-      ...(validation ? { extra: { warnings: validation.warnings } } : {}),
-    });
-  }
-  return { body: parsed.data, validation };
+  const parsed = fast.safeParse(raw, { reportInput: true });
+  if (parsed.success) return parsed.data as z.output<S>;
+  const issues = parsed.error.issues;
+  const content = issues.filter((i) => CONTENT_FIELDS.has(i.path[0] ?? ''));
+  const others = issues.filter((i) => !CONTENT_FIELDS.has(i.path[0] ?? ''));
+  const details: ErrorDetail[] = [...contentIssues(content, schema), ...zodDetails(new z.ZodError(others))];
+  const first = details[0];
+  throw new AppError('VALIDATION_ERROR', first ? `${first.path}: ${first.message}` : 'The request is invalid', { details });
 }
 
 /** The sender must be the caller's, of the right type, and APPROVED (spec §3.2). */

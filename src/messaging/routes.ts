@@ -14,6 +14,7 @@ import {
   SendSmsResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, type StatsService } from './stats-service.js';
+import { parseSendBody } from './prepare.js';
 
 const JobIdParams = z.object({ jobId: z.string() });
 const errors = { 400: { description: 'Validation error (details name the paths)' }, 404: { description: 'Not found' } };
@@ -32,7 +33,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       approvalBound: 'send',
       bodyDoc: SendMessageRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
-      handler: ({ principal, body }) => send.send(principal.accountId, body),
+      handler: ({ principal, body }) => send.send(principal.accountId, parseSendBody(SendMessageRequestSchema, body)),
     }),
     defineRoute({
       method: 'post',
@@ -46,7 +47,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       bodyDoc: SendBatchRequestSchema,
       responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400] },
       handler: async ({ principal, body }) => {
-        const result = await send.sendBatch(principal.accountId, body);
+        const result = await send.sendBatch(principal.accountId, parseSendBody(SendBatchRequestSchema, body));
         return reply(result.scheduled ? 200 : 202, result);
       },
     }),
@@ -61,7 +62,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       approvalBound: 'send',
       bodyDoc: SendSmsRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
-      handler: ({ principal, body }) => send.sendSms(principal.accountId, body),
+      handler: ({ principal, body }) => send.sendSms(principal.accountId, parseSendBody(SendSmsRequestSchema, body)),
     }),
     defineRoute({
       method: 'get',

@@ -12,6 +12,7 @@ import {
   MessageTypeSchema,
   SmsFallbackSchema,
   printable,
+  withRcsMessageRules,
 } from '../content/index.js';
 import { SMS_MAX_LENGTH } from '../sms/index.js';
 
@@ -22,8 +23,7 @@ const TimeZone = z.string().min(1).max(64).describe('IANA time zone such as Euro
 const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number (not allowed for conversation-billing senders).');
 const SkipDisabled = z.boolean().default(true).describe('Skip recipients whose contact is disabled or opted out (default true).');
 
-/** POST /send (spec §4.1). `content` is checked in depth by src/content validateContent. */
-export const SendMessageRequestSchema = z.strictObject({
+const sendShape = {
   phoneNumber: PhoneNumber,
   messageType: MessageTypeSchema,
   content: ContentSchema,
@@ -35,15 +35,22 @@ export const SendMessageRequestSchema = z.strictObject({
   scheduleAt: ScheduleAt.optional(),
   timeZone: TimeZone.optional(),
   smsFallback: SmsFallbackSchema.optional(),
-});
+};
+const { phoneNumber: _phoneNumber, contactId: _contactId, ...batchBase } = sendShape;
+
+/** POST /send (spec §4.1): the envelope, the content and what the messageType needs of it, in one schema. */
+export const SendMessageRequestSchema = withRcsMessageRules(z.strictObject(sendShape));
 export type SendMessageRequest = z.output<typeof SendMessageRequestSchema>;
 
 /** POST /send-batch: /send without phoneNumber/contactId, plus phoneNumbers, batchSize, delayMs. */
-export const SendBatchRequestSchema = SendMessageRequestSchema.omit({ phoneNumber: true, contactId: true }).extend({
-  phoneNumbers: z.array(z.string().max(40)).min(1).max(BATCH_MAX_RECIPIENTS).describe(`Recipients, at most ${BATCH_MAX_RECIPIENTS}; duplicates are sent once.`),
-  batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).default(BATCH_SIZE_DEFAULT).describe('Messages per slice.'),
-  delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).default(BATCH_DELAY_MS_DEFAULT).describe('Pause between slices in milliseconds.'),
-});
+export const SendBatchRequestSchema = withRcsMessageRules(
+  z.strictObject({
+    ...batchBase,
+    phoneNumbers: z.array(z.string().max(40)).min(1).max(BATCH_MAX_RECIPIENTS).describe(`Recipients, at most ${BATCH_MAX_RECIPIENTS}; duplicates are sent once.`),
+    batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).default(BATCH_SIZE_DEFAULT).describe('Messages per slice.'),
+    delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).default(BATCH_DELAY_MS_DEFAULT).describe('Pause between slices in milliseconds.'),
+  }),
+);
 export type SendBatchRequest = z.output<typeof SendBatchRequestSchema>;
 
 /** POST /send-sms (spec §4.1). */

@@ -16,16 +16,16 @@ import { assertId, newId } from '../platform/ids.js';
 import { analyzeSms, SMS_MAX_LENGTH } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
-import { parseSendBody, scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
+import { scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
 import { debitSend } from '../billing/ledger.js';
 import { milliToCredits, priceMessage } from '../billing/pricing.js';
 import type { ConversationPricing } from './pricing.js';
 import { resolveRecipients, type Recipient, type RecipientThrottle } from './recipients.js';
 import {
-  SendBatchRequestSchema,
-  SendMessageRequestSchema,
-  SendSmsRequestSchema,
   type BatchResponse,
+  type SendBatchRequest,
+  type SendMessageRequest,
+  type SendSmsRequest,
   type RejectedRecipient,
 } from './schemas.js';
 import type { LinkTokens } from './link-tokens.js';
@@ -219,25 +219,24 @@ export class SendService {
     };
   }
 
-  /** The checks every RCS send starts with: body and content, sender, fallback sender, schedule. */
-  private async prepareRcs<S extends typeof SendMessageRequestSchema | typeof SendBatchRequestSchema>(tx: Tx, c: Common, schema: S, raw: unknown) {
-    const { body } = parseSendBody(schema, raw, { rcs: true, customFieldTags: c.customFieldTags });
-    const b = body as z.output<typeof SendMessageRequestSchema | typeof SendBatchRequestSchema>;
+  /** The checks every RCS send starts with, on a body parsed at its door: sender, fallback sender, schedule. */
+  private async prepareRcs<B extends SendMessageRequest | SendBatchRequest>(tx: Tx, c: Common, body: B) {
+    const b: SendMessageRequest | SendBatchRequest = body;
     const sender = await usableSender(tx, c.account.id, b.sendernameId, 'RCS', 'sendernameId');
     const fallbackSender = b.smsFallback ? await usableSender(tx, c.account.id, b.smsFallback.sendernameId, 'SMS', 'smsFallback.sendernameId', true) : null;
     assertSkipAllowed(b.skipContactCreation, sender);
     const schedule = scheduleFor(c.account, b.scheduleAt, b.timeZone, c.now);
-    return { body: body as z.output<S>, sender, fallbackSender, schedule };
+    return { body, sender, fallbackSender, schedule };
   }
 
   /** POST /send: one RCS message, immediate or scheduled. */
-  async send(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<RcsSendResult | ScheduledResult>;
-  async send(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
-  async send(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<RcsSendResult | ScheduledResult | SendEstimate> {
+  async send(accountId: string, input: SendMessageRequest, opts?: SendOptions & { dryRun?: false }): Promise<RcsSendResult | ScheduledResult>;
+  async send(accountId: string, input: SendMessageRequest, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async send(accountId: string, input: SendMessageRequest, opts: SendOptions = {}): Promise<RcsSendResult | ScheduledResult | SendEstimate> {
     const source = opts.source ?? 'API_MESSAGE';
     const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
-      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, SendMessageRequestSchema, raw);
+      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, input);
       let contact;
       if (body.contactId !== undefined) {
         assertId('ct', body.contactId, 'contactId');
@@ -281,13 +280,12 @@ export class SendService {
   }
 
   /** POST /send-sms: one standalone SMS, merged before segments are counted (§2.13 rule 5). */
-  async sendSms(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<SmsSendResult | ScheduledResult>;
-  async sendSms(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
-  async sendSms(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<SmsSendResult | ScheduledResult | SendEstimate> {
+  async sendSms(accountId: string, body: SendSmsRequest, opts?: SendOptions & { dryRun?: false }): Promise<SmsSendResult | ScheduledResult>;
+  async sendSms(accountId: string, body: SendSmsRequest, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async sendSms(accountId: string, body: SendSmsRequest, opts: SendOptions = {}): Promise<SmsSendResult | ScheduledResult | SendEstimate> {
     const source = opts.source ?? 'API_MESSAGE';
     const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
-      const { body } = parseSendBody(SendSmsRequestSchema, raw, { rcs: false, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'SMS', 'sendernameId', true);
       assertSkipAllowed(body.skipContactCreation, sender);
       const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
@@ -329,13 +327,13 @@ export class SendService {
   }
 
   /** POST /send-batch: up to 10,000 recipients as one job, in slices of batchSize every delayMs. */
-  async sendBatch(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<BatchResponse>;
-  async sendBatch(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
-  async sendBatch(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<BatchResponse | SendEstimate> {
+  async sendBatch(accountId: string, input: SendBatchRequest, opts?: SendOptions & { dryRun?: false }): Promise<BatchResponse>;
+  async sendBatch(accountId: string, input: SendBatchRequest, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
+  async sendBatch(accountId: string, input: SendBatchRequest, opts: SendOptions = {}): Promise<BatchResponse | SendEstimate> {
     const source = opts.source ?? 'API_MESSAGE';
     const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
       const c = await this.common(tx, accountId);
-      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, SendBatchRequestSchema, raw);
+      const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, input);
       const res = await resolveRecipients(tx, this.d.directory, accountId, body.phoneNumbers, {
         channel: 'RCS',
         hasFallback: fallbackSender !== null,

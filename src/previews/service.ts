@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
-import { validateContent, type Content, type MessageType } from '../content/index.js';
+import { contentWarnings, type Content, type MessageType } from '../content/index.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -14,7 +14,8 @@ import { randomToken, sha256Hex } from '../platform/secrets.js';
 import type { MessageSource, RcsSendResult, ScheduledResult, SendEstimate, SendService, SmsSendResult } from '../messaging/send-service.js';
 import { compareFingerprints, type MergeFingerprint } from '../messaging/merge-audit.js';
 import type { BatchResponse } from '../messaging/schemas.js';
-import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
+import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema, type SendBatchRequest, type SendMessageRequest, type SendSmsRequest } from '../messaging/schemas.js';
+import { parseSendBody } from '../messaging/prepare.js';
 import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson, differingPaths } from './canonical.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
@@ -27,6 +28,9 @@ const SENDING_STUCK_MS = 60_000;
 type Kind = PreviewsTable['kind'];
 const SEND_TOOL: Record<Kind, PreviewResult['send_with']> = { rcs: 'rcs_send', rcs_batch: 'rcs_send_batch', sms: 'sms_send' };
 const PREVIEW_TOOL: Record<Kind, string> = { rcs: 'rcs_preview', rcs_batch: 'rcs_preview', sms: 'sms_preview' };
+
+/** An RCS preview payload as parsed at the door, by kind. */
+export type ExpandedRcs = { kind: 'rcs'; payload: SendMessageRequest } | { kind: 'rcs_batch'; payload: SendBatchRequest };
 
 /** What sending a preview of each kind returns. */
 export interface PreviewSendResults {
@@ -57,7 +61,7 @@ export class PreviewsService {
   }
 
   /** Expands an RCS preview/send payload: one recipient or many, content or a template. */
-  async expandRcs(accountId: string, input: RcsPayload): Promise<{ kind: Kind; payload: Record<string, unknown> }> {
+  async expandRcs(accountId: string, input: RcsPayload): Promise<ExpandedRcs> {
     const problems: ErrorDetail[] = [];
     const single = input.phoneNumber !== undefined;
     const many = input.phoneNumbers !== undefined;
@@ -84,23 +88,22 @@ export class PreviewsService {
     void _t;
     void _m;
     void _c;
-    const raw = single ? { ...rest, phoneNumber, messageType, content } : { ...rest, phoneNumbers, messageType, content };
-    // Defaults applied, so "skipDisabled omitted" and "skipDisabled: true" are the same payload.
-    const schema = single ? SendMessageRequestSchema : SendBatchRequestSchema;
-    const parsed = schema.safeParse(raw);
-    return { kind: single ? 'rcs' : 'rcs_batch', payload: (parsed.success ? parsed.data : raw) as Record<string, unknown> };
+    // The door of previewed sends: parsed once here (defaults applied, so "skipDisabled omitted"
+    // and "skipDisabled: true" are the same payload); the dry run and the send trust the result.
+    if (single) return { kind: 'rcs', payload: parseSendBody(SendMessageRequestSchema, { ...rest, phoneNumber, messageType, content }) };
+    return { kind: 'rcs_batch', payload: parseSendBody(SendBatchRequestSchema, { ...rest, phoneNumbers, messageType, content }) };
   }
 
-  expandSms(input: SmsPayload): Record<string, unknown> {
-    const parsed = SendSmsRequestSchema.safeParse(input);
-    return (parsed.success ? parsed.data : input) as Record<string, unknown>;
+  expandSms(input: SmsPayload): SendSmsRequest {
+    return parseSendBody(SendSmsRequestSchema, input);
   }
 
   async createRcs(principal: Principal, input: RcsPayload): Promise<PreviewResult> {
-    const { kind, payload } = await this.expandRcs(principal.accountId, input);
-    const estimate = kind === 'rcs' ? await this.d.send.send(principal.accountId, payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, payload, { dryRun: true, source: 'MCP' });
-    const v = validateContent(payload.messageType, payload.content, { smsFallback: payload.smsFallback });
-    return this.store(principal, kind, payload, estimate, v.warnings, false);
+    const expanded = await this.expandRcs(principal.accountId, input);
+    const estimate = expanded.kind === 'rcs' ? await this.d.send.send(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' });
+    const { messageType, content, smsFallback } = expanded.payload;
+    const warnings = contentWarnings({ messageType, content, smsFallback });
+    return this.store(principal, expanded.kind, expanded.payload, estimate, warnings, false);
   }
 
   /** Idempotent: the same payload while a preview is still open returns that preview. */
@@ -299,9 +302,10 @@ export class PreviewsService {
     }
     const opts = { source, expectMerge: fingerprint };
     try {
-      if (row.kind === 'rcs') return await this.d.send.send(accountId, stored, opts);
-      if (row.kind === 'rcs_batch') return await this.d.send.sendBatch(accountId, stored, opts);
-      return await this.d.send.sendSms(accountId, stored, opts);
+      // Stored JSON is input again: it passes the door before the send trusts it.
+      if (row.kind === 'rcs') return await this.d.send.send(accountId, parseSendBody(SendMessageRequestSchema, stored), opts);
+      if (row.kind === 'rcs_batch') return await this.d.send.sendBatch(accountId, parseSendBody(SendBatchRequestSchema, stored), opts);
+      return await this.d.send.sendSms(accountId, parseSendBody(SendSmsRequestSchema, stored), opts);
     } catch (err) {
       if (err instanceof AppError && err.code === 'PREVIEW_STALE') {
         throw new AppError('PREVIEW_STALE', err.message, { details: err.details, extra: { ...err.extra, nextStep } });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { SMS_MAX_LENGTH } from '../content/limits.js';
-import { validateContent } from '../content/validate.js';
+import { validateContent } from '../content/index.js';
 import type { Issue } from '../content/issues.js';
 import { findForbiddenCharacter, forbiddenCharacterMessage, INVALID_CHARACTER_CODE } from '../content/characters.js';
 import { isUniqueViolation } from '../contacts/sql-errors.js';

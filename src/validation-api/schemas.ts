@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { ContentSchema, MessageTypeSchema, SmsFallbackSchema } from '../content/index.js';
+import { rcsMessageShape } from '../content/index.js';
 
 const Issue = z.object({ path: z.string(), code: z.string(), message: z.string() });
 
 export const ValidateRequestSchema = z
-  .object({
-    messageType: MessageTypeSchema,
-    content: ContentSchema,
-    smsFallback: SmsFallbackSchema.optional(),
-  })
+  .object(rcsMessageShape)
   .describe('messageType and content as for /send, optionally with its smsFallback. Send-only fields (phoneNumber, sendernameId, …) are accepted and ignored.');
 
 export const ValidateResponseSchema = z.object({

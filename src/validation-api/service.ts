@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
 import type { AccountsService } from '../accounts/service.js';
-import { buttonGuidelines, validateContent, validationLimits, type ValidationResult } from '../content/index.js';
+import { buttonGuidelines, contentWarnings, isMessageType, validateContent, validationLimits, type ValidationResult } from '../content/index.js';
 import type { FieldsService } from '../fields/service.js';
 import type { Clock } from '../platform/clock.js';
 import { listTimezones, resolveScheduleTime } from '../schedule/index.js';
@@ -38,9 +38,12 @@ export class ValidationService {
     // The tags only ever silence unknown_merge_field warnings, so they are read only when a
     // placeholder is not a built-in: most content (and the assistant's repeated rcs_validate
     // calls) then needs no database read at all, and the result is the same either way.
+    // Only the warnings depend on the tags: the content is checked once either way.
     const first = validateContent(messageType, content, { knownMergeFields: NO_TAGS, ...fallback });
     if (!first.warnings.some((w) => w.code === 'unknown_merge_field')) return first;
-    return validateContent(messageType, content, { knownMergeFields: await this.fields.tags(accountId), ...fallback });
+    const knownMergeFields = await this.fields.tags(accountId);
+    const warnings = contentWarnings({ messageType: isMessageType(messageType) ? messageType : null, content, smsFallback, knownMergeFields, ...(first.sms ? { sms: first.sms } : {}) });
+    return { ...first, warnings };
   }
 
   async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {

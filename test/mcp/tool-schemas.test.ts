@@ -33,7 +33,7 @@ describe('listed tool schemas', () => {
     const preview = listed.find((t) => t.name === 'rcs_preview')!.inputSchema;
     const text = JSON.stringify(preview);
     expect(text.split('"openUrlInWebviewAction"').length - 1).toBe(1);
-    expect(Object.keys(preview.$defs as Json)).toEqual(expect.arrayContaining(['action', 'media']));
+    expect(Object.keys(preview.$defs as Json)).toEqual(expect.arrayContaining(['Action', 'Media']));
   });
 
   it('the listed outputSchema accepts whatever the complete one accepts, and the complete one is the zod schema', () => {

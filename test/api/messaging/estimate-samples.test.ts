@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 import { body, mcpClient } from '../../mcp/helpers.js';
 import { de } from './util.js';
+import { parseSendBody } from '../../../src/messaging/prepare.js';
+import { SendBatchRequestSchema, SendSmsRequestSchema } from '../../../src/messaging/schemas.js';
 
 /**
  * A dry run's samples carry each recipient's merged message (messageType + content for RCS), so the
@@ -32,7 +34,7 @@ const card = {
 
 describe('SendEstimate.samples', () => {
   it('holds the merged RCS content of the first five recipients, and their fallback text', async () => {
-    const e = await t.ctx.services.send.sendBatch(acc.accountId, { ...card, phoneNumbers: phones, sendernameId: acc.senders.rcs, smsFallback: { message: 'Hi {{contact_first_name}}', sendernameId: acc.senders.sms } }, { dryRun: true });
+    const e = await t.ctx.services.send.sendBatch(acc.accountId, parseSendBody(SendBatchRequestSchema, { ...card, phoneNumbers: phones, sendernameId: acc.senders.rcs, smsFallback: { message: 'Hi {{contact_first_name}}', sendernameId: acc.senders.sms } }), { dryRun: true });
     expect(e.accepted).toBe(7);
     expect(e.samples).toHaveLength(5);
     for (const [i, s] of e.samples.entries()) {
@@ -51,7 +53,7 @@ describe('SendEstimate.samples', () => {
   });
 
   it('has no RCS content for SMS, whose merged body is the text', async () => {
-    const e = await t.ctx.services.send.sendSms(acc.accountId, { phoneNumber: phones[1], sendernameId: acc.senders.sms, message: 'Hi {{contact_first_name}}' }, { dryRun: true });
+    const e = await t.ctx.services.send.sendSms(acc.accountId, parseSendBody(SendSmsRequestSchema, { phoneNumber: phones[1], sendernameId: acc.senders.sms, message: 'Hi {{contact_first_name}}' }), { dryRun: true });
     expect(e.samples).toEqual([{ phoneNumber: phones[1], text: 'Hi Ben', fallbackText: null, creditsCost: expect.any(Number), messageType: null, content: null }]);
   });
 

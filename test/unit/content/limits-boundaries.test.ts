@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateContent } from '../../../src/content/validate.js';
+import { validateContent } from '../../../src/content/index.js';
 import { actionOf, card, carousel, chipAction, httpsUrlOfLength, media, repeat, reply, richCard } from './fixtures.js';
 
 type Case = {

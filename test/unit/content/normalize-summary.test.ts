@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeContent } from '../../../src/content/normalize.js';
 import type { Content } from '../../../src/content/schemas.js';
 import { contentSummary } from '../../../src/content/summary.js';
-import { validateContent } from '../../../src/content/validate.js';
+import { validateContent } from '../../../src/content/index.js';
 import { actionOf, card, media, richCard } from './fixtures.js';
 
 const asContent = (v: unknown): Content => v as Content;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { contentSummary } from '../../../src/content/summary.js';
 import { normalizeContent } from '../../../src/content/normalize.js';
 import type { Content } from '../../../src/content/schemas.js';
-import { validateContent } from '../../../src/content/validate.js';
+import { validateContent } from '../../../src/content/index.js';
 import { ACTION_TYPES, MESSAGE_TYPES, type MessageType } from '../../../src/content/vocabulary.js';
 import { actionOf, card, carousel, richCard } from './fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateContent } from '../../../src/content/validate.js';
+import { validateContent } from '../../../src/content/index.js';
 import { ACTION_TYPES, CARD_BUTTON_ONLY_ACTION_TYPES, CHIP_ONLY_ACTION_TYPES, type ActionType } from '../../../src/content/vocabulary.js';
 import { actionOf, card, carousel, chipAction, media, reply, richCard, type Json } from './fixtures.js';
 

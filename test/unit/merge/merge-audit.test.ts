@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Content } from '../../../src/content/schemas.js';
-import { checkMergedValue } from '../../../src/content/validate.js';
+import { checkMergedValue } from '../../../src/content/index.js';
 import { mergeContent, mergedStrings } from '../../../src/merge/merge-content.js';
 import type { MergeContext } from '../../../src/merge/merge-text.js';
 import { compareFingerprints, MergeAudit, staleError } from '../../../src/messaging/merge-audit.js';

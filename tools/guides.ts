@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
+import { DOMAIN_TOOLS } from './domain.js';
 import { READ, TOOLSETS, defineTool, type ToolDef } from './types.js';
 
 const TASKS = ['send', 'batch', 'schedule', 'sms', 'template', 'engagement', 'contacts', 'all'] as const;
 
-/** The registry, loaded lazily: guides describe every tool, including themselves. */
-async function registry(): Promise<readonly ToolDef[]> {
-  return (await import('./index.js')).ALL_TOOLS;
+/** Guides describe every tool, including themselves (the same list as tools/index.ts, without importing it). */
+function registry(): readonly ToolDef[] {
+  return [...DOMAIN_TOOLS, ...guideTools];
 }
 
 /** Guidance per task, naming tools that must exist: a renamed tool breaks the registry test, not the assistant. */
@@ -105,7 +106,7 @@ export const rcsWorkflowGuide = defineTool({
   output: z.object({ rules: z.array(z.string()), tasks: z.array(z.object({ task: z.string(), title: z.string(), steps: z.array(z.string()), tools: z.array(z.string()) })) }),
   annotations: READ,
   run: async (_ctx, input) => {
-    const names = new Set((await registry()).map((t) => t.name));
+    const names = new Set(registry().map((t) => t.name));
     const chosen = input.task === 'all' ? TASKS.filter((t) => t !== 'all') : [input.task];
     return {
       rules: [
@@ -115,7 +116,7 @@ export const rcsWorkflowGuide = defineTool({
         'Only APPROVED senders can send; a test sender only reaches its test phones.',
       ],
       tasks: chosen.map((t) => {
-        const s = steps(t as Exclude<(typeof TASKS)[number], 'all'>);
+        const s = steps(t);
         return { task: t, ...s, tools: s.tools.filter((n) => names.has(n)) };
       }),
     };
@@ -135,7 +136,7 @@ export const rcsApiReference = defineTool({
   }),
   annotations: READ,
   run: async (_ctx, input) => {
-    const tools = (await registry()).filter((t) => (!input.toolset || t.toolset === input.toolset) && (!input.tool || t.name === input.tool));
+    const tools = registry().filter((t) => (!input.toolset || t.toolset === input.toolset) && (!input.tool || t.name === input.tool));
     return {
       count: tools.length,
       tools: tools.map((t) => {

@@ -38,7 +38,7 @@ import {
   type ListContactsOptions,
   type UpdateContactInput,
 } from './schemas.js';
-import { isUniqueViolation } from './sql-errors.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 
 const CHUNK = 500;
 const chunks = <T>(items: readonly T[], size = CHUNK): T[][] => {
@@ -81,7 +81,7 @@ export function newContactRow(
 /** The LIKE term of a search: lower-cased; phone-like text reduced to its digits without + or 00. */
 export function searchTerm(search: string): string {
   const s = search.trim().toLowerCase();
-  if (/\d/.test(s) && /^[+\d\s\-().\/]+$/.test(s)) {
+  if (/\d/.test(s) && /^[+\d\s\-()./]+$/.test(s)) {
     let digits = s.replace(/[^\d+]/g, '');
     if (digits.startsWith('+')) digits = digits.slice(1);
     else if (digits.startsWith('00') && digits.length > 2) digits = digits.slice(2);
@@ -236,7 +236,7 @@ export class ContactsService {
    */
   async get(accountId: string, idOrPhone: string, opts: { includeCustomFields?: boolean } = {}): Promise<Contact> {
     let row: ContactsTable | undefined;
-    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-().\/]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
+    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
       if (!isId('ct', idOrPhone)) {
         throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
           details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],

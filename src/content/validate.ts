@@ -340,7 +340,7 @@ class Checker {
       this.err(path, 'invalid_type', `${leaf(path)} must be an array, got ${describe(v)}.`);
       return undefined;
     }
-    return v;
+    return v as unknown[];
   }
 }
 

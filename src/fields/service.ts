@@ -8,7 +8,7 @@ import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { isUniqueViolation } from '../contacts/sql-errors.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import {
   CreateFieldSchema,
   ListFieldsQuerySchema,

@@ -265,7 +265,7 @@ export class FormsService {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return { data: await this.present(page.rows as FormsTable[]), pagination: page.pagination };
+    return { data: await this.present(page.rows), pagination: page.pagination };
   }
 
   async get(accountId: string, id: string): Promise<Form> {

@@ -38,7 +38,7 @@ export async function callTool(app: AppContext, principal: Principal, tools: Rea
     return { result: toolError(new AppError('VALIDATION_ERROR', `Invalid arguments for ${tool.name}: ${details[0]?.path ? `${details[0].path}: ` : ''}${details[0]?.message ?? ''}`, { details })) };
   }
   try {
-    const structured = (await tool.run({ app, principal }, parsed.data)) as Record<string, unknown>;
+    const structured = (await tool.run({ app, principal }, parsed.data));
     // A result its own outputSchema forbids is our bug; clients that check (the SDK's Client does)
     // would throw on it, so it never leaves the server: logged here, a plain INTERNAL tool error there.
     const mismatch = outputMismatch(tool, structured);

@@ -13,7 +13,7 @@ import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
-import { analyzeSms, SMS_MAX_LENGTH } from '../sms/index.js';
+import { analyzeSms } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
 import { parseSendBody, scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
@@ -257,7 +257,7 @@ export class SendService {
       }
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
+      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
       const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
@@ -348,7 +348,7 @@ export class SendService {
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
+      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
       const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,

@@ -6,6 +6,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
+import { textOf } from '../platform/guards.js';
 import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
@@ -77,8 +78,8 @@ export class PreviewsService {
       if (t.type !== 'RCS' || !t.rcsMessageType || !t.parsedContent) {
         throw new AppError('VALIDATION_ERROR', 'templateId must name an RCS template (use sms_preview for SMS templates)', { details: [{ path: 'templateId', code: 'wrong_template_type', message: 'Not an RCS template' }] });
       }
-      messageType = t.rcsMessageType as MessageType;
-      content = t.parsedContent as Content;
+      messageType = t.rcsMessageType;
+      content = t.parsedContent;
     }
     const { phoneNumber, phoneNumbers, templateId: _t, messageType: _m, content: _c, ...rest } = input;
     void _t;
@@ -88,12 +89,12 @@ export class PreviewsService {
     // Defaults applied, so "skipDisabled omitted" and "skipDisabled: true" are the same payload.
     const schema = single ? SendMessageRequestSchema : SendBatchRequestSchema;
     const parsed = schema.safeParse(raw);
-    return { kind: single ? 'rcs' : 'rcs_batch', payload: (parsed.success ? parsed.data : raw) as Record<string, unknown> };
+    return { kind: single ? 'rcs' : 'rcs_batch', payload: (parsed.success ? parsed.data : raw) };
   }
 
   expandSms(input: SmsPayload): Record<string, unknown> {
     const parsed = SendSmsRequestSchema.safeParse(input);
-    return (parsed.success ? parsed.data : input) as Record<string, unknown>;
+    return (parsed.success ? parsed.data : input);
   }
 
   async createRcs(principal: Principal, input: RcsPayload): Promise<PreviewResult> {
@@ -107,7 +108,7 @@ export class PreviewsService {
   async createSms(principal: Principal, input: SmsPayload): Promise<PreviewResult> {
     const payload = this.expandSms(input);
     const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP' });
-    const sms = analyzeSms(String(payload.message ?? ''));
+    const sms = analyzeSms(textOf(payload.message));
     const warnings = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }

@@ -237,7 +237,7 @@ export class SandboxService {
     let row = await this.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).where('expires_at', '>', now).executeTakeFirst();
     if (!row) {
       const publicUrl = this.publicUrl();
-      const rendering = renderSandboxContent(input.messageType, input.content as Content, fallbackMessage, publicUrl, now);
+      const rendering = renderSandboxContent(input.messageType, input.content, fallbackMessage, publicUrl, now);
       const candidate: SandboxPreviewsTable = {
         id: newId('sbx', now),
         slug: randomToken(24),

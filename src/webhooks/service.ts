@@ -270,7 +270,7 @@ export class WebhooksService {
       if (data.description !== undefined) patch.description = blank(data.description);
       if (data.enabled !== undefined) patch.enabled = data.enabled ? 1 : 0;
       await tx.updateTable('webhook_endpoints').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
-      return { ...current, ...patch } as WebhookEndpointsTable;
+      return { ...current, ...patch };
     });
     if (row.enabled === 1) this.worker.wake();
     return this.present(accountId, row);
@@ -353,7 +353,7 @@ export class WebhooksService {
 
   private async subscribed(tx: Tx, accountId: string): Promise<WebhookEndpointsTable[]> {
     let perTx = this.subscribedMemo.get(tx);
-    if (!perTx) this.subscribedMemo.set(tx, (perTx = new Map()));
+    if (!perTx) this.subscribedMemo.set(tx, (perTx = new Map<string, WebhookEndpointsTable[]>()));
     let list = perTx.get(accountId);
     if (!list) {
       list = await tx.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('enabled', '=', 1).execute();

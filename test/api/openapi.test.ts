@@ -136,7 +136,7 @@ describe('GET /openapi.json', () => {
     const route = (method: RegisteredRoute['method'], path: string, operationId?: string): RegisteredRoute => ({
       method,
       path,
-      spec: { method, path, operationId, summary: 's', tags: [], auth: 'public', responses: {}, handler: () => null } as RouteSpec,
+      spec: { method, path, operationId, summary: 's', tags: [], auth: 'public', responses: {}, handler: () => null },
     });
     expect(operationIdOf(route('get', '/api/v1/contacts/{id}'))).toBe('getContactsById');
     expect(operationIdOf(route('post', '/api/rcs/webhooks/{id}/deliveries/{deliveryId}/redeliver'))).toBe('postWebhooksByIdDeliveriesByDeliveryIdRedeliver');

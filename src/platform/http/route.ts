@@ -153,7 +153,7 @@ export function mountRoutes(registry: RouteRegistry, resolvers: readonly Credent
       }
       const query = spec.query ? parseOrThrow(spec.query, req.query, 'Query') : req.query;
       const params = spec.params ? parseOrThrow(spec.params, req.params, 'Path') : req.params;
-      const run = () => spec.handler({ req, res, body, query, params, principal: principal! } as HandlerInput<unknown, unknown, unknown>);
+      const run = () => spec.handler({ req, res, body, query, params, principal: principal! });
       if (key === null) {
         const result = await run();
         if (res.headersSent) return;

@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { createLogger } from '../src/platform/logger.js';
 import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
-import { listen } from '../src/server.js';
+import { startHttp } from '../src/server.js';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -55,8 +55,7 @@ async function interleaved(cases: Array<() => Promise<Figures>>, rounds: number)
 
 export async function run(): Promise<{ echo: Figures; tools: Figures[]; toolsListBytes: number; pass: boolean }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-mcp-'));
-  const ctx = await createContext(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }), { logger: createLogger('silent') });
-  const server = await listen(ctx, 0, '127.0.0.1');
+  const { ctx, server } = await startHttp(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }), (c) => createContext(c, { logger: createLogger('silent') }), 0, '127.0.0.1');
   const account = await ctx.services.accounts.create({ name: 'Bench', credits: 10 });
   await ctx.services.senders.create(account.id, { name: 'Bench RCS', type: 'RCS', status: 'APPROVED' });
   await ctx.services.senders.create(account.id, { name: 'BENCH', type: 'SMS', status: 'APPROVED' });

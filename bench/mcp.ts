@@ -64,7 +64,7 @@ export async function run(): Promise<{ echo: Figures; tools: Figures[]; toolsLis
   // The baseline: express with the same JSON body parser, echoing the body back.
   const echoApp = express();
   echoApp.use(express.json());
-  echoApp.post('/echo', (req, res) => res.json({ jsonrpc: '2.0', id: 1, result: req.body }));
+  echoApp.post('/echo', (req, res) => res.json({ jsonrpc: '2.0', id: 1, result: req.body as unknown }));
   const echo = http.createServer(echoApp);
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/echo`;

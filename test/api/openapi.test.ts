@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { operationIdOf, RouteRegistry, type RegisteredRoute, type RouteSpec } from '../../src/platform/http/route.js';
+import { operationIdOf, RouteRegistry, type RegisteredRoute } from '../../src/platform/http/route.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeContent, validateContent, type Content, type MessageType } from '../../src/content/index.js';
+import { normalizeContent, validateContent, type MessageType } from '../../src/content/index.js';
 import { decodePostback, encodePostback, toRbmAgentMessage } from '../../src/carriers/rbm/translate.js';
 import { CONTENT_CASES, merged } from './fixtures.js';
 

@@ -21,6 +21,9 @@ export default tseslint.config(
     },
     plugins: { 'import-x': importX },
     settings: {
+      // Which files import-x reads to follow imports (by default only .js): the TypeScript sources, with its parser.
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       // NodeNext sources import './x.js' for './x.ts': the resolver maps the extension back.
       'import-x/resolver-next': [
         createNodeResolver({

@@ -185,7 +185,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     unsubscribe: new UnsubscribeService(db, clock, optOuts),
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
-    forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks, links }),
+    forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links }),
     idempotency: new IdempotencyStore(db, clock),
   };
   // Generates and stores the token signing key on the very first start.

@@ -94,6 +94,13 @@ export class FieldsService {
     return toField(row as FieldRow);
   }
 
+  /** The names of those of these field ids that are the account's (opt-in forms label their fields with them). */
+  async namesOf(accountId: string, fieldIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, string>> {
+    if (fieldIds.length === 0) return new Map();
+    const rows = await tx.selectFrom('custom_fields').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...new Set(fieldIds)]).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   /** The tags of every definition of the account, as defined (for merge-field warnings). */
   async tags(accountId: string, tx: DbOrTx = this.db): Promise<Set<string>> {
     // Compiled once: every content validation (rcs_validate, previews, sends) asks for these.

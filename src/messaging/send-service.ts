@@ -47,6 +47,11 @@ export interface SendOptions {
    * difference refuses the send with PREVIEW_STALE (DESIGN §6).
    */
   expectMerge?: MergeFingerprint;
+  /**
+   * sendSms only: accept the message inside the caller's transaction (opt-in forms record it together with the
+   * submission). It is not handed to the carrier then: the caller calls handOver(messageId) after its commit.
+   */
+  tx?: Tx;
 }
 
 /** What a send would do, from a dry run (nothing is written). */
@@ -278,12 +283,23 @@ export class SendService {
     return this.immediateRcsResult(outcome.row);
   }
 
+  /** The caller's transaction when it gave one (opts.tx), else one of its own. */
+  private within<T>(opts: SendOptions, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return opts.tx ? fn(opts.tx) : inTransaction(this.d.db, fn);
+  }
+
+  /** Hands an SMS accepted in the caller's transaction (opts.tx) to the carrier, once that transaction committed. */
+  async handOver(messageId: string): Promise<{ failed: boolean; error: string | null }> {
+    const row = await this.d.dispatcher.dispatchNow(messageId);
+    return { failed: row?.status === 'FAILED', error: row?.error ?? null };
+  }
+
   /** POST /send-sms: one standalone SMS, merged before segments are counted (§2.13 rule 5). */
   async sendSms(accountId: string, raw: unknown, opts?: SendOptions & { dryRun?: false }): Promise<SmsSendResult | ScheduledResult>;
   async sendSms(accountId: string, raw: unknown, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
   async sendSms(accountId: string, raw: unknown, opts: SendOptions = {}): Promise<SmsSendResult | ScheduledResult | SendEstimate> {
     const source = opts.source ?? 'API_MESSAGE';
-    const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
+    const outcome = await runOrEstimate(() => this.within(opts, async (tx) => {
       const c = await this.common(tx, accountId);
       const { body } = parseSendBody(SendSmsRequestSchema, raw, { rcs: false, customFieldTags: c.customFieldTags });
       const sender = await usableSender(tx, accountId, body.sendernameId, 'SMS', 'sendernameId', true);
@@ -311,7 +327,8 @@ export class SendService {
     }));
     if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
-    const sent = await this.d.dispatcher.dispatchNow(outcome.row.id);
+    // In the caller's transaction the row is not committed yet: the caller hands it over after its commit.
+    const sent = opts.tx ? null : await this.d.dispatcher.dispatchNow(outcome.row.id);
     const row = sent ?? outcome.row;
     return {
       success: row.status !== 'FAILED',

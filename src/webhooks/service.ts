@@ -345,6 +345,13 @@ export class WebhooksService {
     return (await this.insertEndpoint(q, accountId, { url, events: [], description, enabled: true, source })).row;
   }
 
+  /** The URLs of these endpoints of the account, by id (a form shows where its events go). */
+  async urlsOf(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.d.db.selectFrom('webhook_endpoints').select(['id', 'url']).where('account_id', '=', accountId).where('id', 'in', [...new Set(ids)]).execute();
+    return new Map(rows.map((r) => [r.id, r.url]));
+  }
+
   /** Checks a URL a form names (400 when unusable) and returns its endpoint id. */
   async formEndpoint(q: DbOrTx, accountId: string, url: string): Promise<string> {
     await this.checkUrl(url, 'webhookUrl');

@@ -7,7 +7,8 @@ import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
 import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
-import { FormInputError, type PublicForm } from './service.js';
+import type { PublicForm } from './schemas.js';
+import { FormInputError } from './service.js';
 
 /** The visitor has no session: forms carry a double-submit token equal to this cookie. */
 export const FORM_CSRF_COOKIE = 'rcs_form_csrf';

@@ -30,12 +30,15 @@ import {
   ListSubmissionsQuerySchema,
   SLUG_PATTERN,
   UpdateFormSchema,
+  type ConfirmView,
   type CreateFormInput,
-  type FieldModeValue,
   type Form,
   type FormFields,
   type ListSubmissionsQuery,
+  type PublicForm,
+  type PublicSubmission,
   type Submission,
+  type SubmitResult,
   type SubmissionData,
   type UpdateFormInput,
 } from './schemas.js';
@@ -51,45 +54,6 @@ export const CONFIRMATION_RESEND_AFTER_MS = 60 * 60_000;
 const CUSTOM_VALUE_MAX = 500;
 /** Shown on the form: control characters cannot be merged into the messages this contact gets. */
 const PRINTABLE_ONLY = 'Please use only ordinary printable characters.';
-
-/** What the public page needs to render a form. */
-export interface PublicForm {
-  id: string;
-  accountId: string;
-  accountName: string;
-  name: string;
-  slug: string;
-  title: string;
-  description: string | null;
-  consentText: string;
-  doubleOptIn: boolean;
-  firstName: FieldModeValue;
-  email: FieldModeValue;
-  customFields: Array<{ fieldId: string; label: string; required: boolean }>;
-}
-
-/** What a visitor typed, as posted by the public page (field names of the HTML form). */
-export interface PublicSubmission {
-  phone: string;
-  firstName?: string | undefined;
-  email?: string | undefined;
-  /** By fieldId. */
-  custom?: Record<string, string | undefined>;
-}
-
-export interface SubmitResult {
-  submissionId: string;
-  status: 'PENDING' | 'CONFIRMED';
-  confirmationSent: boolean;
-  doubleOptIn: boolean;
-}
-
-export interface ConfirmView {
-  state: 'confirm' | 'confirmed' | 'already' | 'expired';
-  formName: string;
-  accountName: string;
-  phoneEnding: string;
-}
 
 /** A visitor's mistake on the public form, by field (shown next to it). */
 export class FormInputError extends Error {

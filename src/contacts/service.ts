@@ -311,6 +311,10 @@ export class ContactsService {
    * created the contact first, and that row is read back. 400/COUNTRY_NOT_SUPPORTED as `create`.
    */
   async ensureByPhone(tx: Tx, accountId: string, e164: string, disabledReason: string | null): Promise<{ id: string; created: boolean }> {
+    const known = normalizePhone(e164);
+    // An existing contact is used as it is (the price list may have changed since it was created).
+    const found = known.ok ? await tx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('phone', '=', known.digits).executeTakeFirst() : undefined;
+    if (found) return { id: found.id, created: false };
     const phone = await this.checkPhone(accountId, e164, 'phone', tx);
     const now = this.clock.now();
     const row = newContactRow(accountId, { phone: phone.digits, country: phone.country }, now);

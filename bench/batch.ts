@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { createLogger } from '../src/platform/logger.js';
 import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
-import { listen } from '../src/server.js';
+import { startHttp } from '../src/server.js';
 import { startWorkers, stopWorkers } from '../src/workers.js';
 
 export const ACCEPT_BAR_MS = 300;
@@ -76,8 +76,7 @@ export async function run(options: { recipients?: number; print?: boolean } = {}
     SIM_READ_DELAY_MS: '0',
     SENDER_MAX_PER_SECOND: '1000000',
   });
-  const ctx = await createContext(config, { logger: createLogger('silent') });
-  const server = await listen(ctx, 0, '127.0.0.1');
+  const { ctx, server } = await startHttp(config, (c) => createContext(c, { logger: createLogger('silent') }), 0, '127.0.0.1');
   await startWorkers(ctx);
   const reader = new SQLite(config.databaseFile, { readonly: true });
   try {

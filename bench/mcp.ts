@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { createLogger } from '../src/platform/logger.js';
 import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
-import { listen } from '../src/server.js';
+import { startHttp } from '../src/server.js';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
@@ -80,8 +80,7 @@ const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.
 
 export async function run(): Promise<{ echo: Figures; tools: Figures[]; stock: Figures[]; toolsListBytes: number; toolsetBytes: Record<string, number>; pass: boolean }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-mcp-'));
-  const ctx = await createContext(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }), { logger: createLogger('silent') });
-  const server = await listen(ctx, 0, '127.0.0.1');
+  const { ctx, server } = await startHttp(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }), (c) => createContext(c, { logger: createLogger('silent') }), 0, '127.0.0.1');
   const account = await ctx.services.accounts.create({ name: 'Bench', credits: 10 });
   await ctx.services.senders.create(account.id, { name: 'Bench RCS', type: 'RCS', status: 'APPROVED' });
   await ctx.services.senders.create(account.id, { name: 'BENCH', type: 'SMS', status: 'APPROVED' });
@@ -90,7 +89,7 @@ export async function run(): Promise<{ echo: Figures; tools: Figures[]; stock: F
   // The baseline: express with the same JSON body parser, echoing the body back.
   const echoApp = express();
   echoApp.use(express.json());
-  echoApp.post('/echo', (req, res) => res.json({ jsonrpc: '2.0', id: 1, result: req.body }));
+  echoApp.post('/echo', (req, res) => res.json({ jsonrpc: '2.0', id: 1, result: req.body as unknown }));
   const echo = http.createServer(echoApp);
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/echo`;

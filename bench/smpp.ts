@@ -151,7 +151,7 @@ export async function startSmscChild(): Promise<{ port: number; child: ChildProc
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--smsc'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       const m = /port (\d+)/.exec(buf);
       if (m) resolve(Number(m[1]));

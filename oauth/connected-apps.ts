@@ -2,24 +2,8 @@ import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
 import { parseJson } from '../src/platform/db/sql.js';
 import { notFound } from '../src/platform/errors.js';
-import type { Permission } from '../src/platform/permissions.js';
 import { knownScopes } from './constants.js';
-
-/** One client a person of the account has authorized, with its live (unexpired, unrevoked) tokens. */
-export interface ConnectedApp {
-  clientId: string;
-  clientName: string | null;
-  kind: 'registered' | 'metadata_document';
-  userId: string;
-  userEmail: string;
-  /** Union of the scopes of the live tokens. */
-  scopes: Permission[];
-  activeTokens: number;
-  lastAuthorizedAt: number;
-  lastUsedAt: number | null;
-  /** Expiry of the newest token. */
-  expiresAt: number;
-}
+import type { ConnectedApp } from './schemas.js';
 
 /** The console's view of OAuth grants: list per (client, person) and revoke all their tokens at once. */
 export class ConnectedApps {

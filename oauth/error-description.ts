@@ -51,9 +51,9 @@ export function safeOAuthErrors(): RequestHandler {
     const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
     res.redirect = ((...args: unknown[]) => {
       const last = args.length - 1;
-      if (typeof args[last] === 'string') args[last] = safeErrorRedirect(args[last] as string);
+      if (typeof args[last] === 'string') args[last] = safeErrorRedirect(args[last]);
       redirect(...args);
-    }) as Response['redirect'];
+    });
     next();
   };
 }

@@ -10,4 +10,4 @@ export { oauthRouter } from './router.js';
 export { consentRoutes } from './handlers/consent.js';
 export { mcpBearerChallenge, sendMcpInsufficientScope, sendMcpUnauthorized, type BearerChallenge } from './challenge.js';
 export { oauthUrls, MCP_PATH, type OAuthUrls } from './urls.js';
-export type { ConnectedApp } from './connected-apps.js';
+export type { ConnectedApp } from './schemas.js';

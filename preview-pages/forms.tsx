@@ -1,4 +1,4 @@
-import type { ConfirmView, PublicForm } from '../src/forms/service.js';
+import type { ConfirmView, PublicForm } from '../src/forms/schemas.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
 
 export interface FormPageProps {

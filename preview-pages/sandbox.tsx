@@ -1,4 +1,4 @@
-import type { StoredSandboxPreview } from '../src/sandbox/service.js';
+import type { StoredSandboxPreview } from '../src/sandbox/schemas.js';
 import { Layout } from './layout.js';
 import { PhonePreview } from './phone/index.js';
 

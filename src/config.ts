@@ -81,7 +81,7 @@ export const ConfigSchema = z
     return {
       port: env.PORT,
       host: env.HOST,
-      /** Without trailing slash. When PUBLIC_URL is not set it follows the bound port (see listen()). */
+      /** Without trailing slash. When PUBLIC_URL is not set it follows the bound port (bindPort() completes it before anything is built). */
       publicUrl,
       publicUrlExplicit: env.PUBLIC_URL !== undefined,
       dataDir,

@@ -38,7 +38,7 @@ import { RecipientRateLimiter } from './conversations/throttle.js';
 import { EngagementEventHub } from './inbound/events.js';
 import { InboundService } from './inbound/inbound-service.js';
 import { InteractionsService } from './inbound/interactions-service.js';
-import { OptOutService } from './inbound/opt-outs.js';
+import { OptOutService } from './suppression/opt-outs.js';
 import { UnsubscribeService } from './inbound/unsubscribe-service.js';
 import { VirtualPhoneService } from './inbound/virtual-phone.js';
 import { WebhooksService } from './webhooks/service.js';
@@ -149,7 +149,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
-  const optOuts = new OptOutService(db, engagementEvents);
+  // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
+  const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count);
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents });
   const status = new StatusService(db, clock, messageEvents, logger);
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
@@ -191,7 +192,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     unsubscribe: new UnsubscribeService(db, clock, optOuts),
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
-    forms: new FormsService({ db, clock, config, logger, accounts, contacts, groups, send, webhooks, links }),
+    forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links }),
     idempotency: new IdempotencyStore(db, clock),
     health: new HealthService(database.raw, carriers, clock),
   };

@@ -3,11 +3,11 @@ import { createContext } from './context.js';
 import { deliverFirstStart, firstStartBanner, urlsBanner } from './bootstrap/banner.js';
 import { SealingKeyError } from './platform/sealing.js';
 import { seedDemoIfEmpty } from './bootstrap/demo.js';
-import { listen } from './server.js';
+import { bindPort, serve } from './server.js';
 import { shutdown } from './shutdown.js';
 import { startWorkers } from './workers.js';
 
-/** Entry: config → database → services → HTTP → workers; graceful stop on SIGTERM/SIGINT. */
+/** Entry: config → port (completes the config) → database → services → HTTP → workers; graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -19,9 +19,11 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The port first: the public URL follows the bound port, and the context is built from the complete config.
+  const bound = await bindPort(config);
   let ctx;
   try {
-    ctx = await createContext(config);
+    ctx = await createContext(bound.config);
   } catch (err) {
     // A missing or wrong sealing key must stop the start with what to do, not a stack trace.
     if (err instanceof SealingKeyError) {
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const demo = config.seedDemo ? await seedDemoIfEmpty({ db: ctx.db, ...ctx.services }) : null;
-  const server = await listen(ctx);
+  const server = serve(bound, ctx);
   await startWorkers(ctx);
   process.stdout.write(
     demo

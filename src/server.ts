@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { AppError, errorBody } from './platform/errors.js';
 
 /** How long requests in flight may take to finish once the server stops accepting (SIGTERM). */
 export const SHUTDOWN_GRACE_MS = 5_000;
@@ -26,9 +28,22 @@ export interface RunningServer {
   close(graceMs?: number): Promise<DrainResult>;
 }
 
-export async function listen(ctx: AppContext, port = ctx.config.port, host = ctx.config.host): Promise<RunningServer> {
-  const app = createApp(ctx);
-  const server = http.createServer(app);
+/** A port bound before anything is built, and the configuration completed from it. */
+export interface BoundPort {
+  server: http.Server;
+  port: number;
+  url: string;
+  /** `config` with the bound port, and publicUrl following it unless PUBLIC_URL was set (port 0 in tests). */
+  config: Config;
+}
+
+/**
+ * Binds the port first, so the configuration is complete (the bound port, and the public URL links are built from)
+ * before the context and the app are built from it: nothing changes the configuration afterwards. Until `serve`
+ * attaches the app, requests get 503.
+ */
+export async function bindPort(config: Config, port = config.port, host = config.host): Promise<BoundPort> {
+  const server = http.createServer(starting);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -37,14 +52,38 @@ export async function listen(ctx: AppContext, port = ctx.config.port, host = ctx
   const addr = server.address() as AddressInfo;
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const url = `http://${hostPart}:${addr.port}`;
-  // Without an explicit PUBLIC_URL, links we print and send follow the port actually bound (port 0 in tests).
-  if (!ctx.config.publicUrlExplicit) ctx.config.publicUrl = url;
+  return { server, port: addr.port, url, config: { ...config, host, port: addr.port, publicUrl: config.publicUrlExplicit ? config.publicUrl : url } };
+}
+
+function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = errorBody(new AppError('SERVICE_UNAVAILABLE', 'The server is starting; try again in a second'));
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(JSON.stringify(body));
+}
+
+/** Builds the app from a context made of `bound.config` and lets it answer on the bound port. */
+export function serve(bound: BoundPort, ctx: AppContext): RunningServer {
+  const app = createApp(ctx);
+  bound.server.removeListener('request', starting);
+  bound.server.on('request', app);
   return {
-    url,
-    port: addr.port,
-    server,
-    close: (graceMs = SHUTDOWN_GRACE_MS) => drain(server, graceMs),
+    url: bound.url,
+    port: bound.port,
+    server: bound.server,
+    close: (graceMs = SHUTDOWN_GRACE_MS) => drain(bound.server, graceMs),
   };
+}
+
+/** bindPort, then the context from the completed configuration (`build`), then serve; the port is freed when build fails. */
+export async function startHttp(config: Config, build: (config: Config) => Promise<AppContext>, port?: number, host?: string): Promise<{ ctx: AppContext; server: RunningServer }> {
+  const bound = await bindPort(config, port, host);
+  let ctx: AppContext;
+  try {
+    ctx = await build(bound.config);
+  } catch (err) {
+    await new Promise<void>((resolve) => bound.server.close(() => resolve()));
+    throw err;
+  }
+  return { ctx, server: serve(bound, ctx) };
 }
 
 async function drain(server: http.Server, graceMs: number): Promise<DrainResult> {

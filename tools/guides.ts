@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
+import { DOMAIN_TOOLS } from './domain.js';
 import { READ, TOOLSETS, defineTool, type ToolDef } from './types.js';
 
 const TASKS = ['send', 'batch', 'schedule', 'sms', 'template', 'engagement', 'contacts', 'all'] as const;
 
-/** The registry, loaded lazily: guides describe every tool, including themselves. */
-async function registry(): Promise<readonly ToolDef[]> {
-  return (await import('./index.js')).ALL_TOOLS;
+/** Guides describe every tool, including themselves (the same list as tools/index.ts, without importing it). */
+function registry(): readonly ToolDef[] {
+  return [...DOMAIN_TOOLS, ...guideTools];
 }
 
 /** Guidance per task, naming tools that must exist: a renamed tool breaks the registry test, not the assistant. */
@@ -106,7 +107,7 @@ export const rcsWorkflowGuide = defineTool({
   annotations: READ,
   uses: [],
   run: async (_ctx, input) => {
-    const names = new Set((await registry()).map((t) => t.name));
+    const names = new Set(registry().map((t) => t.name));
     const chosen = input.task === 'all' ? TASKS.filter((t) => t !== 'all') : [input.task];
     return {
       rules: [
@@ -116,7 +117,7 @@ export const rcsWorkflowGuide = defineTool({
         'Only APPROVED senders can send; a test sender only reaches its test phones.',
       ],
       tasks: chosen.map((t) => {
-        const s = steps(t as Exclude<(typeof TASKS)[number], 'all'>);
+        const s = steps(t);
         return { task: t, ...s, tools: s.tools.filter((n) => names.has(n)) };
       }),
     };
@@ -137,7 +138,7 @@ export const rcsApiReference = defineTool({
   annotations: READ,
   uses: [],
   run: async (_ctx, input) => {
-    const tools = (await registry()).filter((t) => (!input.toolset || t.toolset === input.toolset) && (!input.tool || t.name === input.tool));
+    const tools = registry().filter((t) => (!input.toolset || t.toolset === input.toolset) && (!input.tool || t.name === input.tool));
     return {
       count: tools.length,
       tools: tools.map((t) => {

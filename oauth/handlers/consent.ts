@@ -12,17 +12,7 @@ import type { PendingAuthorization } from '../grants.js';
 import { formActionSource } from '../redirect-uris.js';
 import type { OAuthService } from '../service.js';
 import { ENDPOINTS } from '../urls.js';
-
-const field = (req: Request, name: string): string => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
-
-const fieldList = (req: Request, name: string): string[] => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (typeof v === 'string') return [v];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-};
+import { field, fieldList } from '../../src/platform/http/form-fields.js';
 
 /**
  * The CSP's form-action also governs where a submitted form may be redirected (Chromium enforces

@@ -1,5 +1,5 @@
 import { PostForm } from '../layout.js';
-import type { ConnectedApp } from '../../oauth/connected-apps.js';
+import type { ConnectedApp } from '../../oauth/schemas.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
 

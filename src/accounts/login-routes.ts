@@ -9,15 +9,11 @@ import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
 import { LoginPage, MessagePage, TotpPage } from '../../preview-pages/login.js';
 import { assertSessionCsrf, safeNext, SESSION_COOKIE } from './session-middleware.js';
+import { field } from '../platform/http/form-fields.js';
 
 // Before login there is no session to hold a CSRF token, so the login form uses a double-submit
 // cookie: the form's hidden value must equal this cookie, which another site can neither read nor set.
 const LOGIN_CSRF_COOKIE = 'rcs_login_csrf';
-
-const field = (req: Request, name: string): string => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
 
 export function loginRoutes({ sessions, login, config }: { sessions: SessionsService; login: LoginService; config: Pick<Config, 'secureCookies' | 'sessionTtlMs'> }): Router {
   const secure = config.secureCookies;

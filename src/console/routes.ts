@@ -21,16 +21,7 @@ import { SendersPage } from '../../preview-pages/console/senders.js';
 import { SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
 import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
 import type { ConsoleSources } from './sources.js';
-
-const field = (req: Request, name: string): string => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
-const fieldList = (req: Request, name: string): string[] => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (typeof v === 'string') return [v];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-};
+import { field, fieldList } from '../platform/http/form-fields.js';
 
 /** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
 const NOTICES: Record<string, string> = {

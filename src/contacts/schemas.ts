@@ -11,7 +11,7 @@ import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_M
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
 import { PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../phone/limits.js';
 import { cursorQueryFields } from '../platform/pagination.js';
-import { idSchema } from './ids.js';
+import { idSchema } from '../platform/id-schema.js';
 
 export { BULK_CONTACTS_MAX, CONTACT_NAME_MAX_LENGTH };
 export const DISABLE_REASON_MAX_LENGTH = BULK_DISABLE_REASON_MAX_LENGTH;

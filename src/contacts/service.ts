@@ -6,7 +6,7 @@ import { unknownFields } from '../fields/service.js';
 import type { GroupsService } from '../groups/service.js';
 import { countryInPriceList, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
-import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
 import { escapeLike, fromBool, toBool } from '../platform/db/sql.js';
 import type { ContactsTable } from '../platform/db/tables/address-book.js';
 import { AppError, notFound } from '../platform/errors.js';
@@ -38,7 +38,7 @@ import {
   type ListContactsOptions,
   type UpdateContactInput,
 } from './schemas.js';
-import { isUniqueViolation } from './sql-errors.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 
 const CHUNK = 500;
 const chunks = <T>(items: readonly T[], size = CHUNK): T[][] => {
@@ -81,7 +81,7 @@ export function newContactRow(
 /** The LIKE term of a search: lower-cased; phone-like text reduced to its digits without + or 00. */
 export function searchTerm(search: string): string {
   const s = search.trim().toLowerCase();
-  if (/\d/.test(s) && /^[+\d\s\-().\/]+$/.test(s)) {
+  if (/\d/.test(s) && /^[+\d\s\-()./]+$/.test(s)) {
     let digits = s.replace(/[^\d+]/g, '');
     if (digits.startsWith('+')) digits = digits.slice(1);
     else if (digits.startsWith('00') && digits.length > 2) digits = digits.slice(2);
@@ -236,7 +236,7 @@ export class ContactsService {
    */
   async get(accountId: string, idOrPhone: string, opts: { includeCustomFields?: boolean } = {}): Promise<Contact> {
     let row: ContactsTable | undefined;
-    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-().\/]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
+    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
       if (!isId('ct', idOrPhone)) {
         throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
           details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
@@ -257,12 +257,12 @@ export class ContactsService {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Normalises a number and checks its country against the account's price list. */
-  private async checkPhone(accountId: string, input: string, path = 'phone'): Promise<PhoneOk> {
+  private async checkPhone(accountId: string, input: string, path = 'phone', q: DbOrTx = this.db): Promise<PhoneOk> {
     const phone = normalizePhone(input);
     if (!phone.ok) {
       throw new AppError('VALIDATION_ERROR', `${path}: ${phone.message}`, { details: [{ path, code: phone.code, message: phone.message }] });
     }
-    const prices = await this.accounts.priceList(accountId);
+    const prices = await this.accounts.priceList(accountId, q);
     if (!countryInPriceList(phone.country, prices)) throw countryNotSupported(phone.country, path);
     return { digits: phone.digits, country: phone.country };
   }
@@ -301,6 +301,71 @@ export class ContactsService {
     const { values, problems } = await this.fields.resolve(accountId, items, path, tx);
     if (problems.length > 0) throw unknownFields(problems);
     return values;
+  }
+
+  // ---- opt-in forms (src/forms/), inside the caller's transaction ------------------------------------------------
+
+  /**
+   * The contact of a number: the existing one, or a new one — disabled with `disabledReason` when given (double
+   * opt-in). The unique (account, phone) index decides a race: the insert does nothing when another transaction
+   * created the contact first, and that row is read back. 400/COUNTRY_NOT_SUPPORTED as `create`.
+   */
+  async ensureByPhone(tx: Tx, accountId: string, e164: string, disabledReason: string | null): Promise<{ id: string; created: boolean }> {
+    const known = normalizePhone(e164);
+    // An existing contact is used as it is (the price list may have changed since it was created).
+    const found = known.ok ? await tx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('phone', '=', known.digits).executeTakeFirst() : undefined;
+    if (found) return { id: found.id, created: false };
+    const phone = await this.checkPhone(accountId, e164, 'phone', tx);
+    const now = this.clock.now();
+    const row = newContactRow(accountId, { phone: phone.digits, country: phone.country }, now);
+    if (disabledReason !== null) Object.assign(row, { disabled: 1, disabled_reason: disabledReason.slice(0, 500), disabled_at: now });
+    const inserted = await tx
+      .insertInto('contacts')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'phone']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { id: row.id, created: true };
+    const existing = await tx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('phone', '=', phone.digits).executeTakeFirstOrThrow();
+    return { id: existing.id, created: false };
+  }
+
+  /**
+   * An opt-in was confirmed: enables the number's contact (created again when it was deleted meanwhile) and, with
+   * `data`, writes name, email, the custom fields and the groups that still exist. Data the address book's rules
+   * refuse now (they may have changed since the submission) is left out as a whole and reported `applied: false`:
+   * the opt-in itself must not fail on it.
+   */
+  async applyOptIn(
+    tx: Tx,
+    accountId: string,
+    e164: string,
+    data: { firstName: string | null; email: string | null; customFields: { fieldId: string; value: string }[]; groupIds: readonly string[] } | null,
+  ): Promise<{ id: string; applied: boolean }> {
+    const { id } = await this.ensureByPhone(tx, accountId, e164, null);
+    const current = await this.rowById(tx, accountId, id);
+    const now = this.clock.now();
+    const next: ContactsTable = { ...current, disabled: 0, disabled_reason: null, disabled_at: null, updated_at: now };
+    let applied = false;
+    let values: ResolvedFieldValue[] = [];
+    let groupIds: string[] = [];
+    if (data) {
+      const patch = { ...(data.firstName ? { firstName: data.firstName } : {}), ...(data.email ? { email: data.email } : {}), customFields: data.customFields };
+      const checked = UpdateContactSchema.safeParse(patch);
+      if (checked.success) {
+        applied = true;
+        if (checked.data.firstName !== undefined) next.first_name = checked.data.firstName;
+        if (checked.data.email !== undefined) next.email = checked.data.email;
+        // Fields deleted since the submission are left out (their problems), the others written.
+        values = (await this.fields.resolve(accountId, data.customFields, 'customFields', tx)).values;
+        groupIds = await this.groups.existing(accountId, data.groupIds, tx);
+      }
+    }
+    next.search_text = contactSearchText(next);
+    const { id: _id, account_id: _acc, created_at: _created, ...patch } = next;
+    await tx.updateTable('contacts').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
+    await this.fields.writeValues(accountId, id, values, tx);
+    await this.groups.addMemberships(accountId, [id], groupIds, tx);
+    return { id, applied };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { printable } from '../content/characters.js';
-import { idSchema } from '../contacts/ids.js';
+import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
 /** §2.9: letters, numbers and underscores; becomes the placeholder {{tag}}. */

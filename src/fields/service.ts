@@ -8,7 +8,7 @@ import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { isUniqueViolation } from '../contacts/sql-errors.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import {
   CreateFieldSchema,
   ListFieldsQuerySchema,
@@ -92,6 +92,13 @@ export class FieldsService {
     const row = await this.fieldsQuery(tx, accountId).where('custom_fields.id', '=', fieldId).executeTakeFirst();
     if (!row) throw notFound('Custom field');
     return toField(row as FieldRow);
+  }
+
+  /** The names of those of these field ids that are the account's (opt-in forms label their fields with them). */
+  async namesOf(accountId: string, fieldIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, string>> {
+    if (fieldIds.length === 0) return new Map();
+    const rows = await tx.selectFrom('custom_fields').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...new Set(fieldIds)]).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   /** The tags of every definition of the account, as defined (for merge-field warnings). */

@@ -12,18 +12,9 @@ import { isId } from '../platform/ids.js';
 import { FormDetailPage, FormsPage, type EditorChoices, type FormEditorValues } from '../../preview-pages/console/forms.js';
 import { DEFAULT_CONFIRMATION_MESSAGE, type CreateFormInput, type Form, type UpdateFormInput } from './schemas.js';
 import type { FormsService } from './service.js';
+import { field, fieldList } from '../platform/http/form-fields.js';
 
 const NOTICES: Record<string, string> = { created: 'Form created.', saved: 'Form saved.', deleted: 'The form was deleted.' };
-
-const field = (req: Request, name: string): string => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
-const fieldList = (req: Request, name: string): string[] => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (typeof v === 'string') return [v];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-};
 
 const EMPTY: FormEditorValues = {
   name: '',

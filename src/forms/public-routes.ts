@@ -7,8 +7,9 @@ import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
 import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
-import { FormInputError, type PublicForm } from './service.js';
-import type { FormsService } from './service.js';
+import type { PublicForm } from './schemas.js';
+import { FormInputError, type FormsService } from './service.js';
+import { field } from '../platform/http/form-fields.js';
 
 /** The visitor has no session: forms carry a double-submit token equal to this cookie. */
 export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
@@ -16,8 +17,6 @@ export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
 export const FORM_POSTS_PER_WINDOW = 10;
 export const FORM_POST_WINDOW_MS = 10 * 60_000;
 
-const bodyOf = (req: Request): Record<string, unknown> => (req.body as Record<string, unknown> | undefined) ?? {};
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * Public opt-in pages (spec §3.6): GET/POST /f/<slug> (the form), GET /f/<slug>/sent, GET/POST
@@ -38,8 +37,8 @@ export function formPages({ forms, config }: { forms: FormsService; config: Pick
   };
   const csrfOk = (req: Request): boolean => {
     const cookie = readCookie(req, FORM_CSRF_COOKIE);
-    const sent = bodyOf(req).csrf;
-    return !!cookie && typeof sent === 'string' && safeEqual(cookie, sent);
+    const sent = field(req, 'csrf');
+    return !!cookie && sent !== '' && safeEqual(cookie, sent);
   };
   const noindex = (res: Response) => res.setHeader('X-Robots-Tag', 'noindex, nofollow');
 
@@ -110,16 +109,15 @@ export function formPages({ forms, config }: { forms: FormsService; config: Pick
       noindex(res);
       return sendPage(res, h(FormNotFoundPage, {}), 404);
     }
-    const b = bodyOf(req);
-    const values: Record<string, string> = { phone: str(b.phone), firstName: str(b.firstName), email: str(b.email) };
+    const values: Record<string, string> = { phone: field(req, 'phone'), firstName: field(req, 'firstName'), email: field(req, 'email') };
     const custom: Record<string, string> = {};
     for (const f of form.customFields) {
-      custom[f.fieldId] = str(b[`cf_${f.fieldId}`]);
+      custom[f.fieldId] = field(req, `cf_${f.fieldId}`);
       values[`cf_${f.fieldId}`] = custom[f.fieldId]!;
     }
     if (!csrfOk(req)) return showForm(req, res, form, 403, { values, error: 'The form expired. Please submit it again.' });
     // The bot trap: answer as if it worked, record nothing.
-    if (str(b.website).trim() !== '') return res.redirect(303, `/f/${form.slug}/sent`);
+    if (field(req, 'website').trim() !== '') return res.redirect(303, `/f/${form.slug}/sent`);
     try {
       await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom });
     } catch (err) {

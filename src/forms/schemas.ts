@@ -152,3 +152,44 @@ export const ListSubmissionsQuerySchema = z.object({
   ...cursorQueryFields({ defaultLimit: 50, maxLimit: 200 }),
 });
 export type ListSubmissionsQuery = z.input<typeof ListSubmissionsQuerySchema>;
+
+// ---- view models of the public page (preview-pages/forms.tsx) ----------------------------------------------------
+
+/** What the public page needs to render a form. */
+export interface PublicForm {
+  id: string;
+  accountId: string;
+  accountName: string;
+  name: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  consentText: string;
+  doubleOptIn: boolean;
+  firstName: FieldModeValue;
+  email: FieldModeValue;
+  customFields: Array<{ fieldId: string; label: string; required: boolean }>;
+}
+
+/** What a visitor typed, as posted by the public page (field names of the HTML form). */
+export interface PublicSubmission {
+  phone: string;
+  firstName?: string | undefined;
+  email?: string | undefined;
+  /** By fieldId. */
+  custom?: Record<string, string | undefined>;
+}
+
+export interface SubmitResult {
+  submissionId: string;
+  status: 'PENDING' | 'CONFIRMED';
+  confirmationSent: boolean;
+  doubleOptIn: boolean;
+}
+
+export interface ConfirmView {
+  state: 'confirm' | 'confirmed' | 'already' | 'expired';
+  formName: string;
+  accountName: string;
+  phoneEnding: string;
+}

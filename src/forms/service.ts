@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { ContactsService } from '../contacts/service.js';
+import type { FieldsService } from '../fields/service.js';
 import type { GroupsService } from '../groups/service.js';
 import { usableSender } from '../messaging/prepare.js';
 import type { SendService } from '../messaging/send-service.js';
 import { countryInPriceList, countryReach, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
-import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { FormSubmissionsTable, FormsTable } from '../platform/db/tables/webhooks-forms.js';
 import { AppError, isAppError, notFound } from '../platform/errors.js';
@@ -31,12 +32,15 @@ import {
   ListSubmissionsQuerySchema,
   SLUG_PATTERN,
   UpdateFormSchema,
+  type ConfirmView,
   type CreateFormInput,
-  type FieldModeValue,
   type Form,
   type FormFields,
   type ListSubmissionsQuery,
+  type PublicForm,
+  type PublicSubmission,
   type Submission,
+  type SubmitResult,
   type SubmissionData,
   type UpdateFormInput,
 } from './schemas.js';
@@ -53,45 +57,6 @@ const CUSTOM_VALUE_MAX = 500;
 /** Shown on the form: control characters cannot be merged into the messages this contact gets. */
 const PRINTABLE_ONLY = 'Please use only ordinary printable characters.';
 
-/** What the public page needs to render a form. */
-export interface PublicForm {
-  id: string;
-  accountId: string;
-  accountName: string;
-  name: string;
-  slug: string;
-  title: string;
-  description: string | null;
-  consentText: string;
-  doubleOptIn: boolean;
-  firstName: FieldModeValue;
-  email: FieldModeValue;
-  customFields: Array<{ fieldId: string; label: string; required: boolean }>;
-}
-
-/** What a visitor typed, as posted by the public page (field names of the HTML form). */
-export interface PublicSubmission {
-  phone: string;
-  firstName?: string | undefined;
-  email?: string | undefined;
-  /** By fieldId. */
-  custom?: Record<string, string | undefined>;
-}
-
-export interface SubmitResult {
-  submissionId: string;
-  status: 'PENDING' | 'CONFIRMED';
-  confirmationSent: boolean;
-  doubleOptIn: boolean;
-}
-
-export interface ConfirmView {
-  state: 'confirm' | 'confirmed' | 'already' | 'expired';
-  formName: string;
-  accountName: string;
-  phoneEnding: string;
-}
-
 /** A visitor's mistake on the public form, by field (shown next to it). */
 export class FormInputError extends Error {
   constructor(readonly fieldErrors: Record<string, string>) {
@@ -107,6 +72,7 @@ export interface FormsDeps {
   logger: Logger;
   accounts: AccountsService;
   contacts: ContactsService;
+  fields: FieldsService;
   groups: GroupsService;
   send: SendService;
   webhooks: WebhooksService;
@@ -138,8 +104,6 @@ function slugify(name: string): string {
  * the transaction that records the submission or the confirmation.
  */
 export class FormsService {
-  private readonly locks = new Map<string, Promise<unknown>>();
-
   constructor(private readonly d: FormsDeps) {}
 
   // ---- definitions -----------------------------------------------------------------------------
@@ -164,9 +128,7 @@ export class FormsService {
       .where('form_id', 'in', ids)
       .groupBy(['form_id', 'status'])
       .execute();
-    const webhookIds = rows.flatMap((r) => (r.webhook_id ? [r.webhook_id] : []));
-    const hooks = webhookIds.length ? await this.d.db.selectFrom('webhook_endpoints').select(['id', 'url']).where('id', 'in', webhookIds).execute() : [];
-    const hookUrl = new Map(hooks.map((h) => [h.id, h.url]));
+    const hookUrl = await this.d.webhooks.urlsOf(rows[0]!.account_id, rows.flatMap((r) => (r.webhook_id ? [r.webhook_id] : [])));
     return rows.map((r) => {
       const fields = parseJson<FormFields>(r.fields, { firstName: 'optional', email: 'optional', customFields: [] });
       const n = (status: string) => Number(counts.find((c) => c.form_id === r.id && c.status === status)?.n ?? 0);
@@ -196,8 +158,7 @@ export class FormsService {
   private async checkReferences(q: DbOrTx, accountId: string, fields: FormFields, groups: readonly string[]): Promise<FormFields> {
     const fieldIds = fields.customFields.map((f) => f.fieldId);
     if (new Set(fieldIds).size !== fieldIds.length) throw new AppError('VALIDATION_ERROR', 'fields.customFields: a field is listed twice', { details: [{ path: 'fields.customFields', code: 'duplicate', message: 'each field once' }] });
-    const defs = fieldIds.length ? await q.selectFrom('custom_fields').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', fieldIds).execute() : [];
-    const names = new Map(defs.map((d) => [d.id, d.name]));
+    const names = await this.d.fields.namesOf(accountId, fieldIds, q);
     const details = fields.customFields.flatMap((f, i) => (names.has(f.fieldId) ? [] : [{ path: `fields.customFields[${i}].fieldId`, code: 'not_found', message: `no custom field ${f.fieldId} on this account` }]));
     if (details.length) throw new AppError('NOT_FOUND', `Custom field not found: ${details[0]!.message}`, { details });
     await this.d.groups.assertGroups(accountId, groups, 'groups', q);
@@ -267,7 +228,7 @@ export class FormsService {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return { data: await this.present(page.rows as FormsTable[]), pagination: page.pagination };
+    return { data: await this.present(page.rows), pagination: page.pagination };
   }
 
   async get(accountId: string, id: string): Promise<Form> {
@@ -354,42 +315,25 @@ export class FormsService {
   /** The form behind /f/<slug>, or null when there is none or it is closed. */
   async publicForm(slug: string): Promise<PublicForm | null> {
     if (!SLUG_PATTERN.test(slug)) return null;
-    const row = await this.d.db
-      .selectFrom('forms')
-      .innerJoin('accounts', 'accounts.id', 'forms.account_id')
-      .selectAll('forms')
-      .select(['accounts.name as account_name', 'accounts.active as account_active'])
-      .where('forms.slug', '=', slug)
-      .executeTakeFirst();
-    if (!row || row.active !== 1 || row.account_active !== 1) return null;
+    const row = await this.d.db.selectFrom('forms').selectAll().where('slug', '=', slug).executeTakeFirst();
+    if (!row || row.active !== 1) return null;
+    const account = await this.d.accounts.get(row.account_id);
+    if (!account.active) return null;
     const fields = parseJson<FormFields>(row.fields, { firstName: 'optional', email: 'optional', customFields: [] });
     return {
       id: row.id,
       accountId: row.account_id,
-      accountName: row.account_name,
+      accountName: account.name,
       name: row.name,
       slug: row.slug,
       title: row.title ?? row.name,
       description: row.description,
-      consentText: row.consent_text ?? `I agree to receive messages from ${row.account_name} on this number. I can unsubscribe at any time by replying STOP.`,
+      consentText: row.consent_text ?? `I agree to receive messages from ${account.name} on this number. I can unsubscribe at any time by replying STOP.`,
       doubleOptIn: row.double_opt_in === 1,
       firstName: fields.firstName,
       email: fields.email,
       customFields: fields.customFields.map((f) => ({ fieldId: f.fieldId, label: f.label ?? f.fieldId, required: f.required })),
     };
-  }
-
-  /** One submission at a time per form and number (the throttle and contact creation must not race). */
-  private async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(key) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.locks.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    }
   }
 
   /** Checks what the visitor typed; FormInputError names the fields. */
@@ -429,35 +373,6 @@ export class FormsService {
     return { e164, digits, data: { phone: e164, firstName, email, customFields } };
   }
 
-  /** The contact of the number: an existing one, or a new one (disabled until confirmed with double opt-in). */
-  private async contactFor(form: FormsTable, e164: string): Promise<{ id: string; action: 'created' | 'updated' }> {
-    const existing = await this.findContact(form.account_id, e164);
-    if (existing) return { id: existing, action: 'updated' };
-    try {
-      const created = await this.d.contacts.create(form.account_id, { phone: e164 });
-      if (form.double_opt_in === 1) {
-        await this.d.contacts.bulkDisable(form.account_id, { contactIds: [created.id], reason: `Awaiting opt-in confirmation (form "${form.name}")`.slice(0, 500) });
-      }
-      return { id: created.id, action: 'created' };
-    } catch (err) {
-      // Created by someone else a moment ago.
-      if (isAppError(err) && err.code === 'CONFLICT') {
-        const again = await this.findContact(form.account_id, e164);
-        if (again) return { id: again, action: 'updated' };
-      }
-      throw err;
-    }
-  }
-
-  private async findContact(accountId: string, e164: string): Promise<string | null> {
-    try {
-      return (await this.d.contacts.get(accountId, e164)).id;
-    } catch (err) {
-      if (isAppError(err) && err.code === 'NOT_FOUND') return null;
-      throw err;
-    }
-  }
-
   /** The webhook of a form's events: its own, or the account's subscribed endpoints. */
   private target(form: FormsTable): EmitTarget {
     return form.webhook_id ? { kind: 'endpoint', endpointId: form.webhook_id } : { kind: 'subscribed' };
@@ -474,88 +389,114 @@ export class FormsService {
   }
 
   /**
-   * POST /f/<slug>: records a submission (PENDING), creating the contact when the number has none,
-   * sends the confirmation SMS unless the submit-once throttle holds it back, and fires
-   * form_submission. A single opt-in form is confirmed at once (form_optin_confirmed follows).
+   * POST /f/<slug>: one transaction records the submission (PENDING) with the number's contact (created, disabled
+   * until confirmed, when it has none), accepts the confirmation SMS unless the submit-once throttle holds it back,
+   * and writes form_submission to the outbox; a single opt-in form is confirmed in the same transaction
+   * (form_optin_confirmed follows). The SMS is handed to the carrier after the commit. The same data submitted again
+   * for the same number while its submission is pending and recent is that submission: counted once.
    */
   async submit(slug: string, input: PublicSubmission): Promise<SubmitResult> {
     const pub = await this.publicForm(slug);
     if (!pub) throw notFound('Form');
     const { e164, digits, data } = await this.readInput(pub, input);
-    return this.exclusive(`${pub.id}:${digits}`, async () => {
-      const form = await this.d.db.selectFrom('forms').selectAll().where('id', '=', pub.id).executeTakeFirstOrThrow();
-      const contact = await this.contactFor(form, e164);
+    const outcome = await inTransaction(this.d.db, async (tx) => {
+      const form = await tx.selectFrom('forms').selectAll().where('id', '=', pub.id).executeTakeFirstOrThrow();
       const now = this.d.clock.now();
-      const id = newId('sub', now);
-      let token: string | null = null;
-      let confirmationSent = false;
-      let note: string | null = null;
-      let messageId: string | null = null;
-      if (form.double_opt_in === 1) {
-        const recent = await this.d.db
-          .selectFrom('form_submissions')
-          .select('id')
-          .where('form_id', '=', form.id)
-          .where('phone', '=', digits)
-          .where('status', '=', 'PENDING')
-          .where('confirmation_sent', '=', 1)
-          .where('submitted_at', '>', now - CONFIRMATION_RESEND_AFTER_MS)
-          .executeTakeFirst();
-        if (recent) {
-          note = `A confirmation SMS went to this number less than ${CONFIRMATION_RESEND_AFTER_MS / 60_000} minutes ago; its link confirms this submission`;
-        } else if (!form.sender_id) {
-          note = 'The form has no confirmation sender';
-        } else {
-          // The stored text carries the link masked; its token is derived from the message id
-          // (link-tokens.ts) and filled in when the SMS is handed to the carrier.
-          const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
-          const text = (form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE).split(FORM_NAME_PLACEHOLDER).join(form.name).split(CONFIRM_LINK_PLACEHOLDER).join(link);
-          try {
-            // The text is built from stored form fields; it passes the send door like any body.
-            const body = parseSendBody(SendSmsRequestSchema, { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false });
-            const sent = await this.d.send.sendSms(form.account_id, body, { source: 'FORM' });
-            messageId = sent.messageId;
-            confirmationSent = sent.success;
-            token = this.d.links.token('optin', sent.messageId);
-            if (!sent.success) note = `The confirmation SMS failed: ${'error' in sent && sent.error ? sent.error : 'not sent'}`;
-          } catch (err) {
-            if (!isAppError(err)) throw err;
-            note = `The confirmation SMS was refused: ${err.message}`;
-            this.d.logger.info({ formId: form.id, code: err.code }, 'form confirmation SMS refused');
-          }
-          if (!confirmationSent) token = null;
-        }
-      } else {
-        note = 'Single opt-in form: no confirmation needed';
-      }
+      const json = JSON.stringify(data);
+      // SQLite runs one write transaction at a time, so this check and the insert below cannot interleave with a
+      // concurrent identical submission: the later one finds the earlier one's row.
+      const same = await tx
+        .selectFrom('form_submissions')
+        .selectAll()
+        .where('form_id', '=', form.id)
+        .where('phone', '=', digits)
+        .where('status', '=', 'PENDING')
+        .where('data', '=', json)
+        .where('submitted_at', '>', now - CONFIRMATION_RESEND_AFTER_MS)
+        .orderBy('submitted_at', 'desc')
+        .executeTakeFirst();
+      if (same) return { row: same, form, handOver: null };
+      const doubleOptIn = form.double_opt_in === 1;
+      const contact = await this.d.contacts.ensureByPhone(tx, form.account_id, e164, doubleOptIn ? `Awaiting opt-in confirmation (form "${form.name}")` : null);
+      const sms = doubleOptIn ? await this.confirmationSms(tx, form, e164, digits, now) : { sent: null, note: 'Single opt-in form: no confirmation needed' };
       const row: FormSubmissionsTable = {
-        id,
+        id: newId('sub', now),
         account_id: form.account_id,
         form_id: form.id,
         phone: digits,
         contact_id: contact.id,
-        contact_action: contact.action,
-        data: JSON.stringify(data),
+        contact_action: contact.created ? 'created' : 'updated',
+        data: json,
         status: 'PENDING',
-        token_hash: token ? sha256Hex(token) : null,
-        token_expires_at: token ? now + CONFIRM_TOKEN_TTL_MS : null,
-        confirmation_sent: confirmationSent ? 1 : 0,
-        confirmation_message_id: messageId,
-        confirmation_note: note,
+        token_hash: sms.sent ? sha256Hex(sms.sent.token) : null,
+        token_expires_at: sms.sent ? now + CONFIRM_TOKEN_TTL_MS : null,
+        confirmation_sent: sms.sent ? 1 : 0,
+        confirmation_message_id: sms.sent?.messageId ?? null,
+        confirmation_note: sms.note,
         data_applied: 0,
         submitted_at: now,
         confirmed_at: null,
       };
-      await inTransaction(this.d.db, async (tx) => {
-        await tx.insertInto('form_submissions').values(row).execute();
-        await this.d.webhooks.emit(tx, form.account_id, 'form_submission', this.eventBody(form, row), this.target(form));
-      });
-      if (form.double_opt_in !== 1) {
-        await this.confirmSubmission(form, row);
-        return { submissionId: id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false };
-      }
-      return { submissionId: id, status: 'PENDING', confirmationSent, doubleOptIn: true };
+      await tx.insertInto('form_submissions').values(row).execute();
+      await this.d.webhooks.emit(tx, form.account_id, 'form_submission', this.eventBody(form, row), this.target(form));
+      if (!doubleOptIn) await this.confirmSubmission(tx, form, row);
+      return { row, form, handOver: sms.sent?.messageId ?? null };
     });
+    const { row, form } = outcome;
+    let confirmationSent = row.confirmation_sent === 1;
+    if (outcome.handOver) {
+      const result = await this.d.send.handOver(outcome.handOver);
+      if (result.failed) {
+        // The carrier refused it at once: the link never arrives, so the throttle must not hold back the next try.
+        confirmationSent = false;
+        await this.d.db
+          .updateTable('form_submissions')
+          .set({ confirmation_sent: 0, token_hash: null, token_expires_at: null, confirmation_note: `The confirmation SMS failed: ${result.error ?? 'not sent'}` })
+          .where('id', '=', row.id)
+          .execute();
+      }
+    }
+    if (form.double_opt_in !== 1) return { submissionId: row.id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false };
+    return { submissionId: row.id, status: 'PENDING', confirmationSent, doubleOptIn: true };
+  }
+
+  /**
+   * The confirmation SMS of a double opt-in submission, accepted in the submission's transaction (a savepoint keeps a
+   * refused send from leaving anything behind), or why none is sent: the throttle, no sender, or the send refused.
+   */
+  private async confirmationSms(tx: Tx, form: FormsTable, e164: string, digits: string, now: number): Promise<{ sent: { messageId: string; token: string } | null; note: string | null }> {
+    const recent = await tx
+      .selectFrom('form_submissions')
+      .select('id')
+      .where('form_id', '=', form.id)
+      .where('phone', '=', digits)
+      .where('status', '=', 'PENDING')
+      .where('confirmation_sent', '=', 1)
+      .where('submitted_at', '>', now - CONFIRMATION_RESEND_AFTER_MS)
+      .executeTakeFirst();
+    if (recent) return { sent: null, note: `A confirmation SMS went to this number less than ${CONFIRMATION_RESEND_AFTER_MS / 60_000} minutes ago; its link confirms this submission` };
+    if (!form.sender_id) return { sent: null, note: 'The form has no confirmation sender' };
+    // The stored text carries the link masked; its token is derived from the message id (link-tokens.ts) and filled
+    // in when the SMS is handed to the carrier.
+    const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
+    const text = (form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE).split(FORM_NAME_PLACEHOLDER).join(form.name).split(CONFIRM_LINK_PLACEHOLDER).join(link);
+    await sql`savepoint form_confirmation_sms`.execute(tx);
+    try {
+      const sent = await this.d.send.sendSms(
+        form.account_id,
+        // The text is built from stored form fields; it passes the send door like any body.
+        parseSendBody(SendSmsRequestSchema, { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false }),
+        { source: 'FORM', tx },
+      );
+      await sql`release savepoint form_confirmation_sms`.execute(tx);
+      return { sent: { messageId: sent.messageId, token: this.d.links.token('optin', sent.messageId) }, note: null };
+    } catch (err) {
+      // A refusal of the send (no credits, opted out, …) is recorded on the submission, not shown to the visitor.
+      if (!isAppError(err)) throw err;
+      await sql`rollback to savepoint form_confirmation_sms`.execute(tx);
+      this.d.logger.info({ formId: form.id, code: err.code }, 'form confirmation SMS refused');
+      return { sent: null, note: `The confirmation SMS was refused: ${err.message}` };
+    }
   }
 
   private async byToken(token: string): Promise<{ sub: FormSubmissionsTable; form: FormsTable; accountName: string } | null> {
@@ -563,8 +504,9 @@ export class FormsService {
     const sub = await this.d.db.selectFrom('form_submissions').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
     if (!sub) return null;
     const form = await this.d.db.selectFrom('forms').selectAll().where('id', '=', sub.form_id).executeTakeFirst();
-    const account = await this.d.db.selectFrom('accounts').select(['name', 'active']).where('id', '=', sub.account_id).executeTakeFirst();
-    if (!form || !account || account.active !== 1) return null;
+    if (!form) return null;
+    const account = await this.d.accounts.get(sub.account_id);
+    if (!account.active) return null;
     return { sub, form, accountName: account.name };
   }
 
@@ -581,17 +523,17 @@ export class FormsService {
     return this.viewOf(x, 'confirm');
   }
 
-  /** POST /f/confirm/<token>: confirms the number's pending opt-in for the form (idempotent). */
+  /** POST /f/confirm/<token>: confirms the number's pending opt-in for the form (idempotent), in one transaction. */
   async confirm(token: string): Promise<ConfirmView | null> {
     const x = await this.byToken(token);
     if (!x) return null;
-    return this.exclusive(`${x.form.id}:${x.sub.phone}`, async () => {
-      const fresh = await this.d.db.selectFrom('form_submissions').selectAll().where('id', '=', x.sub.id).executeTakeFirstOrThrow();
+    return inTransaction(this.d.db, async (tx) => {
+      const fresh = await tx.selectFrom('form_submissions').selectAll().where('id', '=', x.sub.id).executeTakeFirstOrThrow();
       if (fresh.status === 'CONFIRMED') return this.viewOf(x, 'already');
       if ((fresh.token_expires_at ?? 0) < this.d.clock.now()) return this.viewOf(x, 'expired');
-      // The newest pending submission of the number carries the data to apply (a later one may
-      // have been throttled and has no link of its own).
-      const latest = await this.d.db
+      // The newest pending submission of the number carries the data to apply (a later one may have been throttled
+      // and has no link of its own).
+      const latest = await tx
         .selectFrom('form_submissions')
         .selectAll()
         .where('form_id', '=', fresh.form_id)
@@ -601,86 +543,49 @@ export class FormsService {
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirstOrThrow();
-      const done = await this.confirmSubmission(x.form, latest);
+      const done = await this.confirmSubmission(tx, x.form, latest);
       return this.viewOf(x, done ? 'confirmed' : 'already');
     });
   }
 
   /**
-   * Confirms `sub` (and every other PENDING submission of the same form and number): activates the
-   * contact, applies the data and groups when the form says so, then — in one transaction — sets
-   * CONFIRMED and fires form_optin_confirmed. Only the call that moves the submission from
-   * PENDING fires the event, so it fires once. Returns whether this call confirmed it.
+   * Confirms `sub` and every older PENDING submission of the same form and number, inside the caller's transaction.
+   * The conditional update decides who confirms: only the call that moves `sub` from PENDING activates the contact
+   * (with the data and groups when the form applies data) and fires form_optin_confirmed, so it fires once.
+   * Returns whether this call confirmed it.
    */
-  private async confirmSubmission(form: FormsTable, sub: FormSubmissionsTable): Promise<boolean> {
-    const data = parseJson<SubmissionData>(sub.data, { phone: `+${sub.phone}`, firstName: null, email: null, customFields: [] });
-    let applied = form.apply_data === 1;
-    let contactId: string;
-    try {
-      contactId = await this.applyToContact(form, sub, data, applied);
-    } catch (err) {
-      // Data the address book refuses (rules changed since the submission) must not block the
-      // opt-in itself: the contact is activated and the event says dataApplied: false.
-      if (!applied || !isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
-      this.d.logger.warn({ formId: form.id, submissionId: sub.id, err: err.message }, 'form data could not be applied to the contact');
-      applied = false;
-      contactId = await this.applyToContact(form, sub, data, false);
-    }
+  private async confirmSubmission(tx: Tx, form: FormsTable, sub: FormSubmissionsTable): Promise<boolean> {
     const now = this.d.clock.now();
-    return inTransaction(this.d.db, async (tx) => {
-      const res = await tx
-        .updateTable('form_submissions')
-        .set({ status: 'CONFIRMED', confirmed_at: now, data_applied: applied ? 1 : 0, contact_id: contactId })
-        .where('id', '=', sub.id)
-        .where('status', '=', 'PENDING')
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) return false;
-      // Older pending submissions of the number are settled by the same confirmation (no event of their own).
-      await tx
-        .updateTable('form_submissions')
-        .set({ status: 'CONFIRMED', confirmed_at: now })
-        .where('form_id', '=', form.id)
-        .where('phone', '=', sub.phone)
-        .where('status', '=', 'PENDING')
-        .where('submitted_at', '<=', sub.submitted_at)
-        .execute();
-      const confirmed: FormSubmissionsTable = { ...sub, status: 'CONFIRMED', confirmed_at: now, data_applied: applied ? 1 : 0, contact_id: contactId };
-      await this.d.webhooks.emit(tx, form.account_id, 'form_optin_confirmed', this.eventBody(form, confirmed), this.target(form));
-      return true;
-    });
-  }
-
-  /**
-   * Activates the contact and (applyData) writes name, email, custom fields and groups through the
-   * address book's services. Idempotent, so a crash before the confirmation commits is repaired by
-   * confirming again. A contact deleted meanwhile is created again. Returns the contact id.
-   */
-  private async applyToContact(form: FormsTable, sub: FormSubmissionsTable, data: SubmissionData, applyData: boolean): Promise<string> {
-    const accountId = form.account_id;
-    let values: Array<{ fieldId: string; value: string }> = [];
-    let groupIds: string[] = [];
-    if (applyData) {
-      const ids = data.customFields.map((f) => f.id);
-      const existing = ids.length ? new Set((await this.d.db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute()).map((r) => r.id)) : new Set<string>();
-      values = data.customFields.filter((f) => existing.has(f.id)).map((f) => ({ fieldId: f.id, value: f.value }));
-      const wanted = parseJson<string[]>(form.group_ids, []);
-      groupIds = wanted.length ? (await this.d.db.selectFrom('contact_groups').select('id').where('account_id', '=', accountId).where('id', 'in', wanted).execute()).map((r) => r.id) : [];
-    }
-    const patch = {
-      disabled: false,
-      ...(applyData && data.firstName ? { firstName: data.firstName } : {}),
-      ...(applyData && data.email ? { email: data.email } : {}),
-      ...(values.length ? { customFields: values } : {}),
-    };
-    let contactId = sub.contact_id;
-    try {
-      await this.d.contacts.update(accountId, contactId, patch);
-    } catch (err) {
-      if (!isAppError(err) || err.code !== 'NOT_FOUND') throw err;
-      contactId = (await this.findContact(accountId, `+${sub.phone}`)) ?? (await this.d.contacts.create(accountId, { phone: `+${sub.phone}` })).id;
-      await this.d.contacts.update(accountId, contactId, patch);
-    }
-    for (const g of groupIds) await this.d.groups.addContacts(accountId, g, { contactIds: [contactId] });
-    return contactId;
+    const res = await tx
+      .updateTable('form_submissions')
+      .set({ status: 'CONFIRMED', confirmed_at: now })
+      .where('id', '=', sub.id)
+      .where('status', '=', 'PENDING')
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return false;
+    const data = parseJson<SubmissionData>(sub.data, { phone: `+${sub.phone}`, firstName: null, email: null, customFields: [] });
+    const contact = await this.d.contacts.applyOptIn(
+      tx,
+      form.account_id,
+      `+${sub.phone}`,
+      form.apply_data === 1
+        ? { firstName: data.firstName, email: data.email, customFields: data.customFields.map((f) => ({ fieldId: f.id, value: f.value })), groupIds: parseJson<string[]>(form.group_ids, []) }
+        : null,
+    );
+    if (form.apply_data === 1 && !contact.applied) this.d.logger.warn({ formId: form.id, submissionId: sub.id }, 'form data could not be applied to the contact');
+    const applied = contact.applied ? 1 : 0;
+    await tx.updateTable('form_submissions').set({ data_applied: applied, contact_id: contact.id }).where('id', '=', sub.id).execute();
+    // Older pending submissions of the number are settled by the same confirmation (no event of their own).
+    await tx
+      .updateTable('form_submissions')
+      .set({ status: 'CONFIRMED', confirmed_at: now })
+      .where('form_id', '=', form.id)
+      .where('phone', '=', sub.phone)
+      .where('status', '=', 'PENDING')
+      .where('submitted_at', '<=', sub.submitted_at)
+      .execute();
+    const confirmed: FormSubmissionsTable = { ...sub, status: 'CONFIRMED', confirmed_at: now, data_applied: applied, contact_id: contact.id };
+    await this.d.webhooks.emit(tx, form.account_id, 'form_optin_confirmed', this.eventBody(form, confirmed), this.target(form));
+    return true;
   }
 }

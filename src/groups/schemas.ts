@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GROUP_MEMBERSHIP_MAX_IDS } from '../content/limits.js';
-import { idSchema } from '../contacts/ids.js';
+import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
 export const GROUP_NAME_MAX_LENGTH = 100;

@@ -281,6 +281,16 @@ export class GroupsService {
     return ids;
   }
 
+  /** Which of these ids are groups of the account (a group deleted since they were chosen is left out, not an error). */
+  async existing(accountId: string, groupIds: readonly string[], tx: DbOrTx = this.db): Promise<string[]> {
+    const ids = distinct(groupIds);
+    const found = new Set<string>();
+    for (const chunk of chunks(ids)) {
+      for (const r of await tx.selectFrom('contact_groups').select('id').where('account_id', '=', accountId).where('id', 'in', chunk).execute()) found.add(r.id);
+    }
+    return ids.filter((id) => found.has(id));
+  }
+
   /** The groups of each contact ({id, name}, by name). */
   async groupsOf(accountId: string, contactIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, GroupRef[]>> {
     const out = new Map<string, GroupRef[]>();

@@ -1,6 +1,7 @@
 import type { Tx } from '../platform/db/database.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { OptInEvent, OptOutEvent } from '../suppression/opt-outs.js';
 
 /** The person behind an interaction, for payloads such as §6 button_interaction's `contact`. */
 export interface EngagementContact {
@@ -9,19 +10,6 @@ export interface EngagementContact {
   phone: string;
   /** "First Last", or null when the number is no contact or has no name. */
   name: string | null;
-}
-
-export interface OptOutEvent {
-  accountId: string;
-  /** E.164 with +. */
-  phone: string;
-  contactId: string | null;
-  source: 'keyword' | 'link';
-  keyword: string | null;
-  senderId: string | null;
-  /** Scheduled or queued messages to the number that were cancelled. */
-  cancelledMessages: number;
-  at: number;
 }
 
 /**
@@ -37,7 +25,7 @@ export interface EngagementEvents {
   /** A number opted out of the account. Not raised again for a number already out. */
   optedOut(tx: Tx, event: OptOutEvent): Promise<void>;
   /** A number that had opted out wrote START (or UNSTOP) and may be messaged again. */
-  optedIn(tx: Tx, event: { accountId: string; phone: string; contactId: string | null; at: number }): Promise<void>;
+  optedIn(tx: Tx, event: OptInEvent): Promise<void>;
 }
 
 export class EngagementEventHub implements EngagementEvents {
@@ -60,7 +48,7 @@ export class EngagementEventHub implements EngagementEvents {
     for (const l of this.listeners) await l.optedOut?.(tx, event);
   }
 
-  async optedIn(tx: Tx, event: { accountId: string; phone: string; contactId: string | null; at: number }): Promise<void> {
+  async optedIn(tx: Tx, event: OptInEvent): Promise<void> {
     for (const l of this.listeners) await l.optedIn?.(tx, event);
   }
 }

@@ -13,7 +13,7 @@ import { normalizePhone } from '../phone/index.js';
 import { analyzeSms } from '../sms/index.js';
 import type { EngagementContact, EngagementEvents } from './events.js';
 import { contactName } from './interactions-service.js';
-import type { OptOutService } from './opt-outs.js';
+import type { OptOutService } from '../suppression/opt-outs.js';
 
 /** Replies that opt out on every sender, besides the sender's own keyword (senders.stop_keyword). */
 export const OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE'] as const;

@@ -70,6 +70,6 @@ export class InteractionsService {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return { data: page.rows.map((r) => toInteraction(r as Row)), pagination: page.pagination };
+    return { data: page.rows.map((r) => toInteraction(r)), pagination: page.pagination };
   }
 }

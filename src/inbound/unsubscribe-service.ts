@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { sha256Hex } from '../platform/secrets.js';
-import type { OptOutService } from './opt-outs.js';
+import type { OptOutService } from '../suppression/opt-outs.js';
 
 /**
  * What the unsubscribe page shows: `confirm` (ask for the one click), `done` (this click opted the

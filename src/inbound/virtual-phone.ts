@@ -3,9 +3,10 @@ import type { Action, Content, MessageType, Suggestion } from '../content/index.
 import type { LinkTokens } from '../messaging/link-tokens.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
+import { textOf } from '../platform/guards.js';
 import { AppError } from '../platform/errors.js';
 import { normalizePhone } from '../phone/index.js';
-import { optedOutPhones } from './opt-outs.js';
+import { optedOutPhones } from '../suppression/opt-outs.js';
 
 /** What a number received, as the virtual phone shows it. */
 export interface PhoneNumberSummary {
@@ -157,8 +158,8 @@ export class VirtualPhoneService {
         simId: s.id,
         messageId: s.message_id,
         channel: s.channel,
-        rcs: s.channel === 'RCS' ? { messageType: String(payload.messageType ?? 'text') as MessageType, content: (payload.content ?? {}) as Content } : null,
-        text: s.channel === 'SMS' ? String(payload.text ?? '') : null,
+        rcs: s.channel === 'RCS' ? { messageType: textOf(payload.messageType, 'text') as MessageType, content: (payload.content ?? {}) } : null,
+        text: s.channel === 'SMS' ? textOf(payload.text) : null,
         state,
       });
     }

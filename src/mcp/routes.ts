@@ -135,7 +135,7 @@ export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): 
       return;
     }
     // Most connections use the bare endpoint: no query string to parse then.
-    const filter = req.url.includes('?') ? parseToolFilter(req.query as Record<string, unknown>) : NO_FILTER;
+    const filter = req.url.includes('?') ? parseToolFilter(req.query) : NO_FILTER;
     // OAuth clients can ask the person for more scopes: a token lacking a tool's permission gets
     // the HTTP 403 insufficient_scope challenge. API keys get a tool error naming the permission.
     if (principal.via === 'oauth') {

@@ -535,7 +535,7 @@ export class Dispatcher {
         const before = byId.get(id)!;
         const patch = patchOf.get(id)!;
         if (patch.status === undefined || patch.status === before.status) continue;
-        if (await listens(before.account_id)) await this.events.statusChanged(tx, { ...before, ...patch } as MessagesTable, before.status);
+        if (await listens(before.account_id)) await this.events.statusChanged(tx, { ...before, ...patch }, before.status);
       }
     });
   }

@@ -5,7 +5,7 @@ import type { DbOrTx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import { candidateDigits, countryReach, normalizePhone } from '../phone/index.js';
-import { optedOutPhones } from '../inbound/opt-outs.js';
+import { optedOutPhones } from '../suppression/opt-outs.js';
 import type { RejectedRecipient } from './schemas.js';
 
 export interface Recipient {

@@ -13,7 +13,7 @@ import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
-import { analyzeSms, SMS_MAX_LENGTH } from '../sms/index.js';
+import { analyzeSms } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
 import { scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
@@ -49,6 +49,11 @@ export interface SendOptions {
    * difference refuses the send with PREVIEW_STALE (DESIGN §6).
    */
   expectMerge?: MergeFingerprint;
+  /**
+   * sendSms only: accept the message inside the caller's transaction (opt-in forms record it together with the
+   * submission). It is not handed to the carrier then: the caller calls handOver(messageId) after its commit.
+   */
+  tx?: Tx;
 }
 
 /** What a send would do, from a dry run (nothing is written). */
@@ -258,7 +263,7 @@ export class SendService {
       }
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
+      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
       const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
@@ -279,12 +284,23 @@ export class SendService {
     return this.immediateRcsResult(outcome.row);
   }
 
+  /** The caller's transaction when it gave one (opts.tx), else one of its own. */
+  private within<T>(opts: SendOptions, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return opts.tx ? fn(opts.tx) : inTransaction(this.d.db, fn);
+  }
+
+  /** Hands an SMS accepted in the caller's transaction (opts.tx) to the carrier, once that transaction committed. */
+  async handOver(messageId: string): Promise<{ failed: boolean; error: string | null }> {
+    const row = await this.d.dispatcher.dispatchNow(messageId);
+    return { failed: row?.status === 'FAILED', error: row?.error ?? null };
+  }
+
   /** POST /send-sms: one standalone SMS, merged before segments are counted (§2.13 rule 5). */
   async sendSms(accountId: string, body: SendSmsRequest, opts?: SendOptions & { dryRun?: false }): Promise<SmsSendResult | ScheduledResult>;
   async sendSms(accountId: string, body: SendSmsRequest, opts: SendOptions & { dryRun: true }): Promise<SendEstimate>;
   async sendSms(accountId: string, body: SendSmsRequest, opts: SendOptions = {}): Promise<SmsSendResult | ScheduledResult | SendEstimate> {
     const source = opts.source ?? 'API_MESSAGE';
-    const outcome = await runOrEstimate(() => inTransaction(this.d.db, async (tx) => {
+    const outcome = await runOrEstimate(() => this.within(opts, async (tx) => {
       const c = await this.common(tx, accountId);
       const sender = await usableSender(tx, accountId, body.sendernameId, 'SMS', 'sendernameId', true);
       assertSkipAllowed(body.skipContactCreation, sender);
@@ -311,7 +327,8 @@ export class SendService {
     }));
     if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
-    const sent = await this.d.dispatcher.dispatchNow(outcome.row.id);
+    // In the caller's transaction the row is not committed yet: the caller hands it over after its commit.
+    const sent = opts.tx ? null : await this.d.dispatcher.dispatchNow(outcome.row.id);
     const row = sent ?? outcome.row;
     return {
       success: row.status !== 'FAILED',
@@ -348,7 +365,7 @@ export class SendService {
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content as Content) };
+      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
       const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,

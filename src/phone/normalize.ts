@@ -16,7 +16,7 @@ export type NormalizedPhone =
   | { ok: false; code: PhoneErrorCode; message: string };
 
 /** Punctuation people type inside numbers; anything else (letters, extensions) is refused. */
-const SEPARATORS = /[\s\-().\/]/g;
+const SEPARATORS = /[\s\-()./]/g;
 /** libphonenumber's region code for numbers that belong to no country. */
 export const NON_GEOGRAPHIC_REGION = '001';
 

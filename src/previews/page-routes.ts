@@ -9,6 +9,7 @@ import type { TemplatesService } from '../templates/service.js';
 import type { SendEstimate } from '../messaging/send-service.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
+import { textOf } from '../platform/guards.js';
 import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
@@ -36,7 +37,7 @@ export function previewPages({ previews, senders, templates, clock }: { previews
     const senderName = await senders.get(accountId, String(payload.sendernameId)).then((x) => x.name, () => String(payload.sendernameId));
     const fallback = payload.smsFallback as { message: string; sendernameId: string } | undefined;
     const fallbackSenderName = fallback ? await senders.list(accountId, 'SMS').then((l) => l.find((x) => x.id === fallback.sendernameId || x.name === fallback.sendernameId)?.name ?? fallback.sendernameId) : null;
-    const numbers = (payload.phoneNumbers as string[] | undefined) ?? (payload.phoneNumber ? [String(payload.phoneNumber)] : []);
+    const numbers = (payload.phoneNumbers as string[] | undefined) ?? (payload.phoneNumber ? [textOf(payload.phoneNumber)] : []);
     const groups = (await templates.listGroups(accountId, { limit: 100 })).data.map((g) => ({ id: g.id, name: g.name }));
     return {
       user,
@@ -53,7 +54,7 @@ export function previewPages({ previews, senders, templates, clock }: { previews
       senderName,
       fallbackSenderName,
       rcs: row.kind === 'sms' ? null : { messageType: payload.messageType as MessageType, content: payload.content as Content, fallback: fallback?.message ?? null },
-      sms: row.kind === 'sms' ? { text: estimate?.samples[0]?.text ?? String(payload.message ?? ''), segments: estimate?.sms?.segments ?? 0, encoding: estimate?.sms?.encoding ?? 'GSM-7' } : null,
+      sms: row.kind === 'sms' ? { text: estimate?.samples[0]?.text ?? textOf(payload.message), segments: estimate?.sms?.segments ?? 0, encoding: estimate?.sms?.encoding ?? 'GSM-7' } : null,
       recipients: { total: estimate?.accepted ?? numbers.length, shown: numbers.slice(0, 10), rejected: estimate?.rejected ?? [], duplicates: estimate?.duplicates ?? 0 },
       samples: samples(estimate),
       selected: Math.min(wanted, Math.max(0, (estimate?.samples.length ?? 0) - 1)),
@@ -119,7 +120,7 @@ export function previewPages({ previews, senders, templates, clock }: { previews
       const created = await templates.create(s.accountId, {
         name: String(form.name ?? ''),
         ...(row.kind === 'sms'
-          ? { type: 'SMS' as const, content: String(payload.message ?? '') }
+          ? { type: 'SMS' as const, content: textOf(payload.message) }
           : { type: 'RCS' as const, content: payload.content as Record<string, unknown>, rcsMessageType: payload.messageType as MessageType }),
         ...(form.templateGroupId ? { templateGroupId: form.templateGroupId } : {}),
       });

@@ -6,6 +6,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
+import { textOf } from '../platform/guards.js';
 import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
@@ -81,8 +82,8 @@ export class PreviewsService {
       if (t.type !== 'RCS' || !t.rcsMessageType || !t.parsedContent) {
         throw new AppError('VALIDATION_ERROR', 'templateId must name an RCS template (use sms_preview for SMS templates)', { details: [{ path: 'templateId', code: 'wrong_template_type', message: 'Not an RCS template' }] });
       }
-      messageType = t.rcsMessageType as MessageType;
-      content = t.parsedContent as Content;
+      messageType = t.rcsMessageType;
+      content = t.parsedContent;
     }
     const { phoneNumber, phoneNumbers, templateId: _t, messageType: _m, content: _c, ...rest } = input;
     void _t;
@@ -110,7 +111,7 @@ export class PreviewsService {
   async createSms(principal: Principal, input: SmsPayload): Promise<PreviewResult> {
     const payload = this.expandSms(input);
     const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP' });
-    const sms = analyzeSms(String(payload.message ?? ''));
+    const sms = analyzeSms(textOf(payload.message));
     const warnings = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }

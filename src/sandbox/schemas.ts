@@ -6,7 +6,11 @@ import {
   SMS_MAX_LENGTH,
   SANDBOX_CONTENT_MAX_BYTES,
   isMessageType,
+  type Content,
+  type Issue,
   type MessageType,
+  type SmsFacts,
+  type ValidationResult,
 } from '../content/index.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isRecord } from '../platform/guards.js';
@@ -183,3 +187,39 @@ export const SandboxStoredPreviewSchema = z.object({
     merge_values: z.record(z.string(), z.string()).describe('Sample values used for merge placeholders.'),
   }),
 });
+
+// ---- response bodies and the share page's view (preview-pages/sandbox.tsx) ---------------------------------------
+
+export interface MediaReplacement {
+  path: string;
+  host: string;
+  replacedWith: string;
+}
+
+export interface SandboxValidateBody extends ValidationResult {
+  sandbox: { ignored_fields: string[] };
+}
+
+export interface SandboxPreviewBody extends ValidationResult {
+  sandbox: { ignored_fields: string[]; media: MediaReplacement[] };
+  preview: { id: string; share_url: string; expires_at: string };
+}
+
+export interface SandboxInvalidBody extends ValidationResult {
+  success: false;
+  error: { code: 'VALIDATION_ERROR'; message: string; details: Issue[] };
+  sandbox: { ignored_fields: string[] };
+}
+
+export type SandboxPreviewOutcome = { status: 200; body: SandboxPreviewBody } | { status: 400; body: SandboxInvalidBody };
+
+/** A stored preview as GET /sandbox/preview/{slug} and the share page see it. */
+export interface StoredSandboxPreview {
+  preview: { id: string; share_url: string; created_at: string; expires_at: string };
+  messageType: MessageType;
+  content: Content;
+  smsFallback: { message: string } | null;
+  sms?: SmsFacts;
+  warnings: ValidationResult['warnings'];
+  sandbox: { media: MediaReplacement[]; merge_values: Record<string, string> };
+}

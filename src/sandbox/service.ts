@@ -20,7 +20,15 @@ import { newId } from '../platform/ids.js';
 import { randomToken } from '../platform/secrets.js';
 import { SandboxRateLimiter } from './rate-limit.js';
 import { isSampleUrl, placeholderUrl, samplesResponse, type SamplesResponse } from './samples.js';
-import { parseSandboxInput, type SandboxInput } from './schemas.js';
+import {
+  parseSandboxInput,
+  type MediaReplacement,
+  type SandboxInput,
+  type SandboxInvalidBody,
+  type SandboxPreviewOutcome,
+  type SandboxValidateBody,
+  type StoredSandboxPreview,
+} from './schemas.js';
 
 /** Path of the share page; share_url = publicUrl + SHARE_PAGE_PATH + '/' + slug. */
 export const SHARE_PAGE_PATH = '/sandbox/p';
@@ -48,40 +56,6 @@ export const SANDBOX_MERGE_VALUES: Readonly<Record<string, string>> = {
 };
 
 type Warnings = ValidationResult['warnings'];
-
-export interface MediaReplacement {
-  path: string;
-  host: string;
-  replacedWith: string;
-}
-
-export interface SandboxValidateBody extends ValidationResult {
-  sandbox: { ignored_fields: string[] };
-}
-
-export interface SandboxPreviewBody extends ValidationResult {
-  sandbox: { ignored_fields: string[]; media: MediaReplacement[] };
-  preview: { id: string; share_url: string; expires_at: string };
-}
-
-export interface SandboxInvalidBody extends ValidationResult {
-  success: false;
-  error: { code: 'VALIDATION_ERROR'; message: string; details: Issue[] };
-  sandbox: { ignored_fields: string[] };
-}
-
-export type SandboxPreviewOutcome = { status: 200; body: SandboxPreviewBody } | { status: 400; body: SandboxInvalidBody };
-
-/** A stored preview as GET /sandbox/preview/{slug} and the share page see it. */
-export interface StoredSandboxPreview {
-  preview: { id: string; share_url: string; created_at: string; expires_at: string };
-  messageType: MessageType;
-  content: Content;
-  smsFallback: { message: string } | null;
-  sms?: SmsFacts;
-  warnings: Warnings;
-  sandbox: { media: MediaReplacement[]; merge_values: Record<string, string> };
-}
 
 /** Rendered form of a sandbox input: what is stored, never the foreign media URLs themselves. */
 export interface SandboxRendering {
@@ -237,7 +211,7 @@ export class SandboxService {
     let row = await this.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).where('expires_at', '>', now).executeTakeFirst();
     if (!row) {
       const publicUrl = this.publicUrl();
-      const rendering = renderSandboxContent(input.messageType, input.content as Content, fallbackMessage, publicUrl, now);
+      const rendering = renderSandboxContent(input.messageType, input.content, fallbackMessage, publicUrl, now);
       const candidate: SandboxPreviewsTable = {
         id: newId('sbx', now),
         slug: randomToken(24),

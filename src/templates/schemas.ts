@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SMS_MAX_LENGTH, TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
 import { MESSAGE_TYPES } from '../content/vocabulary.js';
-import { idSchema } from '../contacts/ids.js';
+import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields, pageQueryFields } from '../platform/pagination.js';
 
 export { TEMPLATE_GROUP_NAME_MAX_LENGTH };

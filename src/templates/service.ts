@@ -3,7 +3,7 @@ import { SMS_MAX_LENGTH } from '../content/limits.js';
 import { validateContent } from '../content/index.js';
 import type { Issue } from '../content/issues.js';
 import { findForbiddenCharacter, forbiddenCharacterMessage, INVALID_CHARACTER_CODE } from '../content/characters.js';
-import { isUniqueViolation } from '../contacts/sql-errors.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import type { FieldsService } from '../fields/service.js';
 import { BUILTIN_MERGE_FIELD_SET } from '../merge/fields.js';
 import { findMalformedPlaceholders, findPlaceholders } from '../merge/placeholders.js';

@@ -10,6 +10,7 @@ import { WebhookDetailPage, WebhooksPage, type EventChoice } from '../../preview
 import { EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './events.js';
 import type { AttemptReport, WebhookSecret } from './schemas.js';
 import type { WebhooksService } from './service.js';
+import { field, fieldList } from '../platform/http/form-fields.js';
 
 const EVENTS: EventChoice[] = WEBHOOK_EVENTS.map((e) => ({ value: e, description: EVENT_DESCRIPTIONS[e] }));
 const NOTICES: Record<string, string> = {
@@ -18,15 +19,6 @@ const NOTICES: Record<string, string> = {
   rotated: 'The secret was rotated. Reveal the new one below; the previous one keeps signing until the overlap ends.',
 };
 
-const field = (req: Request, name: string): string => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
-const fieldList = (req: Request, name: string): string[] => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (typeof v === 'string') return [v];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-};
 const problemOf = (err: unknown): string => {
   if (!isAppError(err)) throw err;
   if (err.code === 'VALIDATION_ERROR' || err.code === 'CONFLICT') return err.details?.[0] ? `${err.details[0].path ? `${err.details[0].path}: ` : ''}${err.details[0].message}` : err.message;

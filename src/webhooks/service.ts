@@ -270,7 +270,7 @@ export class WebhooksService {
       if (data.description !== undefined) patch.description = blank(data.description);
       if (data.enabled !== undefined) patch.enabled = data.enabled ? 1 : 0;
       await tx.updateTable('webhook_endpoints').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
-      return { ...current, ...patch } as WebhookEndpointsTable;
+      return { ...current, ...patch };
     });
     if (row.enabled === 1) this.worker.wake();
     return this.present(accountId, row);
@@ -345,6 +345,13 @@ export class WebhooksService {
     return (await this.insertEndpoint(q, accountId, { url, events: [], description, enabled: true, source })).row;
   }
 
+  /** The URLs of these endpoints of the account, by id (a form shows where its events go). */
+  async urlsOf(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.d.db.selectFrom('webhook_endpoints').select(['id', 'url']).where('account_id', '=', accountId).where('id', 'in', [...new Set(ids)]).execute();
+    return new Map(rows.map((r) => [r.id, r.url]));
+  }
+
   /** Checks a URL a form names (400 when unusable) and returns its endpoint id. */
   async formEndpoint(q: DbOrTx, accountId: string, url: string): Promise<string> {
     await this.checkUrl(url, 'webhookUrl');
@@ -353,7 +360,7 @@ export class WebhooksService {
 
   private async subscribed(tx: Tx, accountId: string): Promise<WebhookEndpointsTable[]> {
     let perTx = this.subscribedMemo.get(tx);
-    if (!perTx) this.subscribedMemo.set(tx, (perTx = new Map()));
+    if (!perTx) this.subscribedMemo.set(tx, (perTx = new Map<string, WebhookEndpointsTable[]>()));
     let list = perTx.get(accountId);
     if (!list) {
       list = await tx.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('enabled', '=', 1).execute();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { operationIdOf, RouteRegistry, type RegisteredRoute, type RouteSpec } from '../../src/platform/http/route.js';
+import { operationIdOf, RouteRegistry, type RegisteredRoute } from '../../src/platform/http/route.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -136,7 +136,7 @@ describe('GET /openapi.json', () => {
     const route = (method: RegisteredRoute['method'], path: string, operationId?: string): RegisteredRoute => ({
       method,
       path,
-      spec: { method, path, operationId, summary: 's', tags: [], auth: 'public', responses: {}, handler: () => null } as RouteSpec,
+      spec: { method, path, operationId, summary: 's', tags: [], auth: 'public', responses: {}, handler: () => null },
     });
     expect(operationIdOf(route('get', '/api/v1/contacts/{id}'))).toBe('getContactsById');
     expect(operationIdOf(route('post', '/api/rcs/webhooks/{id}/deliveries/{deliveryId}/redeliver'))).toBe('postWebhooksByIdDeliveriesByDeliveryIdRedeliver');

@@ -24,7 +24,7 @@ afterAll(async () => {
 /** POST raw bytes as application/json. */
 async function postBytes(path: string, bytes: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
   const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': acc.apiKey, ...headers }, body: bytes });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) };
 }
 
 /** JSON text of `prefix`, then raw `bad` bytes, then `suffix`. */

@@ -205,12 +205,12 @@ describe('sandbox share page', () => {
   it('renders the usage example of every message type from /sandbox/samples without a broken resource', async () => {
     const samples = await t.api('GET', '/api/rcs/sandbox/samples', undefined, { key: null });
     expect(samples.status).toBe(200);
-    for (const [type, usage] of Object.entries(samples.body.usage) as Array<[string, { example: unknown }]>) {
+    for (const [type, usage] of Object.entries<{ example: unknown }>(samples.body.usage)) {
       const { page, problems } = await open(await createPreview(usage.example));
       expect(await page.locator(`.msg-${type}`).count(), type).toBe(1);
       // Images are loading="lazy": wait until each has loaded (or failed) before judging.
-      await expect.poll(() => page.$$eval('img', (imgs) => imgs.every((i) => (i as HTMLImageElement).complete)), { timeout: 5000 }).toBe(true);
-      const broken = await page.$$eval('img', (imgs) => imgs.filter((i) => (i as HTMLImageElement).naturalWidth === 0).map((i) => (i as HTMLImageElement).src));
+      await expect.poll(() => page.$$eval('img', (imgs) => imgs.every((i) => (i).complete)), { timeout: 5000 }).toBe(true);
+      const broken = await page.$$eval('img', (imgs) => imgs.filter((i) => (i).naturalWidth === 0).map((i) => (i).src));
       expect(broken, type).toEqual([]);
       expect(problems, type).toEqual([]);
       await screenshot(page, `sandbox-usage-${type}`);

@@ -102,7 +102,7 @@ export async function startFakeRbm(opts: { agentId?: string } = {}): Promise<Fak
       await new Promise<void>((resolve) => server.close(() => resolve()));
       fs.rmSync(dir, { recursive: true, force: true });
     },
-  }) as FakeRbm;
+  }) satisfies FakeRbm;
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {

@@ -238,5 +238,5 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
       isUp = true;
     },
     close: closeServer,
-  }) as FakeSmsc;
+  }) satisfies FakeSmsc;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeContent, validateContent, type Content, type MessageType } from '../../src/content/index.js';
+import { normalizeContent, validateContent, type MessageType } from '../../src/content/index.js';
 import { decodePostback, encodePostback, toRbmAgentMessage } from '../../src/carriers/rbm/translate.js';
 import { CONTENT_CASES, merged } from './fixtures.js';
 
@@ -7,7 +7,7 @@ import { CONTENT_CASES, merged } from './fixtures.js';
 function prepared(messageType: string, content: Record<string, unknown>): Record<string, unknown> {
   const v = validateContent(messageType, content);
   expect(v.errors, `${messageType} fixture must be valid`).toEqual([]);
-  return merged(normalizeContent(messageType as MessageType, content as Content) as Record<string, unknown>);
+  return merged(normalizeContent(messageType as MessageType, content));
 }
 
 describe('RBM translation', () => {

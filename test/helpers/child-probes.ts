@@ -18,7 +18,7 @@ export function childApi(server: () => ChildServer | null | undefined, apiKey: (
       headers: { 'X-API-Key': apiKey(), ...(body ? { 'Content-Type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
 }
 

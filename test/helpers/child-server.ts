@@ -20,8 +20,8 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), timeoutMs);
@@ -32,7 +32,7 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
         resolve(m[1]!);
       }
     };
-    proc.stdout!.on('data', check);
+    proc.stdout.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited (${code}) before listening:\n${out}`));

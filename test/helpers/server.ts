@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
-import { listen, type RunningServer } from '../../src/server.js';
+import { startHttp, type RunningServer } from '../../src/server.js';
 import { startWorkers, stopWorkers } from '../../src/workers.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
@@ -42,8 +42,7 @@ let counter = 0;
 export async function startTestServer(opts: { clock?: Clock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...opts.env });
-  const ctx = await createContext(config, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') });
-  const server = await listen(ctx, 0, '127.0.0.1');
+  const { ctx, server } = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') }), 0, '127.0.0.1');
   if (opts.workers !== false) await startWorkers(ctx);
 
   const createKey = async (accountId: string, permissions: readonly Permission[]) =>

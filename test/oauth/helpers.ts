@@ -70,7 +70,7 @@ export async function register(as: oauth.AuthorizationServer, redirectUri: strin
     insecure,
   );
   const registered = await oauth.processDynamicClientRegistrationResponse(res);
-  const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: registered.token_endpoint_auth_method as string };
+  const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: registered.token_endpoint_auth_method };
   if (opts.public) return { client, auth: oauth.None(), redirectUri };
   const secret = registered.client_secret as string;
   expect(secret).toBeTruthy();

@@ -55,7 +55,7 @@ describe('commit, then the socket is lost, then the same request again', () => {
     apiKey = firstStartKey(dataDir);
     expect(apiKey).not.toBe('');
     const res = await fetch(`${server.url}/api/rcs/senders?type=RCS`, { headers: { 'X-API-Key': apiKey } });
-    rcsSender = ((await res.json()) as any).sendernames.find((s: any) => !s.isTest).id;
+    rcsSender = ((await res.json())).sendernames.find((s: any) => !s.isTest).id;
     expect(rcsSender).toMatch(/^snd_/);
   }, 60_000);
 
@@ -71,7 +71,7 @@ describe('commit, then the socket is lost, then the same request again', () => {
     const job = await until(() => query<{ id: string }>('SELECT id FROM jobs'), (rows) => rows.length === 1, 30_000, 'the job of the lost request');
 
     const retry = await fetch(`${server!.url}/api/rcs/send-batch`, { method: 'POST', headers, body });
-    const answer = (await retry.json()) as any;
+    const answer = (await retry.json());
     expect(retry.status, JSON.stringify(answer)).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(answer).toMatchObject({ success: true, jobId: job[0]!.id, accepted: N, status: 'processing' });

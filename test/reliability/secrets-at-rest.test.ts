@@ -202,7 +202,7 @@ describe('a dump of the database reveals no secret', () => {
     expect(secrets['TOTP secret']!.length).toBeGreaterThan(20);
 
     // Every text column of every table...
-    const tables = (await t.ctx.database.raw.prepare("select name from sqlite_master where type = 'table'").all()) as { name: string }[];
+    const tables = (t.ctx.database.raw.prepare("select name from sqlite_master where type = 'table'").all()) as { name: string }[];
     let dump = '';
     for (const { name } of tables) {
       for (const row of t.ctx.database.raw.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]) {

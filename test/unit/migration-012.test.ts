@@ -8,7 +8,7 @@ const OLD_ALL = ['contacts:read', 'contacts:write', 'custom-fields:read', 'custo
 describe('migration 012: approval-bound keys and the management permissions', () => {
   it('keeps old keys sending directly, widens only the keys that held every old permission', async () => {
     const raw = new SQLite(':memory:');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+     
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
     try {
       const names = Object.keys(migrations);

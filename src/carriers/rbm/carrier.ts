@@ -319,7 +319,7 @@ export class RbmCarrier implements RcsCarrier {
 function isCardPostback(content: string | null, postbackData: string | null, label: string): boolean {
   const c = parseJson(content ?? '');
   if (!isRecord(c)) return false;
-  const cards: unknown[] = [c, ...(Array.isArray(c.cardContents) ? c.cardContents : [])];
+  const cards: unknown[] = [c, ...(Array.isArray(c.cardContents) ? (c.cardContents as unknown[]) : [])];
   return cards.some(
     (card) =>
       isRecord(card) &&

@@ -79,7 +79,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 
 /** The body of `POST /v1/phones/{E.164}/agentMessages` for one of our messages. */
 export function toRbmAgentMessage(messageType: string, content: Record<string, unknown>): RbmAgentMessage {
-  return { contentMessage: toRbmContentMessage(messageType, content as Content) };
+  return { contentMessage: toRbmContentMessage(messageType, content) };
 }
 
 export function toRbmContentMessage(messageType: string, c: Content): RbmContentMessage {

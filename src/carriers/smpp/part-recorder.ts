@@ -53,7 +53,7 @@ export class PartRecorder {
     if (this.failure !== null) {
       const err = this.failure;
       this.failure = null;
-      throw err;
+      throw err instanceof Error ? err : new Error('SMPP part write failed', { cause: err });
     }
   }
 

@@ -8,7 +8,8 @@ export type ReceiptStat = 'DELIVRD' | 'EXPIRED' | 'DELETED' | 'UNDELIV' | 'ACCEP
 
 export interface Receipt {
   id: string;
-  stat: ReceiptStat | string;
+  /** A ReceiptStat, or whatever other word the SMSC sent. */
+  stat: string;
   err: string | null;
 }
 

@@ -6,7 +6,7 @@ import { INVALID_UTF8_TYPE } from './utf8.js';
 /** Maps what body-parser throws (broken JSON, oversize, wrong charset) onto our codes. */
 function fromParserError(err: unknown): AppError | null {
   if (typeof err !== 'object' || err === null || !('type' in err)) return null;
-  const type = (err as { type: unknown }).type;
+  const type = (err).type;
   switch (type) {
     case 'entity.parse.failed':
       return new AppError('INVALID_JSON', 'The request body is not valid JSON');

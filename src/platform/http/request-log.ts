@@ -12,10 +12,11 @@ export function requestLog(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', req.requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const matched = routePath(req.route);
       const line = {
         requestId: req.requestId,
         method: req.method,
-        route: req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.path,
+        route: matched ? `${req.baseUrl}${matched}` : req.path,
         status: res.statusCode,
         durationMs: Math.round(ms * 10) / 10,
         accountId: req.principal?.accountId,
@@ -25,4 +26,10 @@ export function requestLog(logger: Logger): RequestHandler {
     });
     next();
   };
+}
+
+/** Express types the matched route as `any`; its path is a string (or a pattern) when one matched. */
+function routePath(route: unknown): string | undefined {
+  const p = (route as { path?: unknown } | undefined)?.path;
+  return typeof p === 'string' ? p : p instanceof RegExp ? String(p) : undefined;
 }

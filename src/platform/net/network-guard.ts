@@ -75,13 +75,13 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       if (!allowPrivate) {
         const bad = list.find((a) => isPrivateAddress(a.address));
         if (bad) return callback(Object.assign(new BlockedAddressError(hostname, bad.address), { code: 'EBLOCKED' }), '', 4);
       }
       if (list.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
-      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if ((options).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };

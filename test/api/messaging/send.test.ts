@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageLogRecordSchema } from '../../../src/messaging/records.js';
 import { SendMessageResponseSchema } from '../../../src/messaging/schemas.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
-import { creditsOf, de, logRecord, messageRow, rcsText, sha256Hex, simRows, waitFor, waitForStatus } from './util.js';
+import { creditsOf, de, logRecord, messageRow, rcsText, sha256Hex, simRows, waitForStatus } from './util.js';
 
 /**
  * POST /send end to end on the simulated network (spec §4.1, §2.12, §2.13, §3.2; DESIGN §5):

@@ -256,7 +256,7 @@ describe('GET /sandbox/samples', () => {
       expect(s.bytes).toBeGreaterThan(0);
     }
     expect(Object.keys(r.body.usage).sort()).toEqual([...MESSAGE_TYPES].sort());
-    for (const [type, u] of Object.entries(r.body.usage) as Array<[string, { hint: string; example: { messageType: string; content: unknown } }]>) {
+    for (const [type, u] of Object.entries<{ hint: string; example: { messageType: string; content: unknown } }>(r.body.usage)) {
       expect(u.hint.length).toBeGreaterThan(10);
       expect(u.example.messageType).toBe(type);
       const result = validateContent(u.example.messageType, u.example.content);

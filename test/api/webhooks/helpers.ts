@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/config.js';
 import { createContext, type AppContext } from '../../../src/context.js';
 import type { Clock } from '../../../src/platform/clock.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import { listen, type RunningServer } from '../../../src/server.js';
+import { startHttp, type RunningServer } from '../../../src/server.js';
 import { startWorkers, stopWorkers } from '../../../src/workers.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -140,8 +140,7 @@ export interface PlainServer {
 
 export async function startOn(dataDir: string, env: Record<string, string>): Promise<PlainServer> {
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', SEED_DEMO: 'false', ...env });
-  const ctx = await createContext(config, { logger: createLogger('silent') });
-  const server = await listen(ctx, 0, '127.0.0.1');
+  const { ctx, server } = await startHttp(config, (c) => createContext(c, { logger: createLogger('silent') }), 0, '127.0.0.1');
   await startWorkers(ctx);
   return {
     url: server.url,

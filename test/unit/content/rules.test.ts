@@ -235,7 +235,7 @@ describe('action payloads', () => {
     ])('%j → %s %s', (v, field, code) => {
       const errors = loc(v);
       if (field === null) expect(errors).toEqual([]);
-      else expect(errors).toContainEqual(at(`${p}.viewLocationAction.${field}`, code as string));
+      else expect(errors).toContainEqual(at(`${p}.viewLocationAction.${field}`, code));
     });
   });
 

@@ -68,7 +68,7 @@ describe('per-recipient checks of merged strings', () => {
       { action: { type: 'openUrl', text: 'Open', openUrlAction: { url: '{{contact_first_name}}' } } },
       { action: { type: 'unsubscribeLink', text: 'Stop', openUrlAction: { url: '{{unsubscribe_link}}' } } },
     ],
-  } as Content;
+  };
 
   it('lists exactly the merged strings with placeholders, with request paths', () => {
     expect(mergedStrings(content).map((s) => [s.path, s.kind])).toEqual([

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IdPrefix } from '../platform/ids.js';
+import type { IdPrefix } from './ids.js';
 
 /**
  * zod schema of an id inside a request body (`groups[2]`, `contactIds[9]`). A malformed one is a

@@ -1,7 +1,11 @@
 import { jsonList } from '../platform/db/sql.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
-import { cancelScheduledMessages } from '../messaging/log-service.js';
-import type { EngagementEvents } from './events.js';
+
+/*
+ * The suppression list: which numbers opted out of an account. It sits below both messaging (every send checks it)
+ * and inbound (STOP, START and the unsubscribe link change it), so neither imports the other for it; what an opt-out
+ * sets off in those areas (cancel queued messages, tell listeners) reaches it through the ports below.
+ */
 
 /** Marks disabled_reason of contacts disabled by an opt-out, so START can undo exactly those. */
 export const OPTED_OUT_REASON_PREFIX = 'Opted out';
@@ -37,6 +41,36 @@ export interface OptOutInput {
   at: number;
 }
 
+export interface OptOutEvent {
+  accountId: string;
+  /** E.164 with +. */
+  phone: string;
+  contactId: string | null;
+  source: 'keyword' | 'link';
+  keyword: string | null;
+  senderId: string | null;
+  /** Scheduled or queued messages to the number that were cancelled. */
+  cancelledMessages: number;
+  at: number;
+}
+
+export interface OptInEvent {
+  accountId: string;
+  /** E.164 with +. */
+  phone: string;
+  contactId: string | null;
+  at: number;
+}
+
+/** Who hears of opt-outs and opt-ins (inbound's EngagementEvents), inside the transaction that recorded them. */
+export interface OptOutListener {
+  optedOut(tx: Tx, event: OptOutEvent): Promise<void>;
+  optedIn(tx: Tx, event: OptInEvent): Promise<void>;
+}
+
+/** Cancels these messages of the account, not yet handed to a carrier, in `tx`; returns how many (messaging). */
+export type CancelPending = (tx: Tx, accountId: string, messageIds: readonly string[], at: number) => Promise<number>;
+
 export interface OptOutResult {
   /** The number was already out before this request (nothing changed). */
   alreadyOptedOut: boolean;
@@ -53,7 +87,8 @@ export interface OptOutResult {
 export class OptOutService {
   constructor(
     private readonly db: Db,
-    private readonly events: EngagementEvents,
+    private readonly events: OptOutListener,
+    private readonly cancelPending: CancelPending,
   ) {}
 
   async isOptedOut(accountId: string, phone: string, tx: DbOrTx = this.db): Promise<boolean> {
@@ -94,9 +129,7 @@ export class OptOutService {
       .where('direction', '=', 'OUTBOUND')
       .where('pending', '=', 1)
       .execute();
-    const cancelled = pending.length
-      ? (await cancelScheduledMessages(tx, input.accountId, { messageIds: pending.map((p) => p.id) }, input.at, ['SCHEDULED', 'SENDING'])).count
-      : 0;
+    const cancelled = pending.length ? await this.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
     if (!already) {
       await this.events.optedOut(tx, {
         accountId: input.accountId,

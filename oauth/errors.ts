@@ -11,20 +11,16 @@ export const oauthError = (code: OAuthErrorCode, message: string): OAuthError =>
 
 /** Whether `err` is an OAuth error with this code. */
 export const isOAuthError = (err: unknown, code?: OAuthErrorCode): err is OAuthError =>
-  err instanceof OAuthError && (code === undefined || err.code === code);
+  err instanceof OAuthError && (code === undefined || (err.code as OAuthErrorCode) === code);
 
 /** HTTP status of an OAuth error response: 401 for invalid_client (RFC 6749 §5.2), 405/429/500 where they apply, else 400. */
+const STATUS: Partial<Record<string, number>> = {
+  [OAuthErrorCode.InvalidClient]: 401,
+  [OAuthErrorCode.MethodNotAllowed]: 405,
+  [OAuthErrorCode.TooManyRequests]: 429,
+  [OAuthErrorCode.ServerError]: 500,
+};
+
 export function oauthErrorStatus(err: OAuthError): number {
-  switch (err.code) {
-    case OAuthErrorCode.InvalidClient:
-      return 401;
-    case OAuthErrorCode.MethodNotAllowed:
-      return 405;
-    case OAuthErrorCode.TooManyRequests:
-      return 429;
-    case OAuthErrorCode.ServerError:
-      return 500;
-    default:
-      return 400;
-  }
+  return STATUS[err.code] ?? 400;
 }

@@ -8,7 +8,7 @@ import { PreviewSendInputSchema, RcsPayloadSchema, type RcsPayload } from '../sr
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';
 import { ValidateResponseSchema, ValidateScheduleTimeResponseSchema } from '../src/validation-api/schemas.js';
 import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
-import { READ, SEND, WRITE, defineTool, type NextSteps, type ToolContext } from './types.js';
+import { READ, SEND, WRITE, defineTool, type NextSteps } from './types.js';
 
 /** What rcs_send answers: the immediate result (spec §2.12) or the scheduled one, as one flat object. */
 export const RcsSendOutputSchema = z.object({

@@ -8,7 +8,7 @@ import type { Selectable, Updateable } from 'kysely';
 import type { AccountsTable } from '../platform/db/tables/foundation.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { DEFAULT_PRICES, type PriceEntry } from './default-prices.js';
+import { DEFAULT_PRICES } from './default-prices.js';
 import type { Account, AccountSettingsInput, CompanyProfile } from './schemas.js';
 import { isValidIanaZone } from './timezone.js';
 

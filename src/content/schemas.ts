@@ -555,7 +555,7 @@ export const RcsMessageSchema = z
 
 /** Adds the messageType-dependent rules to an envelope schema (send bodies). */
 export function withRcsMessageRules<S extends z.ZodType>(schema: S): S {
-  return schema.superRefine(rcsMessageRules) as S;
+  return schema.superRefine(rcsMessageRules);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ interface Def {
   in?: z.core.$ZodType;
 }
 
-const defOf = (s: z.core.$ZodType): Def => s._zod.def as unknown as Def;
+const defOf = (s: z.core.$ZodType): Def => s._zod.def;
 
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let s = schema;
@@ -131,7 +131,7 @@ function one(root: z.core.$ZodType | undefined, issue: ZodIssue, prefix: string,
       return;
     }
     case 'custom': {
-      const code = issue.params?.code;
+      const code: unknown = issue.params?.code;
       push(typeof code === 'string' ? (code as ContentErrorCode) : 'invalid_type', issue.message.replace('$field', leaf));
       return;
     }

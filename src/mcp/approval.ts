@@ -34,7 +34,7 @@ export function approvalStateCodec(app: AppContext): RequestStateCodec<ApprovalS
     key: app.sealer.mac('mcp request state', 'v1'),
     ttlSeconds: 24 * 3600,
     // State minted for one account and tool is refused (-32602) when echoed on another.
-    bind: (ctx) => `${ctx.mcpReq.method}\0${String((ctx.http?.authInfo?.extra as { accountId?: unknown } | undefined)?.accountId ?? '')}`,
+    bind: (ctx) => `${ctx.mcpReq.method}\0${textOf((ctx.http?.authInfo?.extra as { accountId?: unknown } | undefined)?.accountId)}`,
   });
 }
 
@@ -72,3 +72,6 @@ export async function approvalRound(codec: RequestStateCodec<ApprovalState>, era
     requestState: await codec.mint({ tool, previewId, round }, ctx),
   });
 }
+
+/** A string value as is; anything else (absent, a number, an object) as the empty string. */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -38,7 +38,7 @@ function inputSchemaOf(tool: ToolDef): ToolSchemas['input'] {
       vendor: VENDOR,
       validate(value: unknown) {
         const parsed = tool.input.safeParse(value ?? {});
-        if (parsed.success) return { value: { ok: true, data: parsed.data as Record<string, unknown> } };
+        if (parsed.success) return { value: { ok: true, data: parsed.data } };
         const details = zodDetails(parsed.error);
         const first = details[0];
         const message = `Invalid arguments for ${tool.name}: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`;

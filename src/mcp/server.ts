@@ -62,12 +62,12 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
   let codec: RequestStateCodec<ApprovalState> | null = null;
   return ({ era, authInfo }) => {
     const { principal, filter, calledTool } = callerOf(authInfo);
-    codec ??= approvalStateCodec(app);
+    const stateCodec = (codec ??= approvalStateCodec(app));
     const server = new McpServer(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
       cacheHints: CACHE_HINTS,
-      requestState: { verify: codec.verify },
+      requestState: { verify: (state, ctx) => stateCodec.verify(state, ctx) },
       jsonSchemaValidator: sharedValidator,
     });
     let tools: ToolDef[];
@@ -78,7 +78,7 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
       tools = permittedTools(principal, filter);
     }
     const served = servedTools(filter);
-    for (const tool of tools) register(server, app, principal, tool, served, era, codec);
+    for (const tool of tools) register(server, app, principal, tool, served, era, stateCodec);
     registerPreviewApp(server);
     return server;
   };

@@ -32,7 +32,7 @@ export async function callTool(app: AppContext, principal: Principal, tool: Tool
   if (!input.ok) return refuse(input.error);
   let structured: Record<string, unknown>;
   try {
-    structured = (await runTool(tool, app.services, principal, input.data as never)) as Record<string, unknown>;
+    structured = (await runTool(tool, app.services, principal, input.data)) as Record<string, unknown>;
   } catch (err) {
     if (isCallerError(err)) return refuse(err);
     app.logger.error({ err, tool: tool.name, accountId: principal.accountId }, 'tool failed');

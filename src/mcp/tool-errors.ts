@@ -55,7 +55,7 @@ export function codesOf(tool: ToolDef): ErrorCode[] {
 const TOOL_NAMES = ALL_TOOLS.map((t) => t.name);
 const mentionPatterns = new Map(TOOL_NAMES.map((n) => [n, new RegExp(`(?<![A-Za-z0-9_])${n}(?![A-Za-z0-9_])`)]));
 /** A REST route in a sentence meant for an assistant on MCP. */
-const REST_ROUTE = /\/api\/|(GET|POST|PUT|PATCH|DELETE) \//;
+const REST_ROUTE = /\/api\/|\b(GET|POST|PUT|PATCH|DELETE) \//;
 
 /** The tools a sentence names. */
 export function toolsNamedIn(text: string): string[] {

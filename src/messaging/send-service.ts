@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';

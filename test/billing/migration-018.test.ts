@@ -2,13 +2,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/platform/db/migrations/index.js';
-import type { Database } from '../../src/platform/db/schema.js';
 import { expectLedgerBalanced } from './invariant.js';
 
 describe('migration 018: the credit ledger', () => {
   it('opens the ledger of every existing account with its balance, so the invariant holds from the start', async () => {
     const raw = new SQLite(':memory:');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+     
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
     try {
       const names = Object.keys(migrations);
@@ -30,7 +29,7 @@ describe('migration 018: the credit ledger', () => {
         ['acc_2', 'opening', 0, null, null],
       ]);
       expect(rows.every((r) => /^led_[0-9A-Z]{26}$/.test(r.id) && r.reason.length > 0)).toBe(true);
-      await expectLedgerBalanced(db as unknown as Kysely<Database>, 'after migration 018');
+      await expectLedgerBalanced(db, 'after migration 018');
     } finally {
       await db.destroy();
     }

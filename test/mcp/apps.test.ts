@@ -192,7 +192,7 @@ describe('the view drawn from a tool result', () => {
     expect(html).toContain('Media from cdn.example.com is not shown here');
     expect(html).toContain('https://cdn.example.com/a.jpg'); // printed as text for the person
     expect(html).not.toContain('src="https://cdn.example.com');
-    expect(mediaPaths({ url: 'https://x.test/v.mp4', cardContents: [{ media: { contentInfo: { fileUrl: 'not a url', thumbnailUrl: 'https://t.test/t.png' } } }] } as never)).toEqual([
+    expect(mediaPaths({ url: 'https://x.test/v.mp4', cardContents: [{ media: { contentInfo: { fileUrl: 'not a url', thumbnailUrl: 'https://t.test/t.png' } } }] })).toEqual([
       { path: 'content.url', host: 'x.test' },
       { path: 'content.cardContents[0].media.contentInfo.fileUrl', host: 'an invalid address' },
       { path: 'content.cardContents[0].media.contentInfo.thumbnailUrl', host: 't.test' },

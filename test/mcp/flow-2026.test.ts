@@ -122,7 +122,7 @@ describe('2026-07-28 client with URL elicitation', () => {
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': t.account.apiKey, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'sms_send' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, ...extra } }),
       });
-      return { status: res.status, json: (await res.json()) as any };
+      return { status: res.status, json: (await res.json()) };
     };
     const first = await post();
     expect(first.status).toBe(200);
@@ -138,7 +138,7 @@ describe('2026-07-28 client with URL elicitation', () => {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': other.apiKey, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'sms_send' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, requestState: first.json.result.requestState, inputResponses: { approval: { action: 'accept' } } } }),
     });
-    expect(((await res.json()) as any).error.code).toBe(-32602);
+    expect(((await res.json())).error.code).toBe(-32602);
   });
 });
 

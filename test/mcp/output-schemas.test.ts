@@ -60,7 +60,7 @@ async function ok(name: string, args: Record<string, unknown>): Promise<any> {
   const res = check(r.structuredContent);
   if (!res.valid) throw new Error(`${name}: structuredContent does not match the outputSchema: ${res.errorMessage}`);
   // The complete output schema the listed one outlines (nested records spelt out, required, closed).
-  const full = fullChecks.get(name) ?? validator.getValidator(fullOutputJsonSchema(TOOLS_BY_NAME.get(name)!)) as (v: unknown) => { valid: boolean; errorMessage?: string };
+  const full = fullChecks.get(name) ?? validator.getValidator(fullOutputJsonSchema(TOOLS_BY_NAME.get(name)!));
   fullChecks.set(name, full);
   const fullRes = full(r.structuredContent);
   if (!fullRes.valid) throw new Error(`${name}: structuredContent does not match the complete output schema: ${fullRes.errorMessage}`);

@@ -7,7 +7,6 @@ import { fullOutputJsonSchema, toolJsonSchema } from '../../src/mcp/tool-schemas
 import { lint } from './schema-lint.js';
 
 type Json = Record<string, unknown>;
-const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 describe('listed tool schemas', () => {
   const listed = listedTools({ toolsets: null, readOnly: false });

@@ -114,7 +114,7 @@ describe('tools declare the services they use', () => {
       uses: ['contacts', 'groups'],
       run: async (ctx, input) => ({ keys: Object.keys(ctx).sort(), n: input.n }),
     });
-    const result = await runTool(tool as unknown as ToolDef, services, principal, { n: 3 });
+    const result = await runTool(tool, services, principal, { n: 3 });
     expect(result).toEqual({ keys: ['contacts', 'groups', 'principal'], n: 3 });
     expect(seen.sort()).toEqual(['contacts', 'groups']);
   });

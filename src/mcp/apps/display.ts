@@ -38,9 +38,9 @@ export interface PreviewDisplayDeps {
 export async function withPreviewDisplay(deps: PreviewDisplayDeps, accountId: string, result: PreviewResult): Promise<PreviewToolOutput> {
   const [row, senders] = await Promise.all([deps.previews.get(accountId, result.preview_id), deps.senders.list(accountId)]);
   const payload = result.payload;
-  const sendernameId = String(payload.sendernameId ?? '');
+  const sendernameId = (typeof payload.sendernameId === 'string' ? payload.sendernameId : '');
   const fallback = payload.smsFallback as { sendernameId?: unknown } | undefined;
-  const fallbackId = fallback ? String(fallback.sendernameId ?? '') : null;
+  const fallbackId = fallback ? (typeof fallback.sendernameId === 'string' ? fallback.sendernameId : '') : null;
   const first = parseJson<SendEstimate | null>(row.estimate, null)?.samples[0];
   return {
     ...result,

@@ -51,7 +51,7 @@ export interface ToolResultLike {
 
 function textOf(result: ToolResultLike): string {
   return (result.content ?? [])
-    .map((b) => (typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : ''))
+    .map((b) => (typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' ? str((b as { text?: unknown }).text) : ''))
     .filter(Boolean)
     .join('\n');
 }
@@ -67,7 +67,7 @@ export function viewStateOf(result: ToolResultLike): ViewState {
     let message = text;
     try {
       const parsed = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
-      message = String(parsed.error?.message ?? parsed.message ?? text);
+      message = str(parsed.error?.message ?? parsed.message) || text;
     } catch {
       // Plain text error: shown as it is.
     }
@@ -94,10 +94,10 @@ export function mockupInput(r: ViewResult) {
     ? null
     : { messageType: p.messageType as MessageType, content: p.content as Content, fallback: typeof fallback?.message === 'string' ? fallback.message : null };
   return {
-    senderName: r.display?.senderName ?? String(p.sendernameId ?? ''),
+    senderName: r.display?.senderName ?? str(p.sendernameId),
     fallbackSenderName: r.display?.fallbackSenderName ?? null,
     rcs,
-    sms: r.kind === 'sms' ? { text: String(p.message ?? '') } : null,
+    sms: r.kind === 'sms' ? { text: str(p.message) } : null,
     sample: first
       ? {
           text: first.text,
@@ -133,4 +133,9 @@ export function mediaPaths(content: Content | null | undefined): { path: string;
   media(content.media, 'content.media');
   (content.cardContents ?? []).forEach((card, i) => media(card.media, `content.cardContents[${i}].media`));
   return out;
+}
+
+/** A string value as is; anything else as the empty string (never "[object Object]"). */
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }

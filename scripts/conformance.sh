@@ -115,15 +115,16 @@ scenario "$v2026" dns-rebinding-protection "" "${m26[@]}"
 # checks listed need the runner's diagnostic tools (test_missing_capability, test_streaming_elicitation).
 scenario "$v2026" server-stateless "sep-2575-server-rejects-undeclared-capability sep-2575-missing-capability-http-400 sep-2575-http-server-no-independent-requests-on-stream sep-2575-server-no-log-without-loglevel" "${m26[@]}"
 scenario "$v2026" http-header-validation "" "${m26[@]}"
-# tools/list and server/discover carry the hints; prompts and resources do not exist here.
-scenario "$v2026" caching "sep-2549-prompts-list-caching-hints sep-2549-resources-list-caching-hints sep-2549-resources-templates-list-caching-hints" "${m26[@]}"
+# tools/list, server/discover and the in-chat preview's resources/list and resources/read carry the hints; there are
+# no prompts and no resource templates here.
+scenario "$v2026" caching "sep-2549-prompts-list-caching-hints sep-2549-resources-templates-list-caching-hints" "${m26[@]}"
 scenario "$v2026" input-required-result-unsupported-methods "" "${m26[@]}"
 
 # ---- authorization (helper "oauth"): scripts/conformance-auth.sh runs the `authorization`
 # command's scenarios against our authorization server. Called here when present.
 if [ -x "$root/scripts/conformance-auth.sh" ]; then
   echo "== authorization (scripts/conformance-auth.sh) =="
-  NODE22="$node22" CONFORMANCE_CACHE="$conf_cache" "$root/scripts/conformance-auth.sh" || failed=1
+  NODE22_CACHE="$node22_cache" "$root/scripts/conformance-auth.sh" || failed=1
 fi
 # ---- end authorization
 

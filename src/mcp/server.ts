@@ -28,7 +28,9 @@ export const SERVER_INFO = { name: 'rcs-sms-mcp-server', title: 'RCS & SMS messa
  * depends on the credential (its permissions) and the connection's filters, so only the client
  * that asked may cache it; it changes only with a deployment.
  */
-const CACHE_HINTS = { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const }, 'server/discover': { ttlMs: 300_000, cacheScope: 'private' as const } };
+// Lists depend on the credential (its permissions pick the tools), so caches keep them per caller.
+const PRIVATE_5_MIN = { ttlMs: 300_000, cacheScope: 'private' as const };
+const CACHE_HINTS = { 'tools/list': PRIVATE_5_MIN, 'server/discover': PRIVATE_5_MIN, 'resources/list': PRIVATE_5_MIN, 'resources/read': PRIVATE_5_MIN };
 
 /** What routes.ts hands the factory for one request, as the SDK's pass-through authInfo.extra. */
 export interface McpCaller {

@@ -77,12 +77,21 @@ export function listedTools(filter: ToolFilter, permissions?: ReadonlySet<string
         inputSchema: inputJsonSchema(t),
         outputSchema: outputJsonSchema(t),
         // The title is listed once, at the top (annotations.title is its older spelling).
-        annotations: { ...t.annotations },
+        annotations: listedAnnotations(t.annotations),
         _meta: { toolset: t.toolset, permissions: [...t.permissions] },
       }));
     listCache.set(key, cached);
   }
   return cached;
+}
+
+/**
+ * The annotations as listed. MCP reads destructiveHint and idempotentHint only when readOnlyHint is
+ * false, so a read-only tool lists readOnlyHint and openWorldHint alone (1.1 KB of tools/list);
+ * every other tool lists all four, defaults included, so nobody has to know them.
+ */
+function listedAnnotations(a: ToolDef['annotations']): Record<string, boolean> {
+  return a.readOnlyHint ? { readOnlyHint: true, openWorldHint: a.openWorldHint } : { ...a };
 }
 
 const listJsonCache = new Map<string, string>();

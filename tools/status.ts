@@ -8,7 +8,7 @@ import { READ, defineTool } from './types.js';
 export const rcsHealth = defineTool({
   name: 'rcs_health',
   title: 'Service health',
-  description: 'Whether the messaging service and its database are up, which carrier networks are configured, and the server time. Use when sends fail unexpectedly.',
+  description: 'Whether the service and its database are up, which carriers are configured, and the server time. Use when sends fail unexpectedly.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -24,7 +24,7 @@ export const rcsHealth = defineTool({
 export const rcsLimits = defineTool({
   name: 'rcs_limits',
   title: 'Limits',
-  description: 'Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes. The same numbers the validator uses.',
+  description: 'Every limit the server enforces (content, buttons, chips, carousel, media, SMS, batch, page sizes), as the validator uses them.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -61,7 +61,7 @@ export const rcsLimits = defineTool({
 export const rcsButtonGuidelines = defineTool({
   name: 'rcs_button_guidelines',
   title: 'Button and chip rules',
-  description: 'Which action types may be card buttons, chips or both, what payload each needs, and the limits (25-character text, 4 card buttons, 11 chips, 2048-character postbackData). Read before building interactive content.',
+  description: 'Which action types may be card buttons, chips or both, the payload each needs, and their limits. Read before building interactive content.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -74,7 +74,7 @@ export const rcsButtonGuidelines = defineTool({
 export const rcsTimezones = defineTool({
   name: 'rcs_timezones',
   title: 'Time zones',
-  description: "The account's time zone (used when a send has no timeZone) and the IANA zones with their current offset and local time. Filter with `search` (e.g. 'Berlin') to keep the answer short.",
+  description: "The account's time zone (the default for sends) and IANA zones with their current offset. Filter with search (e.g. 'Berlin').",
   toolset: 'status',
   permissions: [],
   input: z.strictObject({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),

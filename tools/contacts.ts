@@ -42,7 +42,7 @@ const ContactResponse = dataResponseSchema(ContactSchema);
 export const listContacts = defineTool({
   name: 'list_contacts',
   title: 'List contacts',
-  description: 'Contacts of the account, newest first unless sorted; filter by search, disabled or group. Pass pagination.nextCursor as cursor for more; count_contacts gives the total.',
+  description: 'Contacts, newest first unless sorted, filtered by search, disabled or group. Pass pagination.nextCursor as cursor for more.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({ ...ListContactsQuerySchema.shape, disabled: DisabledFilter }),
@@ -79,7 +79,7 @@ export const countContacts = defineTool({
 export const getContact = defineTool({
   name: 'get_contact',
   title: 'Get a contact',
-  description: 'One contact by its id (ct_…) or by phone number with country code; NOT_FOUND if none. Use it to check whether a number is already a contact before create_contact.',
+  description: 'One contact by its id (ct_…) or by phone number with country code: check a number before create_contact.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({
@@ -95,7 +95,7 @@ export const getContact = defineTool({
 export const createContact = defineTool({
   name: 'create_contact',
   title: 'Create a contact',
-  description: 'Creates one contact; phone is unique per account (an existing one is CONFLICT naming existingContactId: use update_contact). Custom fields must exist (create_custom_field). For many, bulk_create_contacts.',
+  description: 'Creates one contact; a used phone is CONFLICT naming existingContactId (then update_contact). Custom fields must exist. For many, bulk_create_contacts.',
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: CreateContactSchema,
@@ -124,7 +124,7 @@ export const updateContact = defineTool({
 export const deleteContact = defineTool({
   name: 'delete_contact',
   title: 'Delete a contact',
-  description: 'Deletes a contact, its memberships, field values and scheduled messages; cannot be undone: confirm with the user. To keep the record, bulk_disable_contacts.',
+  description: 'Deletes a contact with its field values and scheduled messages; cannot be undone: confirm with the user. To keep it, bulk_disable_contacts.',
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: z.strictObject({ id: idArg('contact', 'ct') }),
@@ -137,7 +137,7 @@ export const deleteContact = defineTool({
 export const bulkCreateContacts = defineTool({
   name: 'bulk_create_contacts',
   title: 'Create or update many contacts',
-  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call; a bad row fails alone (errors, by index). upsert:true updates existing phones, else they are skipped. Returns created, updated, failed, skipped.`,
+  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call; a bad row fails alone (errors, by index). upsert:true updates existing phones, else they are skipped.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkContactsSchema,
@@ -151,7 +151,7 @@ export const bulkCreateContacts = defineTool({
 export const bulkDisableContacts = defineTool({
   name: 'bulk_disable_contacts',
   title: 'Disable contacts',
-  description: `Disables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} contacts: no messages, scheduled ones cancelled for good; confirm with the user. Unknown ids in notFoundIds. Undo with bulk_enable_contacts.`,
+  description: `Disables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} contacts: no messages, scheduled ones cancelled for good; confirm with the user. Undo: bulk_enable_contacts.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkDisableSchema,

@@ -6,7 +6,7 @@ export const rcsConversationStatus = defineTool({
   name: 'rcs_conversation_status',
   title: 'Conversation window of a number',
   description:
-    'Whether a 24-hour conversation window is open for a number (hasActiveConversation) and until when. With conversation billing, messages inside an open window are free.',
+    'Whether a 24-hour conversation window is open for a number and until when; with conversation billing, messages inside it are free.',
   toolset: 'conversations',
   permissions: ['messages:read'],
   input: z.strictObject(ConversationStatusQuerySchema.shape),

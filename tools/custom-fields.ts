@@ -34,7 +34,7 @@ export const listCustomFields = defineTool({
 export const createCustomField = defineTool({
   name: 'create_custom_field',
   title: 'Create a custom field',
-  description: 'Defines a per-contact field; its tag becomes the placeholder {{tag}} in messages. A used tag is CONFLICT naming existingFieldId. Then set values with set_contact_custom_fields.',
+  description: 'Defines a per-contact field; its tag is the placeholder {{tag}} in messages (a used tag is CONFLICT). Values: set_contact_custom_fields.',
   toolset: 'custom_fields',
   permissions: ['custom-fields:write'],
   input: CreateFieldSchema,
@@ -63,7 +63,7 @@ export const deleteCustomField = defineTool({
 export const setContactCustomFields = defineTool({
   name: 'set_contact_custom_fields',
   title: "Set a contact's custom field values",
-  description: 'Sets custom field values of one contact (null deletes one; others are kept). Unknown fields are NOT_FOUND and nothing is written. Returns all its values.',
+  description: 'Sets custom field values of one contact (null deletes one; others are kept); an unknown field writes nothing.',
   toolset: 'custom_fields',
   permissions: ['custom-fields:write'],
   input: z.strictObject({ contactId: idArg('contact', 'ct'), ...SetFieldValuesSchema.shape }),

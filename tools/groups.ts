@@ -44,7 +44,7 @@ export const listGroups = defineTool({
 export const getGroup = defineTool({
   name: 'get_group',
   title: 'Get a contact group',
-  description: 'One group with its contactCount; includeContacts:true adds a page of members (limit, offset; contactsPagination.hasMore). list_contacts with group gives full details.',
+  description: 'One group with its contactCount; includeContacts:true adds a page of members (limit, offset). list_contacts with group gives full details.',
   toolset: 'groups',
   permissions: ['groups:read'],
   input: z.strictObject({

@@ -33,13 +33,13 @@ export const RcsSendOutputSchema = z.object({
 });
 
 /** Said once per send tool; the rules in full are in rcs_workflow_guide. */
-const SendNote = 'Needs the approval when required; sends once (a repeat returns the first result). Changed merge values: PREVIEW_STALE, preview again.';
+const SendNote = 'once approved; sends once (a repeat returns the first result). PREVIEW_STALE: preview again.';
 
 export const rcsPreview = defineTool({
   name: 'rcs_preview',
   title: 'Preview an RCS message for approval',
   description:
-    'Step 2 of every RCS send: validates and prices the whole send, stores a preview. If approval_required, give the user share_url to approve; then rcs_send (phoneNumber) or rcs_send_batch (phoneNumbers) with the preview_id.',
+    'Step 2 of every RCS send: validates, prices and stores it. If approval_required, the user approves share_url; then send_with (rcs_send or rcs_send_batch) with the preview_id.',
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: RcsPayloadSchema,
@@ -69,7 +69,7 @@ async function echoed(previews: Pick<PreviewsService, 'expandRcs'>, accountId: s
 export const rcsSend = defineTool({
   name: 'rcs_send',
   title: 'Send a previewed RCS message',
-  description: `Sends the RCS message previewed by rcs_preview (phoneNumber), with SMS fallback where RCS is unavailable. ${SendNote}`,
+  description: `Sends the message previewed by rcs_preview (phoneNumber), with its SMS fallback, ${SendNote}`,
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,
@@ -84,7 +84,7 @@ export const rcsSend = defineTool({
 export const rcsSendBatch = defineTool({
   name: 'rcs_send_batch',
   title: 'Send a previewed RCS batch',
-  description: `Sends the batch previewed by rcs_preview (phoneNumbers) as a job. ${SendNote} Follow the jobId with rcs_batch_status.`,
+  description: `Sends the batch previewed by rcs_preview (phoneNumbers) as a job (rcs_batch_status), ${SendNote}`,
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,
@@ -100,7 +100,7 @@ export const rcsValidate = defineTool({
   name: 'rcs_validate',
   title: 'Validate RCS content',
   description:
-    "Step 1: checks messageType + content (rcs_preview's content schema) and an optional smsFallback, storing nothing. Problems come back as valid:false with errors and warnings at paths. Then rcs_preview.",
+    "Step 1: checks messageType + content (as in rcs_preview) and smsFallback; problems come back as valid:false with paths. Stores nothing.",
   toolset: 'messaging',
   permissions: [],
   input: z.strictObject({
@@ -125,7 +125,7 @@ export const rcsValidateScheduleTime = defineTool({
   name: 'rcs_validate_schedule_time',
   title: 'Check a schedule time',
   description:
-    "Resolves scheduleAt (+ timeZone) to the instant a scheduled send would use; reports past times, invalid zones, DST gaps (with the nearest valid times) and ambiguous times. Use before previewing a scheduled send.",
+    "Resolves scheduleAt (+ timeZone) to the instant a send would use; reports past times, bad zones, DST gaps and ambiguous times. Before previewing a scheduled send.",
   toolset: 'messaging',
   permissions: [],
   input: z.strictObject({ scheduleAt: z.string().max(64).describe('ISO 8601; without Z/offset a wall time.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
@@ -139,7 +139,7 @@ export const listSendernames = defineTool({
   name: 'list_sendernames',
   title: 'List senders',
   description:
-    'RCS and SMS senders of the account with status. Only APPROVED ones send; a test sender (isTest) reaches only its testPhones. RCS id → sendernameId, SMS id → smsFallback.sendernameId.',
+    'RCS and SMS senders with status; only APPROVED ones send, a test sender only to its testPhones. RCS id → sendernameId, SMS id → smsFallback.sendernameId.',
   toolset: 'messaging',
   permissions: [],
   input: z.strictObject({ type: SenderTypeSchema.optional().describe('Omit for all.') }),

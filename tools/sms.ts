@@ -26,7 +26,7 @@ export const smsPreview = defineTool({
   name: 'sms_preview',
   title: 'Preview a standalone SMS for approval',
   description:
-    'Step 1 of a standalone SMS: validates, merges, counts billed segments and stores a preview (the same payload returns the same open one). If approval_required, the user approves share_url; then sms_send with the preview_id.',
+    'Step 1 of a standalone SMS: validates, merges, counts billed segments, stores a preview (idempotent). If approval_required, the user approves share_url; then sms_send.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
@@ -45,7 +45,7 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules) the SMS previewed by sms_preview. Needs the approval when required; sends once (a repeat returns the first result). Changed merge values: PREVIEW_STALE, preview again.',
+    'Sends (or schedules) the SMS previewed by sms_preview once approved; sends once (a repeat returns the first result). PREVIEW_STALE: preview again.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,

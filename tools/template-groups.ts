@@ -24,7 +24,7 @@ const TemplateGroupIdArg = idArg('template group', 'tg');
 export const listTemplateGroups = defineTool({
   name: 'list_template_groups',
   title: 'List template groups',
-  description: 'Template groups (folders for templates, not contact groups) by name with templateCount, plus ungroupedTemplateCount. Pass pagination.nextCursor as cursor for more.',
+  description: 'Template groups (folders for templates) by name with templateCount. Pass pagination.nextCursor as cursor for more.',
   toolset: 'template_groups',
   permissions: ['templates:read'],
   input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
@@ -37,7 +37,7 @@ export const listTemplateGroups = defineTool({
 export const createTemplateGroup = defineTool({
   name: 'create_template_group',
   title: 'Create a template group',
-  description: `Creates a folder for templates (name ≤ ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters; a used one is CONFLICT naming existingTemplateGroupId). Fill it with assign_templates_to_template_group.`,
+  description: `Creates a folder for templates (name ≤ ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique). Fill it with assign_templates_to_template_group.`,
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: CreateTemplateGroupSchema,

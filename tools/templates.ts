@@ -24,7 +24,7 @@ const written = ({ template, warnings }: TemplateWriteResult) => ({ success: tru
 export const listTemplates = defineTool({
   name: 'list_templates',
   title: 'List templates',
-  description: 'Saved message templates, page-based, filtered by type, rcsMessageType, context, templateGroupId and name. Send one with rcs_preview { templateId, sendernameId, phoneNumber }.',
+  description: 'Saved message templates, page-based, with filters. Send one with rcs_preview { templateId, sendernameId, phoneNumber }.',
   toolset: 'templates',
   permissions: ['templates:read'],
   input: z.strictObject(ListTemplatesQuerySchema.shape),

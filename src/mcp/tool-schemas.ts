@@ -230,7 +230,7 @@ export function fullOutputJsonSchema(tool: ToolDef): Json {
 
 /**
  * A tool's outputSchema as listed: the complete schema's top-level fields with their types; nested
- * objects and arrays typed but not spelt out; no `required`, no enums, no descriptions (what the fields mean
+ * objects and arrays typed but not spelt out; no `required`, no enums, no constant fields, no descriptions (what the fields mean
  * is in the tool's description, which is what a model reads). Every result the complete schema
  * accepts, this accepts. Listing the complete output schemas cost ~45 KB of tools/list (contact,
  * job and message records spelt out per tool) for something clients use only to check results,
@@ -244,11 +244,14 @@ function outline(full: Json): Json {
   const defs = isJson(full.$defs) ? full.$defs : {};
   const out: Json = {};
   for (const [k, v] of Object.entries(full)) {
-    if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, typeOnly(p, defs)]));
+    // A field with one possible value (`success: true`) tells nothing: the complete schema checks it.
+    if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).filter(([, p]) => !isConstant(p)).map(([name, p]) => [name, typeOnly(p, defs)]));
     else if (k === 'type') out[k] = v;
   }
   return out;
 }
+
+const isConstant = (node: unknown) => isJson(node) && 'const' in node;
 
 /** A field's type without its insides, description, enum or const: `{type: "object"}` for an object. */
 function typeOnly(node: unknown, defs: Json): Json {

@@ -4,7 +4,7 @@ import { JobSchema } from '../src/messaging/schemas.js';
 import { PagePaginationSchema } from '../src/platform/pagination.js';
 import { DELETE, READ, defineTool } from './types.js';
 
-const JobId = z.string().max(64).describe('From rcs_send_batch, a scheduled send or rcs_jobs.');
+const JobId = z.string().max(64).describe('Of a batch or scheduled send.');
 
 export const rcsBatchStatus = defineTool({
   name: 'rcs_batch_status',

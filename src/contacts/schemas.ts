@@ -37,7 +37,7 @@ export const PhoneInputSchema = z
   .string()
   .min(1)
   .max(40)
-  .describe(`With country code (+49…, 0049… or 49…), ${PHONE_MIN_DIGITS}–${PHONE_MAX_DIGITS} digits; country in the account's price list.`);
+  .describe('With country code, e.g. +4915112345678.');
 
 const GroupIdList = z
   .array(GroupIdSchema)
@@ -75,7 +75,7 @@ export type UpdateContactInput = z.input<typeof UpdateContactSchema>;
 
 /** Row as typed in the request body; value limits are checked per row (failures are reported, not fatal). */
 export const BulkContactRowSchema = z.strictObject({
-  phone: z.string().describe('As in create_contact; a bad one fails only this row.'),
+  phone: z.string().describe('With country code.'),
   firstName: z.string().nullable().optional().describe(`First name, ≤ ${CONTACT_NAME_MAX_LENGTH} characters.`),
   lastName: z.string().nullable().optional().describe(`Last name, ≤ ${CONTACT_NAME_MAX_LENGTH} characters.`),
   email: z.string().nullable().optional().describe('Email.'),
@@ -105,12 +105,12 @@ export const BulkContactsSchema = z.strictObject({
     .array(BulkContactRowSchema)
     .min(1)
     .max(BULK_CONTACTS_MAX)
-    .describe('Rows; a failed row is reported in errors, the others are saved.'),
+    .describe('A failed row is reported in errors.'),
   upsert: z
     .boolean()
     .default(false)
-    .describe('true updates existing phones (empty values never clear); false skips them as DUPLICATE.'),
-  groups: GroupIdList.optional().describe('Added to every saved contact; an unknown one fails the call.'),
+    .describe('true updates existing phones; false skips them.'),
+  groups: GroupIdList.optional().describe('Added to every saved contact.'),
 });
 export type BulkContactsInput = z.input<typeof BulkContactsSchema>;
 
@@ -178,7 +178,7 @@ const filterFields = {
     .trim()
     .max(CONTACT_SEARCH_MAX_LENGTH)
     .optional()
-    .describe('Part of the name, phone or email (case-insensitive).'),
+    .describe('Part of name, phone or email.'),
   disabled: boolQuery.optional().describe('true: only disabled; false: only enabled.'),
   group: z.string().optional().describe('Only members of this group (grp_…).'),
 };
@@ -190,7 +190,7 @@ export const ListContactsQuerySchema = z.object({
     .string()
     .max(40)
     .optional()
-    .describe('Exact number with country code: 0 or 1 contact, other filters ignored.'),
+    .describe('Exact number; other filters ignored.'),
   sort: z.enum(CONTACT_SORTS).default('createdAt').describe('Sort key.'),
   order: z.enum(SORT_ORDERS).optional().describe('Default desc for dates, asc otherwise.'),
   include: z.enum(['customFields']).optional().describe('Embed custom field values.'),

@@ -22,7 +22,7 @@ export const FieldTagSchema = z
   .min(1)
   .max(FIELD_TAG_MAX_LENGTH)
   .regex(FIELD_TAG_PATTERN, 'must contain only letters, digits and underscores')
-  .describe('Used as {{tag}}; unique ignoring case; not a built-in merge field.');
+  .describe('Used as {{tag}}; unique ignoring case.');
 
 const FieldName = z.string().trim().min(1).max(FIELD_NAME_MAX_LENGTH).describe('Display name.');
 

@@ -17,8 +17,8 @@ import { SMS_MAX_LENGTH } from '../sms/index.js';
 
 const PhoneNumber = z.string().min(1).max(40).describe('Recipient with country code, e.g. +4915112345678.');
 const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe('Free label for reporting.');
-const ScheduleAt = z.string().min(1).max(64).describe('When to send, ISO 8601; without Z/offset a wall time in timeZone.');
-const TimeZone = z.string().min(1).max(64).describe('IANA zone, e.g. Europe/Berlin; default the account zone.');
+const ScheduleAt = z.string().min(1).max(64).describe('ISO 8601; without offset, wall time in timeZone.');
+const TimeZone = z.string().min(1).max(64).describe('IANA zone; default the account zone.');
 const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number.');
 const SkipDisabled = z.boolean().default(true).describe('Skip disabled or opted-out contacts (default true).');
 

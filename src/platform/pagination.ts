@@ -102,7 +102,7 @@ export function cursorQueryFields(opts: { defaultLimit: number; maxLimit: number
       .max(opts.maxLimit)
       .default(opts.defaultLimit)
       .describe('Page size.'),
-    cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('pagination.nextCursor of the previous page.'),
+    cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('From pagination.nextCursor.'),
   };
 }
 

@@ -24,7 +24,7 @@ export const RcsPayloadSchema = z.strictObject({
   phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients (→ rcs_send_batch).'),
   messageType: MessageTypeSchema.optional().describe('With content, or use templateId.'),
   content: ContentSchema.optional(),
-  templateId: z.string().max(64).optional().describe('RCS template id (tpl_…) instead of messageType + content.'),
+  templateId: z.string().max(64).optional().describe('RCS template (tpl_…) instead of content.'),
   sendernameId: base.sendernameId,
   contactId: base.contactId,
   skipContactCreation: z.boolean().optional().describe(base.skipContactCreation.description ?? ''),
@@ -58,7 +58,7 @@ export const PreviewSendInputSchema = z.strictObject({
   payload: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe("Optional: the preview's payload, unchanged (else PREVIEW_MISMATCH). Omitted, the previewed payload is sent."),
+    .describe("If given, the preview's payload unchanged (else PREVIEW_MISMATCH)."),
 });
 
 export const PreviewResultSchema = z.object({

@@ -30,7 +30,7 @@ const TemplateName = z.string().trim().min(1).max(TEMPLATE_NAME_MAX_LENGTH).desc
  */
 export const TemplateContentInputSchema = z
   .union([z.string(), z.record(z.string(), z.unknown())])
-  .describe("SMS: the text. RCS: rcs_preview's content object. Merge placeholders allowed.");
+  .describe("SMS text, or rcs_preview's content object.");
 
 export const CreateTemplateSchema = z.strictObject({
   name: TemplateName,

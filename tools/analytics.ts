@@ -12,7 +12,7 @@ export const rcsMessageLog = defineTool({
   name: 'rcs_message_log',
   title: 'Message log',
   description:
-    'Sent and received messages, newest first; the last 7 days unless a range (≤ 31 days) is given. Pass pagination.nextCursor as cursor for more.',
+    'Sent and received messages, newest first; the last 7 days unless a range (≤ 31 days) is given.',
   toolset: 'analytics',
   permissions: ['messages:read'],
   input: z.strictObject({
@@ -44,7 +44,7 @@ export const listRcsInteractions = defineTool({
   name: 'list_rcs_interactions',
   title: 'Button taps and replies',
   description:
-    'Chip and button taps (button_click) and typed replies (reply_received) to your messages, newest first. Pass pagination.nextCursor as cursor for more.',
+    'Chip and button taps (button_click) and typed replies (reply_received) to your messages, newest first.',
   toolset: 'analytics',
   permissions: ['messages:read'],
   input: z.strictObject(InteractionsQuerySchema.shape),

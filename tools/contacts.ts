@@ -42,7 +42,7 @@ const ContactResponse = dataResponseSchema(ContactSchema);
 export const listContacts = defineTool({
   name: 'list_contacts',
   title: 'List contacts',
-  description: 'Contacts, newest first unless sorted, filtered by search, disabled or group. Pass pagination.nextCursor as cursor for more.',
+  description: 'Contacts, newest first unless sorted, filtered by search, disabled or group.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({ ...ListContactsQuerySchema.shape, disabled: DisabledFilter }),

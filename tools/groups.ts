@@ -31,7 +31,7 @@ const o = GetGroupOptionsSchema.shape;
 export const listGroups = defineTool({
   name: 'list_groups',
   title: 'List contact groups',
-  description: 'Contact groups (not template groups) with their contactCount, newest first. Pass pagination.nextCursor as cursor for more.',
+  description: 'Contact groups (not template groups) with their contactCount, newest first.',
   toolset: 'groups',
   permissions: ['groups:read'],
   input: z.strictObject(ListGroupsQuerySchema.shape),
@@ -44,7 +44,7 @@ export const listGroups = defineTool({
 export const getGroup = defineTool({
   name: 'get_group',
   title: 'Get a contact group',
-  description: 'One group with its contactCount; includeContacts:true adds a page of members (limit, offset). list_contacts with group gives full details.',
+  description: 'One group with its contactCount; includeContacts:true adds a page of members (limit, offset).',
   toolset: 'groups',
   permissions: ['groups:read'],
   input: z.strictObject({

@@ -23,7 +23,7 @@ export const rcsBatchCancel = defineTool({
   name: 'rcs_batch_cancel',
   title: 'Cancel a job',
   description:
-    'Cancels what is not yet sent of a batch or scheduled send and refunds it; sent messages stay. A finished job: nothingLeftToCancel. Confirm with the user first.',
+    'Cancels and refunds what is not yet sent of a batch or scheduled send (a finished job: nothingLeftToCancel). Confirm with the user first.',
   toolset: 'jobs',
   permissions: ['messages:write'],
   input: z.strictObject({ jobId: JobId }),

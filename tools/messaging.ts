@@ -33,7 +33,7 @@ export const RcsSendOutputSchema = z.object({
 });
 
 /** Said once per send tool; the rules in full are in rcs_workflow_guide. */
-const SendNote = 'once approved; sends once (a repeat returns the first result). PREVIEW_STALE: preview again.';
+const SendNote = 'once approved; sends once (a repeat returns the first result).';
 
 export const rcsPreview = defineTool({
   name: 'rcs_preview',

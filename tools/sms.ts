@@ -45,7 +45,7 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules) the SMS previewed by sms_preview once approved; sends once (a repeat returns the first result). PREVIEW_STALE: preview again.',
+    'Sends (or schedules) the SMS previewed by sms_preview once approved; sends once (a repeat returns the first result).',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,

@@ -24,7 +24,7 @@ export const rcsHealth = defineTool({
 export const rcsLimits = defineTool({
   name: 'rcs_limits',
   title: 'Limits',
-  description: 'Every limit the server enforces (content, buttons, chips, carousel, media, SMS, batch, page sizes), as the validator uses them.',
+  description: 'Every limit the server enforces (content, media, SMS, batch, pages), as the validator uses them.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -74,7 +74,7 @@ export const rcsButtonGuidelines = defineTool({
 export const rcsTimezones = defineTool({
   name: 'rcs_timezones',
   title: 'Time zones',
-  description: "The account's time zone (the default for sends) and IANA zones with their current offset. Filter with search (e.g. 'Berlin').",
+  description: "The account's time zone (the default for sends) and IANA zones with their current offset.",
   toolset: 'status',
   permissions: [],
   input: z.strictObject({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),

@@ -24,7 +24,7 @@ const TemplateGroupIdArg = idArg('template group', 'tg');
 export const listTemplateGroups = defineTool({
   name: 'list_template_groups',
   title: 'List template groups',
-  description: 'Template groups (folders for templates) by name with templateCount. Pass pagination.nextCursor as cursor for more.',
+  description: 'Template groups (folders for templates) by name with templateCount.',
   toolset: 'template_groups',
   permissions: ['templates:read'],
   input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
@@ -76,7 +76,7 @@ export const deleteTemplateGroup = defineTool({
 export const assignTemplatesToTemplateGroup = defineTool({
   name: 'assign_templates_to_template_group',
   title: 'Move templates into a template group',
-  description: `Moves up to ${TEMPLATE_ASSIGN_MAX_IDS} templates into templateGroupId (null: out of any group), replacing their previous group. Unknown ids come back in notFoundIds.`,
+  description: `Moves up to ${TEMPLATE_ASSIGN_MAX_IDS} templates into templateGroupId (null: out of any group), replacing their previous group.`,
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: AssignTemplatesSchema,

@@ -50,7 +50,7 @@ export const getTemplate = defineTool({
 export const createTemplate = defineTool({
   name: 'create_template',
   title: 'Create a template',
-  description: 'Saves a reusable SMS or RCS message; RCS content is checked as rcs_validate does (run it first while drafting). Unknown merge placeholders come back in warnings.',
+  description: 'Saves a reusable SMS or RCS message; RCS content is checked as rcs_validate does. Unknown merge placeholders come back in warnings.',
   toolset: 'templates',
   permissions: ['templates:write'],
   input: CreateTemplateSchema,
@@ -67,7 +67,7 @@ export const createTemplate = defineTool({
 export const updateTemplate = defineTool({
   name: 'update_template',
   title: 'Update a template',
-  description: 'Changes only the fields given; new content, type or rcsMessageType is validated again as in create_template (switching type needs new content).',
+  description: 'Changes only the fields given; content, type and rcsMessageType are validated as in create_template.',
   toolset: 'templates',
   permissions: ['templates:write'],
   // The service checks the patch with UpdateTemplateSchema again, including "at least one field".

@@ -66,7 +66,7 @@ export const UpdateContactSchema = z
     email: EmailSchema.optional(),
     disabled: z.boolean().optional().describe('true also cancels its scheduled messages.'),
     groups: GroupIdList.optional().describe('Replaces its groups; [] removes it from all.'),
-    customFields: CustomFieldValueList.optional().describe('Sets these values (null deletes); others are kept.'),
+    customFields: CustomFieldValueList.optional().describe('null deletes a value; others are kept.'),
   })
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one field to change' });
 export type UpdateContactInput = z.input<typeof UpdateContactSchema>;

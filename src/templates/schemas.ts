@@ -18,7 +18,7 @@ export const TEMPLATE_SORTS = ['createdAt', 'updatedAt', 'name'] as const;
 
 export const TemplateIdSchema = idSchema('tpl', 'a template');
 export const TemplateGroupIdSchema = idSchema('tg', 'a template group');
-export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).describe('SMS: content is text; RCS: an object plus rcsMessageType.');
+export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).describe('Channel of the template.');
 export const TemplateContextSchema = z.enum(TEMPLATE_CONTEXTS).describe('Where it is used (default general).');
 export const RcsMessageTypeSchema = z.enum(MESSAGE_TYPES).describe('Required for RCS, not for SMS.');
 

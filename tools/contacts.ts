@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BULK_CONTACTS_MAX, CONTACT_LIST_LIMIT_MAX, PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../src/content/limits.js';
+import { BULK_CONTACTS_MAX } from '../src/content/limits.js';
 import {
   BULK_STATUS_MAX_IDS,
   BulkContactsSchema,
@@ -11,12 +11,10 @@ import {
   ContactSchema,
   CountContactsQuerySchema,
   CreateContactSchema,
-  DISABLE_REASON_MAX_LENGTH,
   GetContactQuerySchema,
   ListContactsQuerySchema,
   UpdateContactSchema,
 } from '../src/contacts/schemas.js';
-import { FIELD_VALUES_PER_CALL_MAX } from '../src/fields/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 

@@ -3,9 +3,6 @@ import {
   ContactFieldValuesSchema,
   CreateFieldSchema,
   CustomFieldSchema,
-  FIELD_TAG_MAX_LENGTH,
-  FIELD_VALUE_MAX_LENGTH,
-  FIELD_VALUES_PER_CALL_MAX,
   ListFieldsQuerySchema,
   SetFieldValuesSchema,
 } from '../src/fields/schemas.js';

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { GROUP_MEMBERSHIP_MAX_IDS } from '../src/content/limits.js';
 import {
   CreateGroupSchema,
-  GROUP_MEMBERS_PAGE_MAX,
   GetGroupOptionsSchema,
   GetGroupQuerySchema,
   GroupDetailSchema,

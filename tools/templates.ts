@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { SMS_MAX_LENGTH } from '../src/content/limits.js';
 import { dataResponseSchema, ok, pageListSchema } from '../src/platform/pagination.js';
 import type { TemplateWriteResult } from '../src/templates/service.js';
 import {
   CreateTemplateSchema,
   ListTemplatesQuerySchema,
-  TEMPLATE_LIST_MAX_LIMIT,
-  TEMPLATE_NAME_MAX_LENGTH,
   TemplateSchema,
   TemplateWriteResponseSchema,
   UpdateTemplateSchema,

@@ -9,7 +9,6 @@ import {
 import { printable } from '../content/characters.js';
 import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_MAX } from '../fields/schemas.js';
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
-import { PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../phone/limits.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 import { idSchema } from './ids.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SMS_MAX_LENGTH, TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
 import { MESSAGE_TYPES } from '../content/vocabulary.js';
 import { idSchema } from '../contacts/ids.js';
 import { cursorQueryFields, pageQueryFields } from '../platform/pagination.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BULK_CONTACTS_MAX, CONTACT_LIST_LIMIT_MAX, PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../src/content/limits.js';
+import { BULK_CONTACTS_MAX } from '../src/content/limits.js';
 import {
   BULK_STATUS_MAX_IDS,
   BulkContactsSchema,
@@ -11,12 +11,10 @@ import {
   ContactSchema,
   CountContactsQuerySchema,
   CreateContactSchema,
-  DISABLE_REASON_MAX_LENGTH,
   GetContactQuerySchema,
   ListContactsQuerySchema,
   UpdateContactSchema,
 } from '../src/contacts/schemas.js';
-import { FIELD_VALUES_PER_CALL_MAX } from '../src/fields/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
@@ -32,7 +30,7 @@ import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 /** A top-level id argument: checked by the service, so a malformed one is INVALID_ID as on REST. */
 export const idArg = (what: string, prefix: string) =>
-  z.string().min(1).max(64).describe(`The ${what} id (${prefix}_…), as returned by a list, get or create tool.`);
+  z.string().min(1).max(64).describe(`The ${what} id (${prefix}_…).`);
 
 /** REST takes `disabled` as the query text true/false; an assistant passes a boolean. */
 const DisabledFilter = z.boolean().optional().describe(ListContactsQuerySchema.shape.disabled.description ?? 'true: only disabled contacts; false: only enabled; omit for all.');
@@ -42,7 +40,7 @@ const ContactResponse = dataResponseSchema(ContactSchema);
 export const listContacts = defineTool({
   name: 'list_contacts',
   title: 'List contacts',
-  description: `Contacts of the account, newest first by default, ${CONTACT_LIST_LIMIT_MAX} at most per call (limit). Filter with search (names, phone, email), disabled, group (grp_… from list_groups); sort and order change the order. phone does an exact lookup (0 or 1 result, other filters ignored) — get_contact does the same for one number. include=customFields embeds custom field values. Pass pagination.nextCursor as cursor for the next page; count_contacts gives the total.`,
+  description: 'Contacts, newest first unless sorted, filtered by search, disabled or group.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({ ...ListContactsQuerySchema.shape, disabled: DisabledFilter }),
@@ -66,7 +64,7 @@ export const listContacts = defineTool({
 export const countContacts = defineTool({
   name: 'count_contacts',
   title: 'Count contacts',
-  description: 'How many contacts match the filters (search, disabled, group), without listing them. Use before a large export or send to tell the user the audience size.',
+  description: 'How many contacts match search, disabled and group, without listing them: the audience size before a large send.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({ ...CountContactsQuerySchema.shape, disabled: DisabledFilter }),
@@ -79,11 +77,11 @@ export const countContacts = defineTool({
 export const getContact = defineTool({
   name: 'get_contact',
   title: 'Get a contact',
-  description: `One contact by its id (ct_…) or by phone number with country code (+4915112345678, 004915112345678 or 4915112345678): use it to check whether a number is already a contact before create_contact. Returns name, phone, email, disabled state and groups; include=customFields adds the custom field values. A number that is no contact is NOT_FOUND.`,
+  description: 'One contact by its id (ct_…) or by phone number with country code: check a number before create_contact.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({
-    id: z.string().min(1).max(64).describe('A contact id (ct_…) or a phone number with country code (+ or 00 optional).'),
+    id: z.string().min(1).max(64).describe('Contact id (ct_…) or phone number.'),
     ...GetContactQuerySchema.shape,
   }),
   output: ContactResponse,
@@ -95,7 +93,7 @@ export const getContact = defineTool({
 export const createContact = defineTool({
   name: 'create_contact',
   title: 'Create a contact',
-  description: `Creates one contact. phone (with country code, ${PHONE_MIN_DIGITS}–${PHONE_MAX_DIGITS} digits) is required and unique per account; its country must be in the account's price list (else COUNTRY_NOT_SUPPORTED, nothing stored). Optional: names, email, groups (grp_… ids from list_groups) and customFields [{fieldId or tag, value}] (≤ ${FIELD_VALUES_PER_CALL_MAX}; define fields first with create_custom_field). An existing phone is CONFLICT naming existingContactId: use update_contact instead. For many contacts use bulk_create_contacts.`,
+  description: 'Creates one contact; a used phone is CONFLICT naming existingContactId (then update_contact). Custom fields must exist. For many, bulk_create_contacts.',
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: CreateContactSchema,
@@ -109,7 +107,7 @@ export const createContact = defineTool({
 export const updateContact = defineTool({
   name: 'update_contact',
   title: 'Update a contact',
-  description: `Changes only the fields given: names, phone (same rules as create_contact), email, disabled, groups (replaces the whole set; [] removes the contact from every group — add_contacts_to_group adds without replacing), customFields (sets the listed values, null deletes one). disabled:true also cancels the contact's scheduled messages: confirm with the user first. Returns the contact with its custom fields.`,
+  description: 'Changes only the fields given; groups replaces the set (add_contacts_to_group adds). disabled:true cancels scheduled messages: confirm with the user first.',
   toolset: 'contacts',
   permissions: ['contacts:write'],
   // The service checks the whole patch with UpdateContactSchema again, including "at least one field".
@@ -124,7 +122,7 @@ export const updateContact = defineTool({
 export const deleteContact = defineTool({
   name: 'delete_contact',
   title: 'Delete a contact',
-  description: 'Deletes a contact permanently: cancels its scheduled messages, removes it from every group and deletes its custom field values. Cannot be undone — confirm with the user. To stop messaging someone but keep the record, use bulk_disable_contacts instead.',
+  description: 'Deletes a contact with its field values and scheduled messages; cannot be undone: confirm with the user. To keep it, bulk_disable_contacts.',
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: z.strictObject({ id: idArg('contact', 'ct') }),
@@ -137,7 +135,7 @@ export const deleteContact = defineTool({
 export const bulkCreateContacts = defineTool({
   name: 'bulk_create_contacts',
   title: 'Create or update many contacts',
-  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call (split larger lists). Rows are independent: invalid values, unsupported countries and unknown custom fields fail only their row and are listed in errors with their index. upsert:false (default) skips phones that already exist (DUPLICATE); upsert:true updates them by phone (firstName, lastName, email, custom fields; empty values never clear). groups (grp_… ids) are applied to every created or updated contact; an unknown group fails the whole call before anything is written. Returns created, updated, failed, skipped and errors.`,
+  description: `Creates up to ${BULK_CONTACTS_MAX} contacts per call; a bad row fails alone (errors, by index). upsert:true updates existing phones, else they are skipped.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkContactsSchema,
@@ -151,7 +149,7 @@ export const bulkCreateContacts = defineTool({
 export const bulkDisableContacts = defineTool({
   name: 'bulk_disable_contacts',
   title: 'Disable contacts',
-  description: `Disables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids) with an optional reason (≤ ${DISABLE_REASON_MAX_LENGTH} characters). Disabled contacts receive no messages; their scheduled messages are cancelled (not restored by enabling) — confirm with the user. Ids of other accounts are reported in notFoundIds; NO_VALID_CONTACTS when none is a contact. Undo with bulk_enable_contacts.`,
+  description: `Disables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} contacts: no messages, scheduled ones cancelled for good; confirm with the user. Undo: bulk_enable_contacts.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkDisableSchema,
@@ -165,7 +163,7 @@ export const bulkDisableContacts = defineTool({
 export const bulkEnableContacts = defineTool({
   name: 'bulk_enable_contacts',
   title: 'Enable contacts',
-  description: `Enables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} disabled contacts (ct_… ids) so they can receive messages again; contacts that are not disabled are left unchanged (notDisabledCount). NO_VALID_CONTACTS when none of the ids is a disabled contact. Messages cancelled by disabling are not restored.`,
+  description: `Enables up to ${BULK_STATUS_MAX_IDS.toLocaleString('en-US')} disabled contacts so they receive messages again; cancelled messages are not restored.`,
   toolset: 'contacts',
   permissions: ['contacts:write'],
   input: BulkEnableSchema,

@@ -6,7 +6,7 @@ export const rcsConversationStatus = defineTool({
   name: 'rcs_conversation_status',
   title: 'Conversation window of a number',
   description:
-    'Whether a 24-hour conversation window is open for a phone number (hasActiveConversation), with its start and sessionExpires. For senders with conversation billing, messages inside an open window are free; the first one opens it and is charged. Optionally narrow to one sendernameId.',
+    'Whether a 24-hour conversation window is open for a number and until when; with conversation billing, messages inside it are free.',
   toolset: 'conversations',
   permissions: ['messages:read'],
   input: z.strictObject(ConversationStatusQuerySchema.shape),

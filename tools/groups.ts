@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { GROUP_MEMBERSHIP_MAX_IDS } from '../src/content/limits.js';
 import {
   CreateGroupSchema,
-  GROUP_MEMBERS_PAGE_MAX,
   GetGroupOptionsSchema,
   GetGroupQuerySchema,
   GroupDetailSchema,
@@ -31,7 +30,7 @@ const o = GetGroupOptionsSchema.shape;
 export const listGroups = defineTool({
   name: 'list_groups',
   title: 'List contact groups',
-  description: 'Contact groups of the account with their contactCount, newest first. Use a group id (grp_…) with get_group, add_contacts_to_group, list_contacts (group filter) or create_contact (groups). Pass pagination.nextCursor as cursor for more. Not to be confused with template groups (list_template_groups).',
+  description: 'Contact groups (not template groups) with their contactCount, newest first.',
   toolset: 'groups',
   permissions: ['groups:read'],
   input: z.strictObject(ListGroupsQuerySchema.shape),
@@ -44,7 +43,7 @@ export const listGroups = defineTool({
 export const getGroup = defineTool({
   name: 'get_group',
   title: 'Get a contact group',
-  description: `One group with its contactCount. includeContacts:true adds a page of its members (id, name, phone, email) in the order they were added: limit ≤ ${GROUP_MEMBERS_PAGE_MAX}, offset to page on; contactsPagination.hasMore tells whether more follow. list_contacts with group gives the members with full details.`,
+  description: 'One group with its contactCount; includeContacts:true adds a page of members (limit, offset).',
   toolset: 'groups',
   permissions: ['groups:read'],
   input: z.strictObject({
@@ -62,7 +61,7 @@ export const getGroup = defineTool({
 export const createGroup = defineTool({
   name: 'create_group',
   title: 'Create a contact group',
-  description: 'Creates an empty contact group (name required, description optional; names need not be unique — check list_groups first to avoid duplicates). Then add members with add_contacts_to_group, or pass the id in create_contact / bulk_create_contacts groups.',
+  description: 'Creates an empty contact group (names need not be unique: check list_groups first). Then add members with add_contacts_to_group.',
   toolset: 'groups',
   permissions: ['groups:write'],
   input: CreateGroupSchema,
@@ -75,7 +74,7 @@ export const createGroup = defineTool({
 export const updateGroup = defineTool({
   name: 'update_group',
   title: 'Update a contact group',
-  description: 'Renames a group and/or changes its description (null or "" clears it). Membership is unchanged: use add_contacts_to_group / remove_contacts_from_group for that.',
+  description: 'Renames a group or changes its description; membership is unchanged (add_contacts_to_group, remove_contacts_from_group).',
   toolset: 'groups',
   permissions: ['groups:write'],
   // The service checks the patch with UpdateGroupSchema again, including "name and/or description".
@@ -89,7 +88,7 @@ export const updateGroup = defineTool({
 export const deleteGroup = defineTool({
   name: 'delete_group',
   title: 'Delete a contact group',
-  description: 'Deletes the group only: its contacts stay and just lose the membership (removedMemberships tells how many). Cannot be undone — confirm with the user. To delete contacts use delete_contact.',
+  description: 'Deletes the group only; its contacts stay. Cannot be undone: confirm with the user.',
   toolset: 'groups',
   permissions: ['groups:write'],
   input: z.strictObject({ id: GroupIdArg }),
@@ -102,7 +101,7 @@ export const deleteGroup = defineTool({
 export const addContactsToGroup = defineTool({
   name: 'add_contacts_to_group',
   title: 'Add contacts to a group',
-  description: `Adds up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids, e.g. from list_contacts or bulk_create_contacts) to a group per call; split larger sets. Existing members and repeated ids are ignored, ids that are not contacts of the account are returned in notFoundIds. Returns addedCount and the new contactCount.`,
+  description: `Adds up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts per call to a group; members are ignored, unknown ids returned in notFoundIds.`,
   toolset: 'groups',
   permissions: ['groups:write'],
   input: MembershipInput,
@@ -115,7 +114,7 @@ export const addContactsToGroup = defineTool({
 export const removeContactsFromGroup = defineTool({
   name: 'remove_contacts_from_group',
   title: 'Remove contacts from a group',
-  description: `Removes up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts (ct_… ids) from a group; the contacts themselves are kept. Non-members are counted in notMemberCount, unknown ids returned in notFoundIds. Anything that picks contacts by this group (list_contacts with group, an audience built from it) no longer includes them — confirm with the user. Undo with add_contacts_to_group.`,
+  description: `Removes up to ${GROUP_MEMBERSHIP_MAX_IDS.toLocaleString('en-US')} contacts from a group (they are kept); audiences built from the group shrink: confirm with the user.`,
   toolset: 'groups',
   permissions: ['groups:write'],
   input: MembershipInput,

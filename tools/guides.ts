@@ -99,10 +99,10 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
 export const rcsWorkflowGuide = defineTool({
   name: 'rcs_workflow_guide',
   title: 'How to do a task',
-  description: 'Step-by-step guidance for a task (send, batch, schedule, sms, template, engagement, contacts, or all), naming the tools in order, with the current limits. Start here when unsure.',
+  description: 'Step-by-step guidance for a task, naming the tools in order, with the current limits. Start here when unsure.',
   toolset: 'guides',
   permissions: [],
-  input: z.strictObject({ task: z.enum(TASKS).default('all').describe(`Which workflow: ${TASKS.join(', ')} (default all).`) }),
+  input: z.strictObject({ task: z.enum(TASKS).default('all').describe('Which workflow.') }),
   output: z.object({ rules: z.array(z.string()), tasks: z.array(z.object({ task: z.string(), title: z.string(), steps: z.array(z.string()), tools: z.array(z.string()) })) }),
   annotations: READ,
   uses: [],
@@ -127,10 +127,10 @@ export const rcsWorkflowGuide = defineTool({
 export const rcsApiReference = defineTool({
   name: 'rcs_api_reference',
   title: 'Tool reference',
-  description: 'A compact reference of every tool on this server: toolset, what it does, required and optional arguments, permissions, and whether it only reads. Filter by toolset or tool name.',
+  description: 'Every tool on this server: toolset, summary, required and optional arguments, permissions, read-only or not.',
   toolset: 'guides',
   permissions: [],
-  input: z.strictObject({ toolset: z.enum(TOOLSETS).optional().describe('Only the tools of this toolset.'), tool: z.string().max(64).optional().describe('Only this tool, by name (e.g. rcs_preview).') }),
+  input: z.strictObject({ toolset: z.enum(TOOLSETS).optional().describe('Only this toolset.'), tool: z.string().max(64).optional().describe('Only this tool, by name.') }),
   output: z.object({
     count: z.number().int(),
     tools: z.array(z.object({ name: z.string(), title: z.string(), toolset: z.string(), summary: z.string(), required: z.array(z.string()), optional: z.array(z.string()), permissions: z.array(z.string()), readOnly: z.boolean() })),

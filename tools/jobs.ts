@@ -4,12 +4,12 @@ import { JobSchema } from '../src/messaging/schemas.js';
 import { PagePaginationSchema } from '../src/platform/pagination.js';
 import { DELETE, READ, defineTool } from './types.js';
 
-const JobId = z.string().max(64).describe('jobId from rcs_send_batch, a scheduled send, or rcs_jobs.');
+const JobId = z.string().max(64).describe('Of a batch or scheduled send.');
 
 export const rcsBatchStatus = defineTool({
   name: 'rcs_batch_status',
   title: 'Job progress',
-  description: 'Progress of a batch or scheduled job: status (scheduled, processing, completed, failed, cancelled), counts sent/delivered/read/failed/pending/cancelled, and numbers refused at accept time with reasons.',
+  description: 'Progress of a batch or scheduled job: status, counts per outcome, and numbers refused at accept time with reasons.',
   toolset: 'jobs',
   permissions: ['messages:read'],
   input: z.strictObject({ jobId: JobId }),
@@ -23,7 +23,7 @@ export const rcsBatchCancel = defineTool({
   name: 'rcs_batch_cancel',
   title: 'Cancel a job',
   description:
-    'Cancels a pending or in-progress batch, or a scheduled single send (by its jobId). Only messages not yet sent are removed and refunded; sent ones stay. Cancelling a finished job changes nothing and says so (nothingLeftToCancel). Confirm with the user first.',
+    'Cancels and refunds what is not yet sent of a batch or scheduled send (a finished job: nothingLeftToCancel). Confirm with the user first.',
   toolset: 'jobs',
   permissions: ['messages:write'],
   input: z.strictObject({ jobId: JobId }),
@@ -51,15 +51,15 @@ export const rcsBatchCancel = defineTool({
 export const rcsJobs = defineTool({
   name: 'rcs_jobs',
   title: 'List jobs',
-  description: 'Batch and scheduled jobs, newest first, filtered by status (scheduled, processing, completed, failed, cancelled), type (batch, scheduled) and creation date range; page-based.',
+  description: 'Batch and scheduled jobs, newest first, by status, type and creation date; page-based.',
   toolset: 'jobs',
   permissions: ['messages:read'],
   input: z.strictObject({
     ...JobsQuerySchema.shape,
-    status: JobsQuerySchema.shape.status.describe('Only jobs in this state: scheduled, processing, completed, failed or cancelled; omit for all.'),
-    type: JobsQuerySchema.shape.type.describe('batch (rcs_send_batch) or scheduled (a scheduled single send); omit for both.'),
-    page: JobsQuerySchema.shape.page.describe('Page number from 1 (newest jobs first).'),
-    limit: JobsQuerySchema.shape.limit.describe('Jobs per page, 1 to 100 (default 20).'),
+    status: JobsQuerySchema.shape.status.describe('Omit for all.'),
+    type: JobsQuerySchema.shape.type.describe('batch or scheduled single send; omit for both.'),
+    page: JobsQuerySchema.shape.page.describe('Page number.'),
+    limit: JobsQuerySchema.shape.limit.describe('Jobs per page.'),
   }),
   output: z.object({ data: z.array(JobSchema), pagination: PagePaginationSchema }),
   annotations: READ,

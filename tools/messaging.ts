@@ -32,14 +32,14 @@ export const RcsSendOutputSchema = z.object({
   timezoneSource: z.enum(['request', 'account']).optional(),
 });
 
-const SendNote =
-  'Pass the preview_id; the payload is optional (omitted, the previewed payload is sent; given, it must be exactly the preview\'s `payload`, a difference is refused naming the fields). An unapproved preview is refused while approval is required. Calling again with the same preview returns the first result instead of sending twice. Merged values (contact or custom fields, company profile, today) that changed since the preview are refused with PREVIEW_STALE: preview again.';
+/** Said once per send tool; the rules in full are in rcs_workflow_guide. */
+const SendNote = 'once approved; sends once (a repeat returns the first result).';
 
 export const rcsPreview = defineTool({
   name: 'rcs_preview',
   title: 'Preview an RCS message for approval',
   description:
-    'Step 2 of every RCS send. Validates the whole send (recipients, sender, content or templateId, fallback, schedule), prices it and stores a preview. Returns preview_id, share_url and approval_required. When approval_required is true, give the user the share_url to approve; then call rcs_send (phoneNumber) or rcs_send_batch (phoneNumbers) with the preview_id. Use rcs_validate first while drafting content.',
+    'Step 2 of every RCS send: validates, prices and stores it. If approval_required, the user approves share_url; then send_with (rcs_send or rcs_send_batch) with the preview_id.',
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: RcsPayloadSchema,
@@ -69,7 +69,7 @@ async function echoed(previews: Pick<PreviewsService, 'expandRcs'>, accountId: s
 export const rcsSend = defineTool({
   name: 'rcs_send',
   title: 'Send a previewed RCS message',
-  description: `Sends one RCS message (with its SMS fallback when the phone cannot receive RCS) after rcs_preview and, when required, the user's approval. ${SendNote} Returns messageRecordId, method (RCS or SMS), fallbackUsed/fallbackReason, or the schedule for scheduled sends.`,
+  description: `Sends the message previewed by rcs_preview (phoneNumber), with its SMS fallback, ${SendNote}`,
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,
@@ -84,7 +84,7 @@ export const rcsSend = defineTool({
 export const rcsSendBatch = defineTool({
   name: 'rcs_send_batch',
   title: 'Send a previewed RCS batch',
-  description: `Sends one RCS message to up to 10,000 numbers as a background job, after rcs_preview (with phoneNumbers) and approval. ${SendNote} Returns the jobId: follow it with rcs_batch_status, stop it with rcs_batch_cancel.`,
+  description: `Sends the batch previewed by rcs_preview (phoneNumbers) as a job (rcs_batch_status), ${SendNote}`,
   toolset: 'messaging',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,
@@ -100,20 +100,20 @@ export const rcsValidate = defineTool({
   name: 'rcs_validate',
   title: 'Validate RCS content',
   description:
-    "Step 1: checks messageType + content (and an optional smsFallback) against every rule and limit without sending or storing anything. content is the object rcs_preview takes (see its schema). Any problem with the content comes back as valid:false with errors and warnings at exact paths (e.g. content.suggestions[3].reply.text), and for a fallback its SMS encoding and segment count. Fix errors, consider warnings, then call rcs_preview.",
+    "Step 1: checks messageType + content (as in rcs_preview) and smsFallback; problems come back as valid:false with paths. Stores nothing.",
   toolset: 'messaging',
   permissions: [],
   input: z.strictObject({
     messageType: MessageTypeSchema,
     // Loose on purpose: every problem with the content is reported in the result (valid:false, errors with paths), never as a tool error.
-    content: z.record(z.string(), z.unknown()).describe("The content object exactly as rcs_preview's content (its schema lists every field); checked here against every rule."),
+    content: z.record(z.string(), z.unknown()).describe("As rcs_preview's content."),
     smsFallback: z
       .strictObject({
-        message: z.string().describe('SMS text for phones without RCS; its encoding, segments and length are reported.'),
-        sendernameId: z.string().optional().describe('SMS sender (snd_…); optional here.'),
+        message: z.string().describe('SMS text; encoding and segments reported.'),
+        sendernameId: z.string().optional().describe('SMS sender; optional here.'),
       })
       .optional()
-      .describe('The fallback as rcs_preview takes it; checked with the content.'),
+      .describe("As rcs_preview's smsFallback."),
   }),
   output: ValidateResponseSchema,
   annotations: READ,
@@ -125,10 +125,10 @@ export const rcsValidateScheduleTime = defineTool({
   name: 'rcs_validate_schedule_time',
   title: 'Check a schedule time',
   description:
-    "Resolves scheduleAt (+ timeZone, default the account's zone) to the exact instant a scheduled send would use. Reports times in the past, invalid zones, wall times that do not exist because of a DST change (with the nearest valid times), and ambiguous ones. Use before previewing a scheduled send.",
+    "Resolves scheduleAt (+ timeZone) to the instant a send would use; reports past times, bad zones, DST gaps and ambiguous times. Before previewing a scheduled send.",
   toolset: 'messaging',
   permissions: [],
-  input: z.strictObject({ scheduleAt: z.string().max(64).describe('ISO 8601, e.g. 2026-05-01T09:30:00 (wall time) or with Z/offset.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
+  input: z.strictObject({ scheduleAt: z.string().max(64).describe('ISO 8601; without Z/offset a wall time.'), timeZone: z.string().max(64).optional().describe('IANA zone such as Europe/Berlin.') }),
   output: ValidateScheduleTimeResponseSchema,
   annotations: READ,
   uses: ['validation'],
@@ -139,10 +139,10 @@ export const listSendernames = defineTool({
   name: 'list_sendernames',
   title: 'List senders',
   description:
-    'Sender identities of the account (RCS agents and SMS sender names) with status. Only APPROVED senders can send; a test sender (isTest) sends only to its testPhones, free. Use an RCS sender id as sendernameId and an SMS sender id in smsFallback.sendernameId.',
+    'RCS and SMS senders with status; only APPROVED ones send, a test sender only to its testPhones. RCS id → sendernameId, SMS id → smsFallback.sendernameId.',
   toolset: 'messaging',
   permissions: [],
-  input: z.strictObject({ type: SenderTypeSchema.optional().describe('SMS or RCS; omit for all.') }),
+  input: z.strictObject({ type: SenderTypeSchema.optional().describe('Omit for all.') }),
   output: z.object({ success: z.literal(true), count: z.number().int(), sendernames: z.array(SendernameSchema) }),
   annotations: READ,
   uses: ['senders'],

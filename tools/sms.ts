@@ -26,7 +26,7 @@ export const smsPreview = defineTool({
   name: 'sms_preview',
   title: 'Preview a standalone SMS for approval',
   description:
-    'Step 1 of a standalone SMS (no RCS). Validates, merges fields for the recipient and counts segments after merging (billing is per segment), then stores a preview. Idempotent: the same payload returns the same open preview. SMS previews can only be approved or rejected by the user, not edited. Then call sms_send with the preview_id.',
+    'Step 1 of a standalone SMS: validates, merges, counts billed segments, stores a preview (idempotent). If approval_required, the user approves share_url; then sms_send.',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: SmsPayloadSchema,
@@ -45,7 +45,7 @@ export const smsSend = defineTool({
   name: 'sms_send',
   title: 'Send a previewed SMS',
   description:
-    'Sends (or schedules, with scheduleAt/timeZone) the SMS previewed by sms_preview once approved. Pass the preview_id; the payload is optional (omitted, the previewed one is sent; given, it must be exactly the preview\'s `payload`, a difference is refused naming the fields). Merged values that changed since the preview are refused with PREVIEW_STALE: preview again. Reports smsSegments and smsEncoding. SMS_COUNTRY_NOT_SUPPORTED means the number cannot be reached; nothing is sent or charged.',
+    'Sends (or schedules) the SMS previewed by sms_preview once approved; sends once (a repeat returns the first result).',
   toolset: 'sms',
   permissions: ['messages:write'],
   input: PreviewSendInputSchema,

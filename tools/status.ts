@@ -12,7 +12,7 @@ import { READ, defineTool } from './types.js';
 export const rcsHealth = defineTool({
   name: 'rcs_health',
   title: 'Service health',
-  description: 'Whether the messaging service and its database are up, which carrier networks are configured, and the server time. Use when sends fail unexpectedly.',
+  description: 'Whether the service and its database are up, which carriers are configured, and the server time. Use when sends fail unexpectedly.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -28,8 +28,7 @@ export const rcsHealth = defineTool({
 export const rcsLimits = defineTool({
   name: 'rcs_limits',
   title: 'Limits',
-  description:
-    "Every limit the server enforces: content lengths, buttons and chips, carousel size, media, SMS length and segments, batch size, list page sizes — the validator's own numbers. With messages:read also the account's credit balance and its latest credit history entries; pass `ledger` (limit, cursor, startDate, endDate, kind, jobId, messageId) to page or filter that history.",
+  description: 'Every limit the server enforces (content, media, SMS, batch, pages), as the validator uses them; with messages:read also the credit balance and history (`ledger` pages and filters it).',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({ ledger: LedgerQuerySchema.optional().describe('Credit history query (needs messages:read); default the 10 newest entries.') }),
@@ -82,7 +81,7 @@ async function creditsOf(billing: BillingService, principal: Principal, ledger: 
 export const rcsButtonGuidelines = defineTool({
   name: 'rcs_button_guidelines',
   title: 'Button and chip rules',
-  description: 'Which action types may be card buttons, chips or both, what payload each needs, and the limits (25-character text, 4 card buttons, 11 chips, 2048-character postbackData). Read before building interactive content.',
+  description: 'Which action types may be card buttons, chips or both, the payload each needs, and their limits. Read before building interactive content.',
   toolset: 'status',
   permissions: [],
   input: z.strictObject({}),
@@ -95,7 +94,7 @@ export const rcsButtonGuidelines = defineTool({
 export const rcsTimezones = defineTool({
   name: 'rcs_timezones',
   title: 'Time zones',
-  description: "The account's time zone (used when a send has no timeZone) and the IANA zones with their current offset and local time. Filter with `search` (e.g. 'Berlin') to keep the answer short.",
+  description: "The account's time zone (the default for sends) and IANA zones with their current offset.",
   toolset: 'status',
   permissions: [],
   input: z.strictObject({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),

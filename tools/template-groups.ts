@@ -24,7 +24,7 @@ const TemplateGroupIdArg = idArg('template group', 'tg');
 export const listTemplateGroups = defineTool({
   name: 'list_template_groups',
   title: 'List template groups',
-  description: 'Template groups (folders for templates, not contact groups) by name, each with templateCount, plus ungroupedTemplateCount. Use a templateGroupId with list_templates, create_template or assign_templates_to_template_group. Pass pagination.nextCursor as cursor for more.',
+  description: 'Template groups (folders for templates) by name with templateCount.',
   toolset: 'template_groups',
   permissions: ['templates:read'],
   input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
@@ -37,7 +37,7 @@ export const listTemplateGroups = defineTool({
 export const createTemplateGroup = defineTool({
   name: 'create_template_group',
   title: 'Create a template group',
-  description: `Creates a folder for templates. name: 1 to ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique per account ignoring case (a used name is CONFLICT naming existingTemplateGroupId). Then move templates in with assign_templates_to_template_group or pass templateGroupId to create_template.`,
+  description: `Creates a folder for templates (name ≤ ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique). Fill it with assign_templates_to_template_group.`,
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: CreateTemplateGroupSchema,
@@ -50,7 +50,7 @@ export const createTemplateGroup = defineTool({
 export const updateTemplateGroup = defineTool({
   name: 'update_template_group',
   title: 'Rename a template group',
-  description: `Renames a template group (1 to ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique per account ignoring case). Its templates are unchanged.`,
+  description: 'Renames a template group (unique ignoring case); its templates are unchanged.',
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: z.strictObject({ id: TemplateGroupIdArg, ...RenameTemplateGroupSchema.shape }),
@@ -63,7 +63,7 @@ export const updateTemplateGroup = defineTool({
 export const deleteTemplateGroup = defineTool({
   name: 'delete_template_group',
   title: 'Delete a template group',
-  description: 'Deletes a template group; its templates are kept and become ungrouped (ungroupedTemplates tells how many). To delete templates use delete_template.',
+  description: 'Deletes a template group; its templates are kept, ungrouped. To delete templates, delete_template.',
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: z.strictObject({ id: TemplateGroupIdArg }),
@@ -76,7 +76,7 @@ export const deleteTemplateGroup = defineTool({
 export const assignTemplatesToTemplateGroup = defineTool({
   name: 'assign_templates_to_template_group',
   title: 'Move templates into a template group',
-  description: `Moves up to ${TEMPLATE_ASSIGN_MAX_IDS} templates (tpl_… ids) into the template group templateGroupId, or out of any group with templateGroupId null. A template is in at most one group, so this replaces its previous group. Ids that are not templates of the account are returned in notFoundIds; an unknown group is NOT_FOUND.`,
+  description: `Moves up to ${TEMPLATE_ASSIGN_MAX_IDS} templates into templateGroupId (null: out of any group), replacing their previous group.`,
   toolset: 'template_groups',
   permissions: ['templates:write'],
   input: AssignTemplatesSchema,

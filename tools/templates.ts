@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { SMS_MAX_LENGTH } from '../src/content/limits.js';
 import { dataResponseSchema, ok, pageListSchema } from '../src/platform/pagination.js';
 import type { TemplateWriteResult } from '../src/templates/service.js';
 import {
   CreateTemplateSchema,
   ListTemplatesQuerySchema,
-  TEMPLATE_LIST_MAX_LIMIT,
-  TEMPLATE_NAME_MAX_LENGTH,
   TemplateSchema,
   TemplateWriteResponseSchema,
   UpdateTemplateSchema,
@@ -24,7 +21,7 @@ const written = ({ template, warnings }: TemplateWriteResult) => ({ success: tru
 export const listTemplates = defineTool({
   name: 'list_templates',
   title: 'List templates',
-  description: `Saved message templates, page-based (page from 1, limit ≤ ${TEMPLATE_LIST_MAX_LIMIT}; pagination.total and totalPages). Filter by type (SMS or RCS), rcsMessageType, context (event, flow, general), templateGroupId (a tg_… id from list_template_groups, or none for ungrouped) and search (name). RCS templates carry parsedContent. Send one with rcs_preview { templateId, sendernameId, phoneNumber }.`,
+  description: 'Saved message templates, page-based, with filters. Send one with rcs_preview { templateId, sendernameId, phoneNumber }.',
   toolset: 'templates',
   permissions: ['templates:read'],
   input: z.strictObject(ListTemplatesQuerySchema.shape),
@@ -37,7 +34,7 @@ export const listTemplates = defineTool({
 export const getTemplate = defineTool({
   name: 'get_template',
   title: 'Get a template',
-  description: 'One template by id (tpl_…): name, type, content (SMS text, or the RCS content as JSON text), parsedContent (the RCS content object), rcsMessageType, context, isDefault and templateGroupId.',
+  description: 'One template by id (tpl_…), with its content (RCS: parsedContent holds the object).',
   toolset: 'templates',
   permissions: ['templates:read'],
   input: z.strictObject({ id: TemplateIdArg }),
@@ -50,7 +47,7 @@ export const getTemplate = defineTool({
 export const createTemplate = defineTool({
   name: 'create_template',
   title: 'Create a template',
-  description: `Saves a reusable message. name (≤ ${TEMPLATE_NAME_MAX_LENGTH} characters) and type are required. SMS: content is the text (≤ ${SMS_MAX_LENGTH} characters). RCS: content is the content object of a send plus rcsMessageType, checked by the same rules as rcs_validate (errors name their path; run rcs_validate first while drafting). Merge placeholders such as {{contact_first_name}} are allowed; unknown ones come back in warnings. Optional: context (default general), isDefault, templateGroupId (tg_… from list_template_groups).`,
+  description: 'Saves a reusable SMS or RCS message; RCS content is checked as rcs_validate does. Unknown merge placeholders come back in warnings.',
   toolset: 'templates',
   permissions: ['templates:write'],
   input: CreateTemplateSchema,
@@ -67,7 +64,7 @@ export const createTemplate = defineTool({
 export const updateTemplate = defineTool({
   name: 'update_template',
   title: 'Update a template',
-  description: 'Changes only the fields given. New content, type or rcsMessageType is validated again as in create_template (a new rcsMessageType alone re-checks the stored content for that type; switching type needs new content). templateGroupId null removes it from its group. Returns the template and content warnings.',
+  description: 'Changes only the fields given; content, type and rcsMessageType are validated as in create_template.',
   toolset: 'templates',
   permissions: ['templates:write'],
   // The service checks the patch with UpdateTemplateSchema again, including "at least one field".
@@ -85,7 +82,7 @@ export const updateTemplate = defineTool({
 export const deleteTemplate = defineTool({
   name: 'delete_template',
   title: 'Delete a template',
-  description: 'Deletes a template permanently; messages already sent from it are not affected. Cannot be undone — confirm with the user.',
+  description: 'Deletes a template; sent messages are not affected. Cannot be undone: confirm with the user.',
   toolset: 'templates',
   permissions: ['templates:write'],
   input: z.strictObject({ id: TemplateIdArg }),

@@ -9,7 +9,6 @@ import {
 import { printable } from '../content/characters.js';
 import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_MAX } from '../fields/schemas.js';
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
-import { PHONE_MAX_DIGITS, PHONE_MIN_DIGITS } from '../phone/limits.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 import { idSchema } from '../platform/id-schema.js';
 
@@ -31,28 +30,22 @@ const blankToNull = <T extends z.ZodType>(inner: T) =>
   z.preprocess((v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.trim()) : v), inner);
 
 const NameSchema = (what: string) =>
-  blankToNull(printable(z.string()).max(CONTACT_NAME_MAX_LENGTH).nullable()).describe(
-    `${what}, at most ${CONTACT_NAME_MAX_LENGTH} characters; empty or null means not set.`,
-  );
-const EmailSchema = blankToNull(z.email().max(CONTACT_EMAIL_MAX_LENGTH).nullable()).describe(
-  `Email address, at most ${CONTACT_EMAIL_MAX_LENGTH} characters; empty or null means not set.`,
-);
+  blankToNull(printable(z.string()).max(CONTACT_NAME_MAX_LENGTH).nullable()).describe(`${what}; empty or null: not set.`);
+const EmailSchema = blankToNull(z.email().max(CONTACT_EMAIL_MAX_LENGTH).nullable()).describe('Email; empty or null: not set.');
 export const PhoneInputSchema = z
   .string()
   .min(1)
   .max(40)
-  .describe(
-    `Phone number with country code: +4915112345678, 004915112345678 or 4915112345678 (spaces and dashes allowed). Stored as ${PHONE_MIN_DIGITS}–${PHONE_MAX_DIGITS} digits without + or 00; the country must be in the account's price list.`,
-  );
+  .describe('With country code, e.g. +4915112345678.');
 
 const GroupIdList = z
   .array(GroupIdSchema)
   .max(CONTACT_GROUPS_PER_CALL_MAX)
-  .describe(`Group ids (grp_…), at most ${CONTACT_GROUPS_PER_CALL_MAX}; each must be a group of the account.`);
+  .describe('Group ids (grp_…) of the account.');
 const CustomFieldValueList = z
   .array(FieldValueInputSchema)
   .max(FIELD_VALUES_PER_CALL_MAX)
-  .describe(`Custom field values [{fieldId or tag, value}], at most ${FIELD_VALUES_PER_CALL_MAX}; a null value deletes.`);
+  .describe('Custom field values; null deletes one.');
 
 export const CreateContactSchema = z.strictObject({
   phone: PhoneInputSchema,
@@ -70,9 +63,9 @@ export const UpdateContactSchema = z
     firstName: NameSchema('First name').optional(),
     lastName: NameSchema('Last name').optional(),
     email: EmailSchema.optional(),
-    disabled: z.boolean().optional().describe('true disables the contact (and cancels its scheduled messages); false enables it.'),
-    groups: GroupIdList.optional().describe('Replaces the set of groups the contact belongs to; [] removes it from every group.'),
-    customFields: CustomFieldValueList.optional().describe('Sets the listed values (null deletes); fields not listed keep their value.'),
+    disabled: z.boolean().optional().describe('true also cancels its scheduled messages.'),
+    groups: GroupIdList.optional().describe('Replaces its groups; [] removes it from all.'),
+    customFields: CustomFieldValueList.optional().describe('null deletes a value; others are kept.'),
   })
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one field to change' });
 export type UpdateContactInput = z.input<typeof UpdateContactSchema>;
@@ -81,20 +74,20 @@ export type UpdateContactInput = z.input<typeof UpdateContactSchema>;
 
 /** Row as typed in the request body; value limits are checked per row (failures are reported, not fatal). */
 export const BulkContactRowSchema = z.strictObject({
-  phone: z.string().describe('Required. Same rules as a single contact; a bad or unsupported number fails only this row.'),
-  firstName: z.string().nullable().optional().describe(`At most ${CONTACT_NAME_MAX_LENGTH} characters (checked per row).`),
-  lastName: z.string().nullable().optional().describe(`At most ${CONTACT_NAME_MAX_LENGTH} characters (checked per row).`),
-  email: z.string().nullable().optional().describe('Email format (checked per row).'),
+  phone: z.string().describe('With country code.'),
+  firstName: z.string().nullable().optional().describe(`First name, ≤ ${CONTACT_NAME_MAX_LENGTH} characters.`),
+  lastName: z.string().nullable().optional().describe(`Last name, ≤ ${CONTACT_NAME_MAX_LENGTH} characters.`),
+  email: z.string().nullable().optional().describe('Email.'),
   customFields: z
     .array(
       z.strictObject({
-        fieldId: z.string().optional().describe('A custom field id (fld_…), or give tag.'),
-        tag: z.string().optional().describe('The field tag (case-insensitive), instead of fieldId.'),
-        value: z.string().nullable().describe('The value (checked per row); null deletes it.'),
+        fieldId: z.string().optional().describe('Field id (fld_…), or give tag.'),
+        tag: z.string().optional().describe('Field tag, instead of fieldId.'),
+        value: z.string().nullable().describe('null deletes it.'),
       }),
     )
     .optional()
-    .describe('[{fieldId or tag, value}]; an unknown field fails the row.'),
+    .describe('An unknown field fails the row.'),
 });
 
 /** The same row with every value rule, applied by the service to each row. */
@@ -111,12 +104,12 @@ export const BulkContactsSchema = z.strictObject({
     .array(BulkContactRowSchema)
     .min(1)
     .max(BULK_CONTACTS_MAX)
-    .describe(`1 to ${BULK_CONTACTS_MAX} contacts. Rows are handled independently: a row that fails is reported in errors and the others are still saved.`),
+    .describe('A failed row is reported in errors.'),
   upsert: z
     .boolean()
     .default(false)
-    .describe('false: existing phones are skipped and reported as DUPLICATE. true: existing phones are updated (firstName, lastName, email and custom fields given in the row; empty values never clear).'),
-  groups: GroupIdList.optional().describe('Groups every created or updated contact is added to; an unknown id fails the whole request (404).'),
+    .describe('true updates existing phones; false skips them.'),
+  groups: GroupIdList.optional().describe('Added to every saved contact.'),
 });
 export type BulkContactsInput = z.input<typeof BulkContactsSchema>;
 
@@ -139,13 +132,13 @@ export const BulkResultSchema = z.object({
 export type BulkResult = z.infer<typeof BulkResultSchema>;
 
 export const BulkDisableSchema = z.strictObject({
-  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe(`Contact ids, 1 to ${BULK_STATUS_MAX_IDS}.`),
-  reason: z.string().trim().max(DISABLE_REASON_MAX_LENGTH).optional().describe(`Why, at most ${DISABLE_REASON_MAX_LENGTH} characters; kept on the contact.`),
+  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe('Contact ids (ct_…).'),
+  reason: z.string().trim().max(DISABLE_REASON_MAX_LENGTH).optional().describe('Why; kept on the contact.'),
 });
 export type BulkDisableInput = z.input<typeof BulkDisableSchema>;
 
 export const BulkEnableSchema = z.strictObject({
-  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe(`Contact ids, 1 to ${BULK_STATUS_MAX_IDS}.`),
+  contactIds: z.array(ContactIdSchema).min(1).max(BULK_STATUS_MAX_IDS).describe('Contact ids (ct_…).'),
 });
 export type BulkEnableInput = z.input<typeof BulkEnableSchema>;
 
@@ -184,8 +177,8 @@ const filterFields = {
     .trim()
     .max(CONTACT_SEARCH_MAX_LENGTH)
     .optional()
-    .describe('Case-insensitive substring of first name, last name ("Ada Lovelace" matches both), phone or email. Phone-like text matches digits ignoring +, 00 and spaces.'),
-  disabled: boolQuery.optional().describe('true: only disabled contacts; false: only enabled; omit for all.'),
+    .describe('Part of name, phone or email.'),
+  disabled: boolQuery.optional().describe('true: only disabled; false: only enabled.'),
   group: z.string().optional().describe('Only members of this group (grp_…).'),
 };
 
@@ -196,10 +189,10 @@ export const ListContactsQuerySchema = z.object({
     .string()
     .max(40)
     .optional()
-    .describe('Exact lookup by number (country code required; + or 00 accepted). Returns 0 or 1 contact and ignores the other filters and pagination.'),
-  sort: z.enum(CONTACT_SORTS).default('createdAt').describe('Sort key (default createdAt). Names and email sort case-insensitively, missing values first in ascending order.'),
-  order: z.enum(SORT_ORDERS).optional().describe('asc or desc; default desc for createdAt/updatedAt, asc otherwise.'),
-  include: z.enum(['customFields']).optional().describe('customFields embeds each contact\'s custom field values.'),
+    .describe('Exact number; other filters ignored.'),
+  sort: z.enum(CONTACT_SORTS).default('createdAt').describe('Sort key.'),
+  order: z.enum(SORT_ORDERS).optional().describe('Default desc for dates, asc otherwise.'),
+  include: z.enum(['customFields']).optional().describe('Embed custom field values.'),
 });
 export type ListContactsQuery = z.output<typeof ListContactsQuerySchema>;
 
@@ -207,7 +200,7 @@ export const CountContactsQuerySchema = z.object(filterFields);
 export type CountContactsQuery = z.output<typeof CountContactsQuerySchema>;
 
 export const GetContactQuerySchema = z.object({
-  include: z.enum(['customFields']).optional().describe('customFields embeds the custom field values.'),
+  include: z.enum(['customFields']).optional().describe('Embed custom field values.'),
 });
 
 /** Typed list options for ContactsService.list (from the REST query or MCP arguments). */

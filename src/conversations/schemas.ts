@@ -9,8 +9,8 @@ export const BILLING_PREVIEW_MAX_NUMBERS = 1000;
 export const ConversationStatusSchema = z.enum(['ACTIVE', 'EXPIRED']);
 export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
 
-const PhoneParam = z.string().min(1).max(40).describe('The number, E.164 with or without +, e.g. +4915112345678 (URL-encode the + as %2B if your client turns it into a space).');
-const SenderFilter = z.string().min(1).max(64).describe('Only windows of this sender (sendernameId).');
+const PhoneParam = z.string().min(1).max(40).describe('The number, e.g. +4915112345678 (URL-encode + as %2B).');
+const SenderFilter = z.string().min(1).max(64).describe('Only this sender (sendernameId).');
 
 /** GET {base_url}/conversations (spec §4.1): status filter, newest activity first, page-based. */
 export const ConversationListQuerySchema = z.object({

@@ -22,11 +22,9 @@ export const FieldTagSchema = z
   .min(1)
   .max(FIELD_TAG_MAX_LENGTH)
   .regex(FIELD_TAG_PATTERN, 'must contain only letters, digits and underscores')
-  .describe(
-    `Placeholder name, used as {{tag}}: letters, digits and underscores, at most ${FIELD_TAG_MAX_LENGTH} characters; unique per account ignoring case; must not be a built-in merge field name.`,
-  );
+  .describe('Used as {{tag}}; unique ignoring case.');
 
-const FieldName = z.string().trim().min(1).max(FIELD_NAME_MAX_LENGTH).describe(`Display name, 1 to ${FIELD_NAME_MAX_LENGTH} characters.`);
+const FieldName = z.string().trim().min(1).max(FIELD_NAME_MAX_LENGTH).describe('Display name.');
 
 export const CreateFieldSchema = z.strictObject({ name: FieldName, tag: FieldTagSchema });
 export type CreateFieldInput = z.input<typeof CreateFieldSchema>;
@@ -40,13 +38,13 @@ export type UpdateFieldInput = z.input<typeof UpdateFieldSchema>;
 export const FieldValueSchema = printable(z.string())
   .max(FIELD_VALUE_MAX_LENGTH)
   .nullable()
-  .describe(`The value, at most ${FIELD_VALUE_MAX_LENGTH} characters; null deletes the value.`);
+  .describe('null deletes the value.');
 
 /** One value to set, naming the field by id or by tag (exactly one of them). */
 export const FieldValueInputSchema = z
   .strictObject({
     fieldId: FieldIdSchema.optional(),
-    tag: z.string().min(1).max(FIELD_TAG_MAX_LENGTH).optional().describe('The field tag (case-insensitive), instead of fieldId.'),
+    tag: z.string().min(1).max(FIELD_TAG_MAX_LENGTH).optional().describe('Field tag, instead of fieldId.'),
     value: FieldValueSchema,
   })
   .refine((v) => (v.fieldId === undefined) !== (v.tag === undefined), { message: 'Give exactly one of fieldId or tag' });
@@ -55,7 +53,7 @@ export type FieldValueInput = z.input<typeof FieldValueInputSchema>;
 export const FieldValueInputListSchema = z.array(FieldValueInputSchema).max(FIELD_VALUES_PER_CALL_MAX);
 
 export const SetFieldValuesSchema = z.strictObject({
-  customFields: FieldValueInputListSchema.min(1).describe(`Values to set, at most ${FIELD_VALUES_PER_CALL_MAX}; a null value deletes. Fields not listed keep their value.`),
+  customFields: FieldValueInputListSchema.min(1).describe('[{fieldId or tag, value}]'),
 });
 export type SetFieldValuesInput = z.input<typeof SetFieldValuesSchema>;
 

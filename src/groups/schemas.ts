@@ -12,13 +12,13 @@ export const GROUP_MEMBERS_PAGE_MAX = 200;
 export const GroupIdSchema = idSchema('grp', 'a group');
 export const ContactIdSchema = idSchema('ct', 'a contact');
 
-const GroupName = z.string().trim().min(1).max(GROUP_NAME_MAX_LENGTH).describe(`1 to ${GROUP_NAME_MAX_LENGTH} characters.`);
+const GroupName = z.string().trim().min(1).max(GROUP_NAME_MAX_LENGTH).describe('Name.');
 const GroupDescription = z
   .string()
   .trim()
   .max(GROUP_DESCRIPTION_MAX_LENGTH)
   .nullable()
-  .describe(`At most ${GROUP_DESCRIPTION_MAX_LENGTH} characters; null or empty clears it.`);
+  .describe('null or empty clears it.');
 
 export const CreateGroupSchema = z.strictObject({ name: GroupName, description: GroupDescription.optional() });
 export type CreateGroupInput = z.input<typeof CreateGroupSchema>;
@@ -33,7 +33,7 @@ export const GroupMembershipSchema = z.strictObject({
     .array(ContactIdSchema)
     .min(1)
     .max(GROUP_MEMBERSHIP_MAX_IDS)
-    .describe(`Contact ids, 1 to ${GROUP_MEMBERSHIP_MAX_IDS}; repeated ids count once; ids that are not contacts of the account are reported in notFoundIds.`),
+    .describe('Contact ids (ct_…).'),
 });
 export type GroupMembershipInput = z.input<typeof GroupMembershipSchema>;
 
@@ -44,9 +44,9 @@ export type ListGroupsQuery = z.output<typeof ListGroupsQuerySchema>;
 export type ListGroupsOptions = z.input<typeof ListGroupsQuerySchema>;
 
 export const GetGroupQuerySchema = z.object({
-  includeContacts: boolQuery.default(false).describe('true embeds a page of the members (id, name, phone, email).'),
-  limit: z.coerce.number().int().min(1).max(GROUP_MEMBERS_PAGE_MAX).default(50).describe(`Members per page, 1 to ${GROUP_MEMBERS_PAGE_MAX} (default 50).`),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('Members to skip (default 0).'),
+  includeContacts: boolQuery.default(false).describe('Embed a page of members.'),
+  limit: z.coerce.number().int().min(1).max(GROUP_MEMBERS_PAGE_MAX).default(50).describe('Members per page.'),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('Members to skip.'),
 });
 export type GetGroupQuery = z.output<typeof GetGroupQuerySchema>;
 

@@ -17,11 +17,11 @@ const DateParam = z
  * phone, type, date range; newest first; cursor pagination.
  */
 export const InteractionsQuerySchema = z.object({
-  campaign: z.string().max(100).optional().describe('Exact campaignName of the message the person reacted to.'),
-  phone: z.string().max(40).optional().describe('The person’s number, with or without +.'),
-  type: InteractionTypeSchema.optional().describe('button_click (a chip or button was tapped) or reply_received (the person wrote back); omit for both.'),
-  startDate: DateParam.optional().describe('Only interactions at or after this instant (ISO 8601).'),
-  endDate: DateParam.optional().describe('Only interactions at or before this instant (ISO 8601).'),
+  campaign: z.string().max(100).optional().describe('Exact campaignName.'),
+  phone: z.string().max(40).optional().describe('The person’s number.'),
+  type: InteractionTypeSchema.optional().describe('Omit for both.'),
+  startDate: DateParam.optional().describe('From this instant (ISO 8601).'),
+  endDate: DateParam.optional().describe('Until this instant (ISO 8601).'),
   ...cursorQueryFields({ defaultLimit: 50, maxLimit: INTERACTIONS_LIMIT_MAX }),
 });
 export type InteractionsQuery = z.input<typeof InteractionsQuerySchema>;

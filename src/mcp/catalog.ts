@@ -38,7 +38,8 @@ export interface ListedTool {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: Record<string, unknown>;
-  _meta: Record<string, unknown>;
+  /** Only where the tool declares one (the preview tools' MCP Apps `ui`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** A tool's inputSchema as listed (built once per tool in tool-schemas.ts). */
@@ -77,12 +78,32 @@ export function listedTools(filter: ToolFilter, permissions?: ReadonlySet<string
         inputSchema: inputJsonSchema(t),
         outputSchema: outputJsonSchema(t),
         // The title is listed once, at the top (annotations.title is its older spelling).
-        annotations: { ...t.annotations },
-        _meta: { toolset: t.toolset, permissions: [...t.permissions] },
+        annotations: listedAnnotations(t.annotations),
+        // Toolset and permissions are not listed: the list is already cut to the served toolsets
+        // and the credential's permissions, and rcs_api_reference reports both (2.7 KB of tools/list).
+        ...(t.meta ? { _meta: { ...t.meta } } : {}),
       }));
     listCache.set(key, cached);
   }
   return cached;
+}
+
+/**
+ * The annotations as listed: the hints that differ from MCP's defaults (readOnlyHint false,
+ * destructiveHint true, idempotentHint false, openWorldHint true), which is what a client applies
+ * to a missing hint; destructiveHint and idempotentHint only when readOnlyHint is false, the only
+ * case MCP reads them. destructiveHint: true is listed anyway on sends and deletes, so a client
+ * that does not apply the defaults still asks the person. 2.1 KB of tools/list.
+ */
+export function listedAnnotations(a: ToolDef['annotations']): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  if (a.readOnlyHint) out.readOnlyHint = true;
+  else {
+    out.destructiveHint = a.destructiveHint;
+    if (a.idempotentHint) out.idempotentHint = true;
+  }
+  if (!a.openWorldHint) out.openWorldHint = false;
+  return out;
 }
 
 const listJsonCache = new Map<string, string>();

@@ -4,7 +4,7 @@ import type { ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
 import { approvalRound, approvalStateCodec, type ApprovalState } from './approval.js';
-import { selectTools, servedTools, type ToolFilter } from './catalog.js';
+import { listedAnnotations, selectTools, servedTools, type ToolFilter } from './catalog.js';
 import { toolSchemas, type ParsedInput } from './sdk-schemas.js';
 import { callTool, forbidden } from './tool-call.js';
 import { API_VERSION_STRING } from './version.js';
@@ -95,8 +95,9 @@ function register(server: McpServer, app: AppContext, principal: Principal, tool
       description: tool.description,
       inputSchema: schemas.input,
       outputSchema: schemas.output,
-      annotations: { ...tool.annotations },
-      _meta: { ...tool.meta, toolset: tool.toolset, permissions: [...tool.permissions] },
+      // Listed as catalog.ts lists them (the lean tools/list: hints that differ from MCP's defaults, _meta only where a tool has one).
+      annotations: listedAnnotations(tool.annotations),
+      ...(tool.meta ? { _meta: { ...tool.meta } } : {}),
     },
     async (input: ParsedInput, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
       const outcome = await callTool(app, principal, tool, input, served);

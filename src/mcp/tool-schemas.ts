@@ -144,6 +144,9 @@ function body(node: Json): Json {
  */
 function extractRepeats(root: Json): Json {
   const defs: Json = isJson(root.$defs) ? root.$defs : {};
+  // Walked like any other part, so a repeat inside an extracted subschema (the two calendar
+  // payloads inside the button object) is found too.
+  root.$defs = defs;
   const names = new Set(Object.keys(defs));
   for (;;) {
     const groups = new Map<string, Occurrence[]>();
@@ -181,10 +184,8 @@ function extractRepeats(root: Json): Json {
       o.replace(ref);
     }
   }
-  if (Object.keys(defs).length > 0) {
-    delete root.$defs;
-    root.$defs = defs;
-  }
+  delete root.$defs;
+  if (Object.keys(defs).length > 0) root.$defs = defs;
   return root;
 }
 
@@ -229,7 +230,7 @@ export function fullOutputJsonSchema(tool: ToolDef): Json {
 
 /**
  * A tool's outputSchema as listed: the complete schema's top-level fields with their types; nested
- * objects and arrays typed but not spelt out; no `required`, no descriptions (what the fields mean
+ * objects and arrays typed but not spelt out; no `required`, no enums, no constant fields, no descriptions (what the fields mean
  * is in the tool's description, which is what a model reads). Every result the complete schema
  * accepts, this accepts. Listing the complete output schemas cost ~45 KB of tools/list (contact,
  * job and message records spelt out per tool) for something clients use only to check results,
@@ -243,13 +244,16 @@ function outline(full: Json): Json {
   const defs = isJson(full.$defs) ? full.$defs : {};
   const out: Json = {};
   for (const [k, v] of Object.entries(full)) {
-    if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, typeOnly(p, defs)]));
+    // A field with one possible value (`success: true`) tells nothing: the complete schema checks it.
+    if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).filter(([, p]) => !isConstant(p)).map(([name, p]) => [name, typeOnly(p, defs)]));
     else if (k === 'type') out[k] = v;
   }
   return out;
 }
 
-/** A field's type without its insides or description: `{type: "object"}` for an object, its enum or const for a scalar. */
+const isConstant = (node: unknown) => isJson(node) && 'const' in node;
+
+/** A field's type without its insides, description, enum or const: `{type: "object"}` for an object. */
 function typeOnly(node: unknown, defs: Json): Json {
   if (!isJson(node)) return { type: 'object' };
   const target = typeof node.$ref === 'string' ? defs[node.$ref.replace('#/$defs/', '')] : node;
@@ -257,8 +261,7 @@ function typeOnly(node: unknown, defs: Json): Json {
   if (isJson(target)) {
     if (Array.isArray(target.anyOf)) res.anyOf = target.anyOf.map((b) => typeOnly(b, defs));
     else if (target.type !== undefined) res.type = target.type;
-    for (const k of ['enum', 'const'] as const) if (k in target) res[k] = target[k];
-    if (res.anyOf === undefined && res.type === undefined && res.enum === undefined && res.const === undefined) res.anyOf = ANY_JSON_VALUE.map((b) => ({ ...b }));
+    if (res.anyOf === undefined && res.type === undefined) res.anyOf = ANY_JSON_VALUE.map((b) => ({ ...b }));
   }
   return res;
 }

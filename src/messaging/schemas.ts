@@ -16,19 +16,19 @@ import {
 } from '../content/index.js';
 import { SMS_MAX_LENGTH } from '../sms/index.js';
 
-const PhoneNumber = z.string().min(1).max(40).describe('Recipient in E.164, e.g. +4915112345678 (00 prefix, spaces and dashes are accepted).');
-const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe(`Free label for reporting, at most ${CAMPAIGN_NAME_MAX_LENGTH} characters.`);
-const ScheduleAt = z.string().min(1).max(64).describe('When to send, ISO 8601. Without Z/offset it is wall time in timeZone (or the account zone).');
-const TimeZone = z.string().min(1).max(64).describe('IANA time zone such as Europe/Berlin; default: the account time zone.');
-const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number (not allowed for conversation-billing senders).');
-const SkipDisabled = z.boolean().default(true).describe('Skip recipients whose contact is disabled or opted out (default true).');
+const PhoneNumber = z.string().min(1).max(40).describe('Recipient with country code, e.g. +4915112345678.');
+const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe('Free label for reporting.');
+const ScheduleAt = z.string().min(1).max(64).describe('ISO 8601; without offset, wall time in timeZone.');
+const TimeZone = z.string().min(1).max(64).describe('IANA zone; default the account zone.');
+const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number.');
+const SkipDisabled = z.boolean().default(true).describe('Skip disabled or opted-out contacts (default true).');
 
 const sendShape = {
   phoneNumber: PhoneNumber,
   messageType: MessageTypeSchema,
   content: ContentSchema,
-  sendernameId: z.string().min(1).max(64).describe('ID of an approved RCS sender (list_sendernames / GET /senders).'),
-  contactId: z.string().min(1).max(64).optional().describe('An existing contact to send to; its phone must equal phoneNumber.'),
+  sendernameId: z.string().min(1).max(64).describe('An approved RCS sender id (list_sendernames).'),
+  contactId: z.string().min(1).max(64).optional().describe('Existing contact with this phoneNumber.'),
   skipContactCreation: SkipContactCreation,
   skipDisabled: SkipDisabled,
   campaignName: CampaignName.optional(),
@@ -56,7 +56,7 @@ export type SendBatchRequest = z.output<typeof SendBatchRequestSchema>;
 /** POST /send-sms (spec §4.1). */
 export const SendSmsRequestSchema = z.strictObject({
   phoneNumber: PhoneNumber,
-  message: printable(z.string()).min(1).max(SMS_MAX_LENGTH).describe(`SMS text, at most ${SMS_MAX_LENGTH} characters after merging (10 segments).`),
+  message: printable(z.string()).min(1).max(SMS_MAX_LENGTH).describe('SMS text; the limit applies after merging.'),
   sendernameId: z.string().min(1).max(100).describe('ID or name of an approved SMS sender.'),
   campaignName: CampaignName.optional(),
   skipContactCreation: SkipContactCreation,

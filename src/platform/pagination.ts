@@ -101,22 +101,22 @@ export function cursorQueryFields(opts: { defaultLimit: number; maxLimit: number
       .min(1)
       .max(opts.maxLimit)
       .default(opts.defaultLimit)
-      .describe(`Page size, 1 to ${opts.maxLimit} (default ${opts.defaultLimit}).`),
-    cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('pagination.nextCursor of the previous page; omit for the first page.'),
+      .describe('Page size.'),
+    cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('From pagination.nextCursor.'),
   };
 }
 
 /** Query fields `page` and `limit` of a page list. */
 export function pageQueryFields(opts: { defaultLimit: number; maxLimit: number }) {
   return {
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1).describe('Page number, from 1 (default 1).'),
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1).describe('Page number.'),
     limit: z.coerce
       .number()
       .int()
       .min(1)
       .max(opts.maxLimit)
       .default(opts.defaultLimit)
-      .describe(`Page size, 1 to ${opts.maxLimit} (default ${opts.defaultLimit}).`),
+      .describe('Page size.'),
   };
 }
 

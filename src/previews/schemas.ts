@@ -20,11 +20,11 @@ const batch = SendBatchRequestSchema.shape;
  * a templateId. One flat object (no top-level unions); the service checks the combinations.
  */
 export const RcsPayloadSchema = z.strictObject({
-  phoneNumber: base.phoneNumber.optional().describe('One recipient (then send with rcs_send).'),
-  phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients, up to 10,000 (then send with rcs_send_batch).'),
-  messageType: MessageTypeSchema.optional().describe('With content; or give templateId instead.'),
+  phoneNumber: base.phoneNumber.optional().describe('One recipient (→ rcs_send).'),
+  phoneNumbers: batch.phoneNumbers.optional().describe('Many recipients (→ rcs_send_batch).'),
+  messageType: MessageTypeSchema.optional().describe('With content, or use templateId.'),
   content: ContentSchema.optional(),
-  templateId: z.string().max(64).optional().describe('An RCS template (tpl_…) to send instead of messageType + content.'),
+  templateId: z.string().max(64).optional().describe('RCS template (tpl_…) instead of content.'),
   sendernameId: base.sendernameId,
   contactId: base.contactId,
   skipContactCreation: z.boolean().optional().describe(base.skipContactCreation.description ?? ''),
@@ -34,8 +34,8 @@ export const RcsPayloadSchema = z.strictObject({
   timeZone: base.timeZone,
   smsFallback: base.smsFallback,
   // Without the defaults of the batch body: a single send must be able to leave them out.
-  batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).optional().describe(`Batch only: messages per slice (default ${BATCH_SIZE_DEFAULT}).`),
-  delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).optional().describe(`Batch only: pause between slices in ms (default ${BATCH_DELAY_MS_DEFAULT}).`),
+  batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).optional().describe(`Batch: messages per slice (default ${BATCH_SIZE_DEFAULT}).`),
+  delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).optional().describe(`Batch: ms between slices (default ${BATCH_DELAY_MS_DEFAULT}).`),
 });
 export type RcsPayload = z.infer<typeof RcsPayloadSchema>;
 
@@ -46,7 +46,7 @@ export const SmsPayloadSchema = z.strictObject({
 });
 export type SmsPayload = z.infer<typeof SmsPayloadSchema>;
 
-export const PreviewIdField = z.string().max(64).describe('preview_id returned by rcs_preview / sms_preview.');
+export const PreviewIdField = z.string().max(64).describe('From rcs_preview or sms_preview.');
 
 /**
  * What a send tool takes (spec §4.7 rule 2, DESIGN §6): the preview, and optionally its payload
@@ -58,7 +58,7 @@ export const PreviewSendInputSchema = z.strictObject({
   payload: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe('Optional: exactly the `payload` object the preview returned. Given, it must equal the previewed payload (a difference is refused with PREVIEW_MISMATCH naming the fields); omitted, the previewed payload is sent.'),
+    .describe("If given, the preview's payload unchanged (else PREVIEW_MISMATCH)."),
 });
 
 export const PreviewResultSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SMS_MAX_LENGTH, TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
 import { MESSAGE_TYPES } from '../content/vocabulary.js';
 import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields, pageQueryFields } from '../platform/pagination.js';
@@ -18,11 +18,11 @@ export const TEMPLATE_SORTS = ['createdAt', 'updatedAt', 'name'] as const;
 
 export const TemplateIdSchema = idSchema('tpl', 'a template');
 export const TemplateGroupIdSchema = idSchema('tg', 'a template group');
-export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).describe('SMS (content is a string) or RCS (content is an object plus rcsMessageType).');
-export const TemplateContextSchema = z.enum(TEMPLATE_CONTEXTS).describe('Where the template is used: event, flow or general (default general).');
-export const RcsMessageTypeSchema = z.enum(MESSAGE_TYPES).describe('RCS message type of the content; required for RCS templates, not allowed for SMS.');
+export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).describe('Channel of the template.');
+export const TemplateContextSchema = z.enum(TEMPLATE_CONTEXTS).describe('Where it is used (default general).');
+export const RcsMessageTypeSchema = z.enum(MESSAGE_TYPES).describe('Required for RCS, not for SMS.');
 
-const TemplateName = z.string().trim().min(1).max(TEMPLATE_NAME_MAX_LENGTH).describe(`1 to ${TEMPLATE_NAME_MAX_LENGTH} characters.`);
+const TemplateName = z.string().trim().min(1).max(TEMPLATE_NAME_MAX_LENGTH).describe('Name.');
 
 /**
  * Typed loosely here (string or object) so that RCS content reaches the content validator, which
@@ -30,16 +30,16 @@ const TemplateName = z.string().trim().min(1).max(TEMPLATE_NAME_MAX_LENGTH).desc
  */
 export const TemplateContentInputSchema = z
   .union([z.string(), z.record(z.string(), z.unknown())])
-  .describe(`SMS: the text, 1 to ${SMS_MAX_LENGTH} characters. RCS: the content object of a send (validated for rcsMessageType). Merge placeholders allowed.`);
+  .describe("SMS text, or rcs_preview's content object.");
 
 export const CreateTemplateSchema = z.strictObject({
   name: TemplateName,
   type: TemplateTypeSchema,
   content: TemplateContentInputSchema,
-  rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('RCS message type of the content; required for RCS templates, not allowed (or null) for SMS.'),
+  rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('Required for RCS; null or absent for SMS.'),
   context: TemplateContextSchema.default('general'),
-  isDefault: z.boolean().default(false).describe('true makes this the default template of its type and context; the previous default loses the flag.'),
-  templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('A template group (tg_…) to file it in; omit or null for none.'),
+  isDefault: z.boolean().default(false).describe('Default of its type and context.'),
+  templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('Template group (tg_…).'),
 });
 export type CreateTemplateInput = z.input<typeof CreateTemplateSchema>;
 
@@ -48,10 +48,10 @@ export const UpdateTemplateSchema = z
     name: TemplateName.optional(),
     type: TemplateTypeSchema.optional(),
     content: TemplateContentInputSchema.optional(),
-    rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('Changing it re-validates the (new or stored) content for the new type.'),
+    rcsMessageType: RcsMessageTypeSchema.nullable().optional().describe('Re-validates the content.'),
     context: TemplateContextSchema.optional(),
-    isDefault: z.boolean().optional().describe('true makes this the default template of its type and context; the previous default loses the flag.'),
-    templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('null removes the template from its group.'),
+    isDefault: z.boolean().optional().describe('Default of its type and context.'),
+    templateGroupId: TemplateGroupIdSchema.nullable().optional().describe('null ungroups it.'),
   })
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Give at least one field to change' });
 export type UpdateTemplateInput = z.input<typeof UpdateTemplateSchema>;
@@ -60,11 +60,11 @@ export const ListTemplatesQuerySchema = z.object({
   ...pageQueryFields({ defaultLimit: TEMPLATE_LIST_DEFAULT_LIMIT, maxLimit: TEMPLATE_LIST_MAX_LIMIT }),
   type: TemplateTypeSchema.optional(),
   rcsMessageType: RcsMessageTypeSchema.optional(),
-  templateGroupId: z.string().optional().describe('A template group id, or none for templates in no group.'),
+  templateGroupId: z.string().optional().describe('tg_… id, or none for ungrouped.'),
   context: TemplateContextSchema.optional(),
-  search: z.string().trim().max(TEMPLATE_SEARCH_MAX_LENGTH).optional().describe('Case-insensitive substring of the name.'),
-  sort: z.enum(TEMPLATE_SORTS).default('createdAt').describe('createdAt (default), updatedAt or name.'),
-  order: z.enum(['asc', 'desc']).optional().describe('Default desc for createdAt/updatedAt, asc for name.'),
+  search: z.string().trim().max(TEMPLATE_SEARCH_MAX_LENGTH).optional().describe('Part of the name.'),
+  sort: z.enum(TEMPLATE_SORTS).default('createdAt').describe('Sort key.'),
+  order: z.enum(['asc', 'desc']).optional().describe('Default desc for dates, asc for name.'),
 });
 export type ListTemplatesQuery = z.output<typeof ListTemplatesQuerySchema>;
 
@@ -101,7 +101,7 @@ const TemplateGroupName = z
   .trim()
   .min(1)
   .max(TEMPLATE_GROUP_NAME_MAX_LENGTH)
-  .describe(`1 to ${TEMPLATE_GROUP_NAME_MAX_LENGTH} characters, unique per account ignoring case.`);
+  .describe('Unique ignoring case.');
 
 export const CreateTemplateGroupSchema = z.strictObject({ name: TemplateGroupName });
 export type CreateTemplateGroupInput = z.input<typeof CreateTemplateGroupSchema>;
@@ -109,8 +109,8 @@ export const RenameTemplateGroupSchema = z.strictObject({ name: TemplateGroupNam
 export type RenameTemplateGroupInput = z.input<typeof RenameTemplateGroupSchema>;
 
 export const AssignTemplatesSchema = z.strictObject({
-  templateIds: z.array(TemplateIdSchema).min(1).max(TEMPLATE_ASSIGN_MAX_IDS).describe(`1 to ${TEMPLATE_ASSIGN_MAX_IDS} template ids.`),
-  templateGroupId: TemplateGroupIdSchema.nullable().describe('The group to move the templates into; null ungroups them.'),
+  templateIds: z.array(TemplateIdSchema).min(1).max(TEMPLATE_ASSIGN_MAX_IDS).describe('Template ids (tpl_…).'),
+  templateGroupId: TemplateGroupIdSchema.nullable().describe('Target group; null ungroups.'),
 });
 export type AssignTemplatesInput = z.input<typeof AssignTemplatesSchema>;
 

@@ -54,11 +54,12 @@ const EXPECTED: Record<string, { toolset: string; permissions: string[]; kind: '
   delete_template_group: { toolset: 'template_groups', permissions: ['templates:write'], kind: 'delete' },
   assign_templates_to_template_group: { toolset: 'template_groups', permissions: ['templates:write'], kind: 'idem' },
 };
+/** As listed: the hints that differ from MCP's defaults, plus destructiveHint on every write (catalog.ts). */
 const ANNOTATIONS = {
-  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  write: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  idem: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  read: { readOnlyHint: true, openWorldHint: false },
+  write: { destructiveHint: false, openWorldHint: false },
+  idem: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  delete: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 const TOOLSETS = 'contacts,groups,custom_fields,templates,template_groups';
 
@@ -112,7 +113,10 @@ describe('tools/list', () => {
       expect(tools.map((x) => x.name).sort()).toEqual(Object.keys(EXPECTED).sort());
       for (const tool of tools) {
         const want = EXPECTED[tool.name]!;
-        expect(tool._meta, tool.name).toEqual({ toolset: want.toolset, permissions: want.permissions });
+        // Toolset and permissions are on the definition (and in rcs_api_reference), not listed.
+        const def = ALL_TOOLS.find((x) => x.name === tool.name)!;
+        expect({ toolset: def.toolset, permissions: def.permissions }, tool.name).toEqual({ toolset: want.toolset, permissions: want.permissions });
+        expect(tool._meta, tool.name).toBeUndefined();
         expect(tool.annotations, tool.name).toEqual(ANNOTATIONS[want.kind]);
         expect(tool.title, tool.name).toBeTruthy();
         expect(tool.description!.length, tool.name).toBeGreaterThan(60);

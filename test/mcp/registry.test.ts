@@ -72,7 +72,7 @@ describe('the tool registry', () => {
     expect(contactsRead.map((t) => t.name)).toContain('rcs_validate');
     expect(contactsRead.map((t) => t.name)).not.toContain('create_contact');
     expect(contactsRead.map((t) => t.name)).not.toContain('rcs_send');
-    expect(contactsRead.every((t) => (t._meta.permissions as string[]).every((p) => p === 'contacts:read'))).toBe(true);
+    expect(contactsRead.every((t) => ALL_TOOLS.find((d) => d.name === t.name)!.permissions.every((p) => p === 'contacts:read'))).toBe(true);
     expect(listedTools({ toolsets: null, readOnly: false }, new Set(PERMISSIONS))).toEqual(all);
   });
 

@@ -35,6 +35,62 @@ describe('listed tool schemas', () => {
     expect(Object.keys(preview.$defs as Json)).toEqual(expect.arrayContaining(['Action', 'Media']));
   });
 
+  it('finds repeats inside an extracted subschema too (the two calendar payloads of the button object, once)', () => {
+    const preview = listed.find((t) => t.name === 'rcs_preview')!.inputSchema;
+    const defs = preview.$defs as Record<string, Json>;
+    const action = defs.Action as { properties: Record<string, Json> };
+    // The content schemas name both payloads (CalendarAction, CreateCalendarEventAction); their identical bodies
+    // are listed once, and both names lead to it.
+    const body = (ref: unknown): Json => {
+      let at = defs[String(ref).replace('#/$defs/', '')]!;
+      while (typeof at.$ref === 'string') at = defs[at.$ref.replace('#/$defs/', '')]!;
+      return at;
+    };
+    expect(body(action.properties.calendarAction!.$ref)).toBe(body(action.properties.createCalendarEventAction!.$ref));
+    // Each place keeps its own description beside the shared body.
+    expect(action.properties.calendarAction!.description).not.toBe(action.properties.createCalendarEventAction!.description);
+    expect(JSON.stringify(preview).split('"startTime":{').length - 1).toBe(1);
+  });
+
+  it('outlines list each informative top-level field with its type only: no enum, no const, no constant field', () => {
+    for (const t of ALL_TOOLS) {
+      const full = fullOutputJsonSchema(t) as { properties: Record<string, Json> };
+      const props = (listed.find((x) => x.name === t.name)!.outputSchema.properties ?? {}) as Record<string, Json>;
+      const text = JSON.stringify(props);
+      expect(text, t.name).not.toMatch(/"(enum|const|description|properties|required)"/);
+      for (const [k, v] of Object.entries(full.properties)) {
+        if ('const' in v) expect(props, `${t.name}.${k}`).not.toHaveProperty(k);
+        else expect(props, `${t.name}.${k}`).toHaveProperty(k);
+      }
+    }
+    // A constant field is still checked by the server against the complete schema.
+    expect((fullOutputJsonSchema(ALL_TOOLS.find((t) => t.name === 'count_contacts')!).properties as Json).success).toMatchObject({ const: true });
+  });
+
+  it('lists the annotations that differ from the MCP defaults, destructiveHint on every write; applying the defaults gives the tool\'s own', () => {
+    const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+    for (const t of ALL_TOOLS) {
+      const a = listed.find((x) => x.name === t.name)!.annotations as Record<string, boolean>;
+      const applied = { ...defaults, ...a };
+      expect(applied.readOnlyHint, t.name).toBe(t.annotations.readOnlyHint);
+      expect(applied.openWorldHint, t.name).toBe(t.annotations.openWorldHint);
+      if (t.annotations.readOnlyHint) {
+        // MCP reads destructiveHint and idempotentHint only when readOnlyHint is false.
+        expect(Object.keys(a).sort(), t.name).toEqual(['openWorldHint', 'readOnlyHint'].filter((k) => k === 'readOnlyHint' || !t.annotations.openWorldHint));
+      } else {
+        expect(a.destructiveHint, t.name).toBe(t.annotations.destructiveHint);
+        expect(applied.idempotentHint, t.name).toBe(t.annotations.idempotentHint);
+        for (const [k, v] of Object.entries(a)) if (k !== 'destructiveHint') expect(v, `${t.name}.${k}`).not.toBe(defaults[k as keyof typeof defaults]);
+      }
+    }
+    expect(listed.find((x) => x.name === 'rcs_send')!.annotations).toEqual({ destructiveHint: true, idempotentHint: true });
+  });
+
+  it('lists _meta only where a tool declares one: the preview tools\' MCP Apps ui', () => {
+    expect(listed.filter((t) => t._meta !== undefined).map((t) => t.name).sort()).toEqual(['rcs_preview', 'sms_preview']);
+    expect(listed.find((t) => t.name === 'rcs_preview')!._meta).toMatchObject({ ui: { resourceUri: expect.stringMatching(/^ui:\/\//) } });
+  });
+
   it('the listed outputSchema accepts whatever the complete one accepts, and the complete one is the zod schema', () => {
     const ajv = new AjvJsonSchemaValidator();
     for (const t of ALL_TOOLS) {

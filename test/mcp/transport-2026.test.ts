@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { TOOLS_BY_NAME } from '../../src/mcp/catalog.js';
+import { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_URI } from '../../src/mcp/apps/meta.js';
 
 /** The wire of POST /mcp for 2026-07-28 requests: per-request envelope, standard headers, resultType, cache hints. */
 let t: TestServer;
@@ -86,5 +87,24 @@ describe('POST /mcp, revision 2026-07-28', () => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
     }
+  });
+
+  it('serves the in-chat preview on the endpoint itself: listed, readable, and named by the two preview tools only', async () => {
+    const tools = (await post('tools/list')).json.result.tools as Array<{ name: string; _meta?: { ui?: { resourceUri?: string } } }>;
+    expect(tools.filter((x) => x._meta?.ui?.resourceUri === PREVIEW_APP_URI).map((x) => x.name).sort()).toEqual(['rcs_preview', 'sms_preview']);
+    const list = await post('resources/list');
+    expect(list.json.result).toMatchObject({ resultType: 'complete', ttlMs: 300000, cacheScope: 'private' });
+    expect(list.json.result.resources).toEqual([expect.objectContaining({ uri: PREVIEW_APP_URI, mimeType: PREVIEW_APP_MIME_TYPE })]);
+    const read = await post('resources/read', { uri: PREVIEW_APP_URI }, { name: PREVIEW_APP_URI });
+    expect(read.status).toBe(200);
+    const [doc] = read.json.result.contents as Array<{ uri: string; mimeType: string; text: string }>;
+    expect(doc).toMatchObject({ uri: PREVIEW_APP_URI, mimeType: PREVIEW_APP_MIME_TYPE });
+    // The document carries its own CSP: no network, scripts only by hash.
+    expect(doc!.text).toContain("default-src 'none'");
+    // Without a credential the resource is as closed as the tools.
+    expect((await post('resources/list', {}, { key: null })).status).toBe(401);
+    // An unknown ui:// resource is a JSON-RPC error, not an empty document.
+    const unknown = await post('resources/read', { uri: 'ui://rcs-sms/other.html' }, { name: 'ui://rcs-sms/other.html' });
+    expect(unknown.json.error).toBeDefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
-import { PreviewMockup } from './preview-mockup.js';
+import { plural, PreviewMockup, WarningsCard } from './preview-mockup.js';
 
 /** One of the first recipients with the message merged for them (SendEstimate.samples). */
 export interface ApprovalSample {
@@ -46,7 +46,6 @@ export interface ApprovalPageProps {
 export const EMPTY_MERGE_CODE = 'empty_merge_value';
 
 const utc = (iso: string): string => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The preview's state in one sentence: final states replace the expiry; an expired one says what to do. */
 function stateOf(preview: ApprovalPageProps['preview']): { text: string; cls: string } {
@@ -127,19 +126,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
           <p class="muted">This preview can no longer be approved or rejected.</p>
         )}
       </section>
-      {p.warnings.length > 0 ? (
-        <section class="card warnings" id="warnings" data-testid="warnings">
-          <h2>{`${plural(p.warnings.length, 'warning')} — check before approving`}</h2>
-          <ul class="issues">
-            {p.warnings.map((w) => (
-              <li data-warning-code={w.code}>
-                <span class="issue-code">{w.code}</span> <code>{w.path}</code>
-                <span class="issue-message">{w.message}</span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <WarningsCard warnings={p.warnings} id="warnings" testId="warnings" />
       <div class="approval-grid">
         <div class="approval-mockup">
           <RecipientSwitch p={p} />

@@ -55,3 +55,30 @@ export function PreviewMockup({ senderName, fallbackSenderName, rcs, sms, sample
     </>
   );
 }
+
+/** "1 recipient", "3 warnings". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+export interface PreviewWarning {
+  code: string;
+  path: string;
+  message: string;
+}
+
+/** The warnings of a preview, shown before the message on the share page and in the in-chat preview alike. */
+export function WarningsCard({ warnings, id, testId }: { warnings: readonly PreviewWarning[]; id?: string; testId: string }) {
+  if (warnings.length === 0) return null;
+  return (
+    <section class="card warnings" id={id} data-testid={testId}>
+      <h2>{`${plural(warnings.length, 'warning')} — check before approving`}</h2>
+      <ul class="issues">
+        {warnings.map((w) => (
+          <li data-warning-code={w.code}>
+            <span class="issue-code">{w.code}</span> <code>{w.path}</code>
+            <span class="issue-message">{w.message}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

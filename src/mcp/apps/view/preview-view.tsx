@@ -1,8 +1,7 @@
-import { PreviewMockup } from '../../../../preview-pages/preview-mockup.js';
+import { plural, PreviewMockup, WarningsCard } from '../../../../preview-pages/preview-mockup.js';
 import { mediaPaths, mockupInput, type ViewResult, type ViewState } from './model.js';
 
 const EMPTY_MERGE_CODE = 'empty_merge_value';
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 const utc = (iso: string): string => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
 /** Only a web address may become the link (the share_url is ours; this keeps a bad one inert). */
@@ -128,19 +127,7 @@ export function PreviewView({ state, onOpenLink }: PreviewViewProps) {
           </p>
         ) : null}
       </section>
-      {r.warnings.length > 0 ? (
-        <section class="card warnings" data-testid="app-warnings">
-          <h2>{`${plural(r.warnings.length, 'warning')} — check before approving`}</h2>
-          <ul class="issues">
-            {r.warnings.map((w) => (
-              <li data-warning-code={w.code}>
-                <span class="issue-code">{w.code}</span> <code>{w.path}</code>
-                <span class="issue-message">{w.message}</span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <WarningsCard warnings={r.warnings} testId="app-warnings" />
       <section class="approval-mockup app-mockup">
         {firstNumber ? (
           <p class="recipient-current" data-testid="app-sample">

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS_BY_NAME } from '../../src/mcp/catalog.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
@@ -223,7 +224,8 @@ describe('the endpoint', () => {
     // tools/list shows only what the key may call; a call to another tool names the missing permission.
     const listed = (await limited.listTools()).tools;
     expect(listed.length).toBeGreaterThan(0);
-    expect(listed.every((x) => (x._meta?.permissions as string[]).every((p) => p === 'contacts:read'))).toBe(true);
+    // tools/list does not repeat each tool's permissions (_meta); the catalog has them.
+    expect(listed.every((x) => TOOLS_BY_NAME.get(x.name)!.permissions.every((p) => p === 'contacts:read'))).toBe(true);
     expect(listed.map((x) => x.name)).not.toContain('rcs_preview');
     const r = await call(limited, 'rcs_preview', rcsPayload(t.account));
     expect(r.isError).toBe(true);

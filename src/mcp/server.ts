@@ -13,7 +13,7 @@ import { registerPreviewApp } from './apps/index.js';
 export const SERVER_INSTRUCTIONS = [
   'RCS & SMS messaging. Every send goes: validate (rcs_validate) → preview (rcs_preview or sms_preview) →',
   'the user approves on the preview share_url when approval_required → send (rcs_send, rcs_send_batch or sms_send)',
-  'with the preview_id and exactly the previewed payload. You cannot approve a preview yourself.',
+  'with the preview_id (the previewed payload is sent; pass no other). You cannot approve a preview yourself.',
   'rcs_workflow_guide explains each task; list_sendernames gives sender ids.',
 ].join(' ');
 

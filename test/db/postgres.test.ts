@@ -126,7 +126,8 @@ describe.skipIf(unreachable !== null)('PostgreSQL dialect', () => {
     await holder.connect();
     await holder.query(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
     let settled = 0;
-    const opens = [openUrl(url), openUrl(url)].map((p) => p.finally(() => settled++));
+    const track = (p: Promise<PostgresDb>) => p.finally(() => settled++);
+    const opens = [track(openUrl(url)), track(openUrl(url))] as const;
     try {
       await new Promise((r) => setTimeout(r, 500));
       expect(settled).toBe(0);

@@ -19,6 +19,13 @@ export const ConfigSchema = z
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_FILE: z.string().min(1).optional(),
+    // PostgreSQL instead of the SQLite file (src/platform/db/postgres.ts): postgres://user:password@host:port/database.
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+    // TLS to PostgreSQL: require encrypts without checking the certificate (libpq's sslmode=require);
+    // verify-full checks it against the system CAs or DATABASE_SSL_CA (a PEM file) and the host name.
+    DATABASE_SSL: z.enum(['disable', 'require', 'verify-full']).optional(),
+    DATABASE_SSL_CA: z.string().min(1).optional(),
     // The key that seals TOTP secrets and signing keys (src/platform/sealing.ts); default DATA_DIR/sealing.key.
     SEALING_KEY: z
       .string()
@@ -70,6 +77,16 @@ export const ConfigSchema = z
         ctx.addIssue({ code: 'custom', path: [name], message: `required when ${carrier}` });
       }
     }
+    // The PostgreSQL settings mean nothing on the SQLite file: a typo'd deployment stops instead of running on SQLite.
+    if (env.DATABASE_URL !== undefined && env.DATABASE_FILE !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_FILE'], message: 'set either DATABASE_FILE (SQLite) or DATABASE_URL (PostgreSQL), not both' });
+    }
+    for (const name of ['DATABASE_SSL', 'DATABASE_SSL_CA'] as const) {
+      if (env[name] !== undefined && env.DATABASE_URL === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'only with DATABASE_URL (PostgreSQL)' });
+    }
+    if (env.DATABASE_SSL_CA !== undefined && env.DATABASE_SSL !== 'verify-full') {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_SSL_CA'], message: 'only with DATABASE_SSL=verify-full' });
+    }
     if (env.SMPP_URL !== undefined) {
       const u = new URL(env.SMPP_URL);
       if (!u.username || !u.port) ctx.addIssue({ code: 'custom', path: ['SMPP_URL'], message: 'must look like smpp://system_id:password@host:port' });
@@ -88,6 +105,16 @@ export const ConfigSchema = z
       /** SEALING_KEY; null: the key file in the data directory. */
       sealingKey: env.SEALING_KEY === undefined ? null : parseSealingKey(env.SEALING_KEY),
       databaseFile: env.DATABASE_FILE === ':memory:' ? ':memory:' : path.resolve(dataDir, env.DATABASE_FILE ?? 'rcs.sqlite'),
+      /** DATABASE_URL: PostgreSQL instead of the SQLite file `databaseFile`; null: SQLite. */
+      postgres:
+        env.DATABASE_URL === undefined
+          ? null
+          : {
+              url: env.DATABASE_URL,
+              poolMax: env.DATABASE_POOL_MAX,
+              ssl: env.DATABASE_SSL ?? null,
+              sslCaFile: env.DATABASE_SSL_CA === undefined ? null : path.resolve(env.DATABASE_SSL_CA),
+            },
       logLevel: env.LOG_LEVEL,
       carriers: { rcs: env.CARRIER_RCS, sms: env.CARRIER_SMS },
       /** Google RBM: set when CARRIER_RCS=rbm (the refinement above guarantees the required parts). */
@@ -137,7 +164,7 @@ export class ConfigError extends Error {
 }
 
 /** Variables whose values carry credentials: an error names them but never prints the value. */
-const SECRET_VARIABLES = new Set(['SMPP_URL', 'RBM_WEBHOOK_CLIENT_TOKEN', 'SEALING_KEY']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SMPP_URL', 'RBM_WEBHOOK_CLIENT_TOKEN', 'SEALING_KEY']);
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -6,7 +6,7 @@ import { SessionsService } from './accounts/sessions.js';
 import { UsersService } from './accounts/users.js';
 import { BillingService } from './billing/service.js';
 import { type Clock, systemClock } from './platform/clock.js';
-import { changeStampOf } from './platform/db/change-stamp.js';
+import { changeStampFor } from './platform/db/change-stamp.js';
 import { openDatabase, type Db, type OpenDb } from './platform/db/database.js';
 import type { CredentialResolver } from './platform/http/auth.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -122,7 +122,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   // The data directory 0700 and the database files 0600; one log line names what was tightened.
   const tightened = config.databaseFile === ':memory:' ? [] : secureDirectory(config.dataDir);
-  const database = await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
+  const database: OpenDb = config.postgres
+    ? await openDatabase(config.postgres, { onPoolError: (err) => logger.warn({ err }, 'PostgreSQL: idle connection failed') })
+    : await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
   if (tightened.length > 0) logger.warn({ changed: tightened }, `tightened permissions: ${tightened.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ')}`);
   const db = database.db;
   let sealer: Sealer;
@@ -167,11 +169,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const services: Services = {
     accounts,
     billing: new BillingService(db, clock),
-    apiKeys: new ApiKeysService(db, clock, changeStampOf(database.raw)),
+    apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
     login: new LoginService(db, clock, config.login, sealer),
-    senders: new SendersService(db, clock, changeStampOf(database.raw)),
+    senders: new SendersService(db, clock, changeStampFor(database)),
     oauth: new OAuthService(db, clock, config, sealer),
     fields,
     groups,
@@ -194,7 +196,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links }),
     idempotency: new IdempotencyStore(db, clock),
-    health: new HealthService(database.raw, carriers, clock),
+    health: new HealthService(database, carriers, clock),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

@@ -8,11 +8,16 @@ const checkpointers = new WeakMap<AppContext, Checkpointer>();
 
 /** Background work: carrier receipts, the dispatcher, webhook deliveries, WAL checkpoints, sweepers. Started after the HTTP server listens. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
-  const checkpointer = startCheckpointer(ctx.config.databaseFile, {
-    writer: ctx.database.raw,
-    onCheckpoint: (r) => ctx.logger.debug({ walFrames: r.log, checkpointed: r.checkpointed, busy: r.busy }, 'WAL checkpoint'),
-    onError: (err) => ctx.logger.warn({ err }, 'WAL checkpoint thread'),
-  });
+  // SQLite's WAL only; PostgreSQL checkpoints on its own server.
+  const database = ctx.database;
+  const checkpointer =
+    database.dialect === 'sqlite'
+      ? startCheckpointer(ctx.config.databaseFile, {
+          writer: database.raw,
+          onCheckpoint: (r) => ctx.logger.debug({ walFrames: r.log, checkpointed: r.checkpointed, busy: r.busy }, 'WAL checkpoint'),
+          onError: (err) => ctx.logger.warn({ err }, 'WAL checkpoint thread'),
+        })
+      : null;
   if (checkpointer) checkpointers.set(ctx, checkpointer);
   await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
   ctx.dispatcher.start();

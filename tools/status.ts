@@ -20,7 +20,7 @@ export const rcsHealth = defineTool({
   annotations: READ,
   uses: ['health'],
   run: async ({ health }) => {
-    const up = health.databaseUp();
+    const up = await health.databaseUp();
     return { status: up ? ('healthy' as const) : ('down' as const), database: up ? ('up' as const) : ('down' as const), carriers: health.carrierNames(), timestamp: new Date(health.now()).toISOString() };
   },
 });

@@ -19,8 +19,8 @@ export function healthRoutes({ health }: { health: HealthService }): RouteSpec[]
       tags: ['Status'],
       auth: 'public',
       responses: { 200: { description: 'Healthy', schema: HealthResponse }, 503: { description: 'Down', schema: HealthResponse } },
-      handler: () => {
-        const up = health.databaseUp();
+      handler: async () => {
+        const up = await health.databaseUp();
         return reply(up ? 200 : 503, { status: up ? 'healthy' : 'down', timestamp: new Date(health.now()).toISOString() });
       },
     }),
@@ -32,8 +32,8 @@ export function healthRoutes({ health }: { health: HealthService }): RouteSpec[]
       tags: ['Status'],
       auth: 'authenticated',
       responses: { 200: { description: 'Status with validationLimits' }, 503: { description: 'Down' } },
-      handler: () => {
-        const body = systemStatus(health.databaseUp(), health.now());
+      handler: async () => {
+        const body = systemStatus(await health.databaseUp(), health.now());
         return reply(body.status === 'healthy' ? 200 : 503, body);
       },
     }),

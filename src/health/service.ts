@@ -1,4 +1,4 @@
-import type SQLite from 'better-sqlite3';
+import type { OpenDb } from '../platform/db/database.js';
 import type { Carriers } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 
@@ -9,18 +9,15 @@ import type { Clock } from '../platform/clock.js';
  */
 export class HealthService {
   constructor(
-    private readonly raw: SQLite.Database,
+    private readonly database: Pick<OpenDb, 'answers'>,
     private readonly carriers: Pick<Carriers, 'rcs' | 'sms'>,
     private readonly clock: Clock,
   ) {}
 
   /** True when the database answers. The health endpoint reports nothing else on purpose. */
-  databaseUp(): boolean {
-    try {
-      return this.raw.prepare('SELECT 1 AS ok').get() !== undefined;
-    } catch {
-      return false;
-    }
+  databaseUp(): Promise<boolean> {
+    // `select 1`: on the SQLite handle, or through the PostgreSQL pool (database.ts).
+    return this.database.answers();
   }
 
   carrierNames(): { rcs: string; sms: string } {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorHandler, notFoundHandler } from '../../src/platform/http/errors.js';
 import { defineRoute, mountRoutes, RouteRegistry } from '../../src/platform/http/route.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { sqliteHandle } from '../../src/platform/db/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -137,7 +138,7 @@ describe('health when the database is gone', () => {
   it('answers 503 down', async () => {
     const s = await startTestServer();
     try {
-      s.ctx.database.raw.close();
+      sqliteHandle(s.ctx.database).close();
       const r = await s.api('GET', '/api/rcs/health', undefined, { key: null });
       expect(r.status).toBe(503);
       expect(r.body).toEqual({ status: 'down', timestamp: expect.any(String) });

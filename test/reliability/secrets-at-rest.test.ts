@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { sqliteHandle } from '../../src/platform/db/database.js';
 import { SealingKeyError } from '../../src/platform/sealing.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
@@ -202,10 +203,10 @@ describe('a dump of the database reveals no secret', () => {
     expect(secrets['TOTP secret']!.length).toBeGreaterThan(20);
 
     // Every text column of every table...
-    const tables = (t.ctx.database.raw.prepare("select name from sqlite_master where type = 'table'").all()) as { name: string }[];
+    const tables = (sqliteHandle(t.ctx.database).prepare("select name from sqlite_master where type = 'table'").all()) as { name: string }[];
     let dump = '';
     for (const { name } of tables) {
-      for (const row of t.ctx.database.raw.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]) {
+      for (const row of sqliteHandle(t.ctx.database).prepare(`select * from "${name}"`).all() as Record<string, unknown>[]) {
         for (const v of Object.values(row)) if (typeof v === 'string') dump += `${v}\n`;
       }
     }

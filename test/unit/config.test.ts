@@ -44,4 +44,33 @@ describe('config', () => {
       expect((err as Error).message).toContain(name);
     }
   });
+  it('selects PostgreSQL with DATABASE_URL and keeps SQLite the default', () => {
+    expect(loadConfig({}).postgres).toBeNull();
+    const c = loadConfig({ DATABASE_URL: 'postgres://app:secret@db.example.com:5432/rcs', DATABASE_POOL_MAX: '25', DATABASE_SSL: 'verify-full', DATABASE_SSL_CA: 'ca.pem' });
+    expect(c.postgres).toEqual({ url: 'postgres://app:secret@db.example.com:5432/rcs', poolMax: 25, ssl: 'verify-full', sslCaFile: path.resolve('ca.pem') });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/rcs' }).postgres).toMatchObject({ poolMax: 10, ssl: null, sslCaFile: null });
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'mysql://db/rcs' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_FILE: 'x.sqlite' }, 'DATABASE_FILE'],
+    [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX'],
+    [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_SSL: 'prefer' }, 'DATABASE_SSL'],
+    [{ DATABASE_SSL: 'require' }, 'DATABASE_SSL'],
+    [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_SSL: 'require', DATABASE_SSL_CA: 'ca.pem' }, 'DATABASE_SSL_CA'],
+  ])('rejects the PostgreSQL settings %j naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${name}=`));
+  });
+
+  it('never prints the password of a bad DATABASE_URL', () => {
+    let message = '';
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/rcs' });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = String(err);
+    }
+    expect(message).toMatch(/DATABASE_URL=\(redacted\)/);
+    expect(message).not.toContain('hunter2');
+  });
 });

@@ -1,28 +1,86 @@
 import SQLite from 'better-sqlite3';
+import type pg from 'pg';
 import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { openCommitHook, type FirstCommitHook } from './commit-hook.js';
+import { connectPostgres, postgresAnswers, withMigrationLock, type PostgresConfig } from './postgres.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 /** Either the database or an open transaction: services take this so they compose inside one tx. */
 export type DbOrTx = Kysely<Database>;
 
-export interface OpenDb {
+interface OpenDbBase {
   db: Db;
-  /** The raw handle, for the health check and shutdown only; queries go through Kysely. */
-  raw: SQLite.Database;
+  /** True when the database answers a trivial query: GET /health. */
+  answers(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export interface OpenDbOptions {
-  /** Called once with the files whose looser modes were tightened (empty list: nothing changed). */
-  onModesTightened?: (changes: ModeChange[]) => void;
+/** The embedded SQLite file (the default). */
+export interface SqliteDb extends OpenDbBase {
+  dialect: 'sqlite';
+  /** The raw handle, for the change stamp, the WAL checkpointer and shutdown only; queries go through Kysely. */
+  raw: SQLite.Database;
 }
 
-export async function openDatabase(file: string, options: OpenDbOptions = {}): Promise<OpenDb> {
+/** PostgreSQL (DATABASE_URL), pooled. */
+export interface PostgresDb extends OpenDbBase {
+  dialect: 'postgres';
+  pool: pg.Pool;
+}
+
+export type OpenDb = SqliteDb | PostgresDb;
+
+export interface OpenDbOptions {
+  /** Called once with the files whose looser modes were tightened (empty list: nothing changed). SQLite only. */
+  onModesTightened?: (changes: ModeChange[]) => void;
+  /** Errors of idle pooled connections (PostgreSQL only); queries report their own. */
+  onPoolError?: (err: Error) => void;
+}
+
+/** The SQLite handle of an open database; throws on PostgreSQL (tests and tools that inspect the file). */
+export function sqliteHandle(open: OpenDb): SQLite.Database {
+  if (open.dialect !== 'sqlite') throw new Error(`a SQLite handle was asked of a ${open.dialect} database`);
+  return open.raw;
+}
+
+/**
+ * Opens the database and brings its schema up to date: a file path (or ':memory:') is SQLite,
+ * a PostgresConfig (DATABASE_URL) is PostgreSQL.
+ */
+export function openDatabase(file: string, options?: OpenDbOptions): Promise<SqliteDb>;
+export function openDatabase(target: PostgresConfig, options?: OpenDbOptions): Promise<PostgresDb>;
+export function openDatabase(target: string | PostgresConfig, options?: OpenDbOptions): Promise<OpenDb>;
+export async function openDatabase(target: string | PostgresConfig, options: OpenDbOptions = {}): Promise<OpenDb> {
+  return typeof target === 'string' ? openSqlite(target, options) : openPostgres(target, options);
+}
+
+async function openPostgres(config: PostgresConfig, options: OpenDbOptions): Promise<PostgresDb> {
+  const { db, pool } = connectPostgres(config, options.onPoolError ?? (() => undefined));
+  try {
+    await withMigrationLock(db, migrateToLatest);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  let closed = false;
+  return {
+    dialect: 'postgres',
+    db,
+    pool,
+    answers: () => postgresAnswers(db),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+async function openSqlite(file: string, options: OpenDbOptions): Promise<SqliteDb> {
   // Created 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode.
   const tightened = secureDatabaseFiles(file);
   if (tightened.length > 0) options.onModesTightened?.(tightened);
@@ -45,8 +103,16 @@ export async function openDatabase(file: string, options: OpenDbOptions = {}): P
   await migrateToLatest(db);
   let closed = false;
   return {
+    dialect: 'sqlite',
     db,
     raw,
+    answers: () => {
+      try {
+        return Promise.resolve(raw.prepare('SELECT 1 AS ok').get() !== undefined);
+      } catch {
+        return Promise.resolve(false);
+      }
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('jobs')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -11,17 +13,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sendername_id', 'text', (c) => c.notNull())
     .addColumn('message_type', 'text')
     .addColumn('campaign_name', 'text')
-    .addColumn('total', 'integer', (c) => c.notNull())
+    .addColumn('total', INT, (c) => c.notNull())
     .addColumn('rejected', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('batch_size', 'integer', (c) => c.notNull())
-    .addColumn('delay_ms', 'integer', (c) => c.notNull())
-    .addColumn('scheduled_at', 'integer')
+    .addColumn('batch_size', INT, (c) => c.notNull())
+    .addColumn('delay_ms', INT, (c) => c.notNull())
+    .addColumn('scheduled_at', INT)
     .addColumn('time_zone', 'text')
     .addColumn('timezone_source', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('cancelled_at', 'integer')
-    .addColumn('cancelled_count', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('credits_milli', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('cancelled_at', INT)
+    .addColumn('cancelled_count', INT, (c) => c.notNull().defaultTo(0))
+    .addColumn('credits_milli', INT, (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex('jobs_account_created').on('jobs').columns(['account_id', 'created_at']).execute();
 
@@ -44,24 +46,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sms_fallback', 'text')
     .addColumn('fallback_text', 'text')
     .addColumn('campaign_name', 'text')
-    .addColumn('credits_cost_milli', 'integer')
-    .addColumn('sms_segments', 'integer')
+    .addColumn('credits_cost_milli', INT)
+    .addColumn('sms_segments', INT)
     .addColumn('sms_encoding', 'text')
     .addColumn('method', 'text')
-    .addColumn('fallback_used', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('fallback_used', INT, (c) => c.notNull().defaultTo(0))
     .addColumn('fallback_reason', 'text')
     .addColumn('error', 'text')
     .addColumn('carrier_message_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('scheduled_at', 'integer')
-    .addColumn('sent_at', 'integer')
-    .addColumn('delivered_at', 'integer')
-    .addColumn('read_at', 'integer')
-    .addColumn('failed_at', 'integer')
-    .addColumn('pending', 'integer', (c) => c.notNull())
-    .addColumn('due_at', 'integer', (c) => c.notNull())
-    .addColumn('lease_until', 'integer')
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('scheduled_at', INT)
+    .addColumn('sent_at', INT)
+    .addColumn('delivered_at', INT)
+    .addColumn('read_at', INT)
+    .addColumn('failed_at', INT)
+    .addColumn('pending', INT, (c) => c.notNull())
+    .addColumn('due_at', INT, (c) => c.notNull())
+    .addColumn('lease_until', INT)
+    .addColumn('attempts', INT, (c) => c.notNull().defaultTo(0))
     .addColumn('time_zone', 'text')
     .execute();
   await db.schema.createIndex('messages_dispatch').on('messages').columns(['pending', 'due_at']).execute();
@@ -76,8 +78,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('contact_id', 'text', (c) => c.notNull())
     .addColumn('message_id', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('used_at', 'integer')
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('used_at', INT)
     .execute();
 
   await db.schema
@@ -90,12 +92,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sender_name', 'text', (c) => c.notNull())
     .addColumn('to_phone', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('deliver_due', 'integer')
-    .addColumn('read_due', 'integer')
-    .addColumn('delivered_at', 'integer')
-    .addColumn('read_at', 'integer')
-    .addColumn('failed_at', 'integer')
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('deliver_due', INT)
+    .addColumn('read_due', INT)
+    .addColumn('delivered_at', INT)
+    .addColumn('read_at', INT)
+    .addColumn('failed_at', INT)
     .execute();
   await db.schema.createIndex('sim_messages_to').on('sim_messages').columns(['to_phone', 'created_at']).execute();
   await db.schema.createIndex('sim_messages_deliver').on('sim_messages').column('deliver_due').execute();

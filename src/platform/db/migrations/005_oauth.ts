@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 // Migrations take Kysely<any>: they describe past shapes, not the current Database type.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('oauth_clients')
     .addColumn('client_id', 'text', (c) => c.primaryKey())
@@ -12,8 +14,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('client_name', 'text')
     .addColumn('redirect_uris', 'text', (c) => c.notNull())
     .addColumn('metadata', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('fetched_at', 'integer')
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('fetched_at', INT)
     .execute();
 
   await db.schema
@@ -21,13 +23,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id_hash', 'text', (c) => c.primaryKey())
     .addColumn('client_id', 'text', (c) => c.notNull().references('oauth_clients.client_id').onDelete('cascade'))
     .addColumn('redirect_uri', 'text', (c) => c.notNull())
-    .addColumn('redirect_uri_explicit', 'integer', (c) => c.notNull())
+    .addColumn('redirect_uri_explicit', INT, (c) => c.notNull())
     .addColumn('code_challenge', 'text', (c) => c.notNull())
     .addColumn('scopes', 'text', (c) => c.notNull())
     .addColumn('state', 'text')
     .addColumn('resource', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('expires_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('oauth_requests_expiry').on('oauth_requests').column('expires_at').execute();
 
@@ -38,13 +40,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('redirect_uri', 'text', (c) => c.notNull())
-    .addColumn('redirect_uri_explicit', 'integer', (c) => c.notNull())
+    .addColumn('redirect_uri_explicit', INT, (c) => c.notNull())
     .addColumn('code_challenge', 'text', (c) => c.notNull())
     .addColumn('scopes', 'text', (c) => c.notNull())
     .addColumn('resource', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
-    .addColumn('used_at', 'integer')
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('expires_at', INT, (c) => c.notNull())
+    .addColumn('used_at', INT)
     .addColumn('token_id', 'text')
     .execute();
   await db.schema.createIndex('oauth_codes_expiry').on('oauth_codes').column('expires_at').execute();
@@ -57,10 +59,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('scopes', 'text', (c) => c.notNull())
     .addColumn('resource', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
-    .addColumn('revoked_at', 'integer')
-    .addColumn('last_used_at', 'integer')
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('expires_at', INT, (c) => c.notNull())
+    .addColumn('revoked_at', INT)
+    .addColumn('last_used_at', INT)
     .execute();
   await db.schema.createIndex('oauth_tokens_account').on('oauth_tokens').columns(['account_id', 'expires_at']).execute();
   await db.schema.createIndex('oauth_tokens_client').on('oauth_tokens').columns(['client_id', 'user_id']).execute();

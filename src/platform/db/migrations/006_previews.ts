@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('previews')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -13,13 +15,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('estimate', 'text', (c) => c.notNull())
     .addColumn('warnings', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('approval_required', 'integer', (c) => c.notNull())
+    .addColumn('approval_required', INT, (c) => c.notNull())
     .addColumn('created_by', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('expires_at', INT, (c) => c.notNull())
     .addColumn('decided_by', 'text')
-    .addColumn('decided_at', 'integer')
-    .addColumn('send_started_at', 'integer')
+    .addColumn('decided_at', INT)
+    .addColumn('send_started_at', INT)
     .addColumn('result', 'text')
     .execute();
   await db.schema.createIndex('previews_account_hash').on('previews').columns(['account_id', 'kind', 'payload_hash']).execute();

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 /** Webhook endpoints, outbox, delivery log; opt-in forms and submissions. See docs/storage.md "Webhooks and forms". */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -10,20 +12,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('events', 'text', (c) => c.notNull())
-    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('enabled', INT, (c) => c.notNull().defaultTo(1))
     .addColumn('source', 'text', (c) => c.notNull().defaultTo('user'))
     .addColumn('secret_sealed', 'text', (c) => c.notNull())
     .addColumn('secret_hint', 'text', (c) => c.notNull())
     .addColumn('previous_secret_sealed', 'text')
-    .addColumn('previous_secret_expires_at', 'integer')
-    .addColumn('secret_rotated_at', 'integer')
-    .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('failing_since', 'integer')
-    .addColumn('last_success_at', 'integer')
-    .addColumn('last_failure_at', 'integer')
+    .addColumn('previous_secret_expires_at', INT)
+    .addColumn('secret_rotated_at', INT)
+    .addColumn('consecutive_failures', INT, (c) => c.notNull().defaultTo(0))
+    .addColumn('failing_since', INT)
+    .addColumn('last_success_at', INT)
+    .addColumn('last_failure_at', INT)
     .addColumn('last_error', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('updated_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_endpoints_account_url').on('webhook_endpoints').columns(['account_id', 'url']).unique().execute();
 
@@ -33,7 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_events_account_time').on('webhook_events').columns(['account_id', 'created_at']).execute();
 
@@ -45,16 +47,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('event_id', 'text', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
     .addColumn('event_type', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('next_attempt_at', 'integer')
-    .addColumn('lease_until', 'integer')
-    .addColumn('give_up_at', 'integer', (c) => c.notNull())
-    .addColumn('last_attempt_at', 'integer')
-    .addColumn('last_status_code', 'integer')
-    .addColumn('last_latency_ms', 'integer')
+    .addColumn('attempts', INT, (c) => c.notNull().defaultTo(0))
+    .addColumn('next_attempt_at', INT)
+    .addColumn('lease_until', INT)
+    .addColumn('give_up_at', INT, (c) => c.notNull())
+    .addColumn('last_attempt_at', INT)
+    .addColumn('last_status_code', INT)
+    .addColumn('last_latency_ms', INT)
     .addColumn('last_error', 'text')
-    .addColumn('delivered_at', 'integer')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('delivered_at', INT)
+    .addColumn('created_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
   await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).execute();
@@ -63,16 +65,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')
     .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
-    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('attempt', INT, (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('endpoint_id', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'integer', (c) => c.notNull())
-    .addColumn('latency_ms', 'integer', (c) => c.notNull())
-    .addColumn('status_code', 'integer')
+    .addColumn('started_at', INT, (c) => c.notNull())
+    .addColumn('latency_ms', INT, (c) => c.notNull())
+    .addColumn('status_code', INT)
     .addColumn('outcome', 'text', (c) => c.notNull())
     .addColumn('error', 'text')
     .addColumn('response_snippet', 'text')
-    .addColumn('manual', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('manual', INT, (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
     .execute();
   await db.schema.createIndex('webhook_attempts_endpoint_time').on('webhook_attempts').columns(['endpoint_id', 'started_at']).execute();
@@ -87,15 +89,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     .addColumn('fields', 'text', (c) => c.notNull())
     .addColumn('group_ids', 'text', (c) => c.notNull())
-    .addColumn('double_opt_in', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('double_opt_in', INT, (c) => c.notNull().defaultTo(1))
     .addColumn('sender_id', 'text')
     .addColumn('confirmation_message', 'text')
-    .addColumn('apply_data', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('apply_data', INT, (c) => c.notNull().defaultTo(1))
     .addColumn('consent_text', 'text')
     .addColumn('webhook_id', 'text', (c) => c.references('webhook_endpoints.id').onDelete('set null'))
-    .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('active', INT, (c) => c.notNull().defaultTo(1))
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('updated_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('forms_account_time').on('forms').columns(['account_id', 'created_at', 'id']).execute();
 
@@ -110,13 +112,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('token_hash', 'text', (c) => c.unique())
-    .addColumn('token_expires_at', 'integer')
-    .addColumn('confirmation_sent', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('token_expires_at', INT)
+    .addColumn('confirmation_sent', INT, (c) => c.notNull().defaultTo(0))
     .addColumn('confirmation_message_id', 'text')
     .addColumn('confirmation_note', 'text')
-    .addColumn('data_applied', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('submitted_at', 'integer', (c) => c.notNull())
-    .addColumn('confirmed_at', 'integer')
+    .addColumn('data_applied', INT, (c) => c.notNull().defaultTo(0))
+    .addColumn('submitted_at', INT, (c) => c.notNull())
+    .addColumn('confirmed_at', INT)
     .execute();
   await db.schema.createIndex('form_submissions_form_phone').on('form_submissions').columns(['form_id', 'phone', 'submitted_at']).execute();
   await db.schema.createIndex('form_submissions_form_time').on('form_submissions').columns(['form_id', 'submitted_at', 'id']).execute();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 /** The ten permissions every key could hold before 012; a key holding all of them was made as "all". */
 const OLD_ALL = [
@@ -28,7 +29,8 @@ const NEW_MANAGEMENT = ['webhooks:manage', 'forms:manage'];
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('api_keys').addColumn('sends_need_approval', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  const INT = intType(db);
+  await db.schema.alterTable('api_keys').addColumn('sends_need_approval', INT, (c) => c.notNull().defaultTo(0)).execute();
   const keys = (await db.selectFrom('api_keys').select(['id', 'permissions']).execute()) as { id: string; permissions: string }[];
   for (const key of keys) {
     let held: unknown;

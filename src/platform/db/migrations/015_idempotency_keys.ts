@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 /**
  * Client idempotency keys (Idempotency-Key header): one row per (account, SHA-256 of the key),
@@ -7,6 +8,7 @@ import type { Kysely } from 'kysely';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
@@ -15,13 +17,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('attempt', 'text', (c) => c.notNull())
-    .addColumn('locked_at', 'integer', (c) => c.notNull())
-    .addColumn('committed_at', 'integer')
-    .addColumn('response_status', 'integer')
+    .addColumn('locked_at', INT, (c) => c.notNull())
+    .addColumn('committed_at', INT)
+    .addColumn('response_status', INT)
     .addColumn('response_headers', 'text')
     .addColumn('response_body', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
+    .addColumn('expires_at', INT, (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key_hash'])
     .execute();
   await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 
 /**
  * Fair webhook delivery (issue #17): a circuit breaker per endpoint, and the indexes of the fair
@@ -13,9 +14,10 @@ import { sql, type Kysely } from 'kysely';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema.alterTable('webhook_endpoints').addColumn('circuit_state', 'text', (c) => c.notNull().defaultTo('closed')).execute();
-  await db.schema.alterTable('webhook_endpoints').addColumn('circuit_until', 'integer').execute();
-  await db.schema.alterTable('webhook_endpoints').addColumn('circuit_trips', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('webhook_endpoints').addColumn('circuit_until', INT).execute();
+  await db.schema.alterTable('webhook_endpoints').addColumn('circuit_trips', INT, (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.createIndex('webhook_deliveries_endpoint_due').on('webhook_deliveries').columns(['status', 'endpoint_id', 'next_attempt_at']).execute();
   await sql`create index webhook_deliveries_leased on webhook_deliveries (lease_until) where lease_until is not null`.execute(db);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { intType } from '../dialect.js';
 import { newId } from '../../ids.js';
 
 /**
@@ -15,16 +16,17 @@ import { newId } from '../../ids.js';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const INT = intType(db);
   await db.schema
     .createTable('credit_ledger')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('amount_milli', 'integer', (c) => c.notNull())
+    .addColumn('amount_milli', INT, (c) => c.notNull())
     .addColumn('reason', 'text', (c) => c.notNull())
     .addColumn('message_id', 'text')
     .addColumn('job_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', INT, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('credit_ledger_account').on('credit_ledger').columns(['account_id', 'id']).execute();
   await db.schema.createIndex('credit_ledger_job').on('credit_ledger').columns(['account_id', 'job_id', 'id']).execute();

@@ -1,0 +1,14 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * Identical opt-in submissions (same form, number and data) while the first is pending and fresh
+ * are that first one (docs/decisions.md "Opt-in forms"). The database decides which one is first:
+ * `dedupe_key` (SHA-256 of the submitted data) is unique per form and number among PENDING rows;
+ * a submission outside the resend window clears the key of the stale one it replaces. Rows from
+ * before this migration keep a null key and are found by their data, as before.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('form_submissions').addColumn('dedupe_key', 'text').execute();
+  await sql`create unique index form_submissions_pending_same on form_submissions (form_id, phone, dedupe_key) where status = 'PENDING'`.execute(db);
+}

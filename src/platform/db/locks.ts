@@ -35,8 +35,9 @@ export type LockSpace = keyof typeof LOCK_SPACES;
  * (SQLITE_BUSY on a stale snapshot) instead of writing past a check it did not see.
  */
 export async function lockForTransaction(tx: DbOrTx, space: LockSpace, keys: readonly string[], mode: 'exclusive' | 'shared' = 'exclusive'): Promise<void> {
-  if (keys.length === 0 || dialectOf(tx) !== 'postgres') return;
+  // Checked on SQLite too, so a call outside a transaction fails in every test run, not only on PostgreSQL.
   if (!tx.isTransaction) throw new Error('lockForTransaction needs a transaction: the lock would be released at once');
+  if (keys.length === 0 || dialectOf(tx) !== 'postgres') return;
   const id = LOCK_SPACES[space];
   for (const key of [...new Set(keys)].sort()) {
     if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(${sql.lit(id)}, hashtext(${key}))`.execute(tx);

@@ -27,7 +27,7 @@ describe('RateLimitCounters (the database store of the express-rate-limit limite
 
   it('counts hits in a fixed window and starts again at 1 when it has ended', async () => {
     const store = counters.store('t-window');
-    store.init?.(options);
+    await store.init?.(options);
     const start = clock.now();
     for (let i = 1; i <= 3; i++) {
       clock.advance(1_000);
@@ -42,8 +42,8 @@ describe('RateLimitCounters (the database store of the express-rate-limit limite
   it('keeps limiters and clients apart, and takes hits back without going below zero', async () => {
     const submit = counters.store('t-submit');
     const confirm = counters.store('t-confirm');
-    submit.init?.(options);
-    confirm.init?.(options);
+    await submit.init?.(options);
+    await confirm.init?.(options);
     await submit.increment('5.6.7.8');
     await submit.increment('5.6.7.8');
     expect((await confirm.increment('5.6.7.8')).totalHits).toBe(1);
@@ -59,7 +59,7 @@ describe('RateLimitCounters (the database store of the express-rate-limit limite
 
   it('stores no client key in the clear, and sweeps ended windows', async () => {
     const store = counters.store('t-sweep');
-    store.init?.(options);
+    await store.init?.(options);
     await store.increment('203.0.113.77');
     const keys = (await database.db.selectFrom('rate_limit_hits').select('key').execute()).map((r) => r.key);
     expect(keys.every((k) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
@@ -93,9 +93,9 @@ describePostgres('RateLimitCounters of two instances on one PostgreSQL database'
   it('hits at the same moment through both are each counted once: every total from 1 to n exactly once', async () => {
     const clock = new FakeClock();
     const stores = dbs.map((d) => new RateLimitCounters(d.db, clock).store('burst'));
-    for (const s of stores) s.init?.(options);
+    for (const s of stores) await s.init?.(options);
     const n = 60;
-    const results = await Promise.all(Array.from({ length: n }, (_, i) => stores[i % 2]!.increment('198.51.100.7')));
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => Promise.resolve(stores[i % 2]!.increment('198.51.100.7'))));
     expect(results.map((r) => r.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     // Both hashed the address under the one key the first of them stored.
     expect(await dbs[0]!.db.selectFrom('rate_limit_hits').select('hits').execute()).toEqual([{ hits: n }]);

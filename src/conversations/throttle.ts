@@ -112,11 +112,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
   private async serialise(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<void> {
     if (phones.length > SMALL) return lockForTransaction(tx, 'recipientThrottle', [accountId]);
     await lockForTransaction(tx, 'recipientThrottle', [accountId], 'shared');
-    await lockForTransaction(
-      tx,
-      'recipientThrottle',
-      phones.map((p) => `${accountId}|${p}`),
-    );
+    await lockForTransaction(tx, 'recipientThrottle', phones.map((p) => `${accountId}|${p}`));
   }
 
   /** The throttle's state for one number (GET /conversations/{phoneNumber}/rate-limit). */

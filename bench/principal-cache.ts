@@ -1,7 +1,8 @@
 /**
  * What caching API key principals and sender lists saves on PostgreSQL (issue #19, docs/decisions.md
  * "State shared by instances"). The shipped server caches them until its change feed hears that
- * api_keys, accounts.active or senders changed (migration 020's triggers, LISTEN/NOTIFY); the
+ * api_keys, accounts.active or senders changed (migration 020's triggers, LISTEN/NOTIFY, each stamp after a
+ * round trip on the feed's connection shared by the requests arriving together); the
  * alternative is no cache at all, every request reading its key and list_sendernames reading the
  * senders. Both on the same PostgreSQL in the same run, with MCP tools/call list_sendernames (the
  * call assistants make first and most); SQLite's change-stamp cache for reference. No bar: the

@@ -29,9 +29,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 // A key's principal is kept in memory while the database's change stamp stays the same
 // (change-stamp.ts), so a busy assistant's reads do not cost a key lookup each, yet a revocation
-// committed by any connection — this process, the admin CLI, another instance — drops it: on SQLite
-// by the very next request, on PostgreSQL as soon as the change notification arrives (milliseconds).
-// Without a stamp nothing is cached.
+// committed by any connection — this process, the admin CLI, another instance — drops it by the very
+// next request (on PostgreSQL through the change feed's notifications). Without a stamp nothing is cached.
 const PRINCIPAL_CACHE_MAX = 10_000;
 
 export interface CreateKeyOptions {
@@ -93,7 +92,7 @@ export class ApiKeysService {
     const hash = sha256Hex(secret);
     const now = this.clock.now();
     // Taken before the read: whatever commits in between changes the next stamp.
-    const stamp = this.stamp?.();
+    const stamp = await this.stamp?.();
     const cached = this.principals.get(hash);
     if (cached && stamp !== undefined && cached.stamp === stamp) return cached.principal;
     const row = await this.db

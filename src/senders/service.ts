@@ -80,7 +80,7 @@ export class SendersService {
    */
   async list(accountId: string, type?: SenderType): Promise<readonly Sendername[]> {
     const key = `${accountId}|${type ?? ''}`;
-    const stamp = this.stamp?.();
+    const stamp = await this.stamp?.();
     const hit = this.lists.get(key);
     if (hit && hit.stamp === stamp) return hit.value;
     const rows = await selectCompiledOnce(this.db, type ? 'senders.list|type' : 'senders.list', type ? [accountId, type] : [accountId], () => {

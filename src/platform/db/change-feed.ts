@@ -2,6 +2,8 @@ import pg from 'pg';
 
 /** The channel migration 020's triggers notify when cached rows change (api_keys, accounts.active, senders). */
 export const CHANGE_CHANNEL = 'rcs_cache_changes';
+/** How the feed's connection shows in pg_stat_activity. */
+export const CHANGE_FEED_APPLICATION = 'rcs change feed';
 
 export interface ChangeFeedOptions {
   /** Wait before connecting again after the connection failed or was lost. */
@@ -14,8 +16,8 @@ export interface ChangeFeedOptions {
 /**
  * PostgreSQL's side of the change stamp (change-stamp.ts): one dedicated connection per process
  * that LISTENs on CHANGE_CHANNEL. Every notification moves the generation on, so every cache
- * taken under the old one is dropped; caches of every instance thus follow a change within the
- * time a notification takes to arrive (milliseconds), wherever the change was made.
+ * taken under the old one is dropped, wherever the change was made; freshStamp() makes sure the
+ * notifications of everything committed before it have arrived.
  *
  * While the connection is not listening — not yet connected, lost, the server restarting — a
  * notification could be missed, so the stamp is a fresh value on every call and nothing is served
@@ -29,6 +31,8 @@ export class ChangeFeed {
   private missed = 0;
   private closed = false;
   private connecting: Promise<void> | null = null;
+  private inFlight: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly retryMs: number;
@@ -47,9 +51,48 @@ export class ChangeFeed {
     return this.listening;
   }
 
-  /** The change stamp: the same while nothing changed and the feed listened throughout. */
+  /** The stamp as of the notifications received so far: the same while nothing changed and the feed listened throughout. */
   stamp(): string {
     return this.listening ? `g${this.generation}` : `down${++this.missed}`;
+  }
+
+  /**
+   * The stamp as of this call: it reflects every change committed before it, wherever made. A
+   * notification reaches this process some time after the commit; one round trip on the feed's
+   * connection closes that gap, because the server hands a listening session the notifications
+   * signalled to it before it answers a query ("ReadyForQuery"), and the committing session
+   * signalled before its COMMIT returned. Callers arriving together share one round trip: each
+   * waits for one sent after it arrived, at most the one in flight plus the next.
+   */
+  async freshStamp(): Promise<string> {
+    if (!this.listening) return this.stamp();
+    try {
+      await this.fence();
+    } catch {
+      // The connection failed: lost() stopped listening, and stamp() now answers "nothing cached".
+    }
+    return this.stamp();
+  }
+
+  private fence(): Promise<void> {
+    if (!this.inFlight) {
+      this.inFlight = this.roundTrip().finally(() => (this.inFlight = null));
+      return this.inFlight;
+    }
+    // The round trip in flight may have left before the caller's change committed: wait for the next one.
+    this.next ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.next = null;
+        return this.fence();
+      });
+    return this.next;
+  }
+
+  private async roundTrip(): Promise<void> {
+    const client = this.client;
+    if (!client) throw new Error('change feed not connected');
+    await client.query('select 1');
   }
 
   /** Connects and listens; resolves once listening, or once the first attempt failed (retries continue). Idempotent. */
@@ -73,7 +116,7 @@ export class ChangeFeed {
 
   private async connect(): Promise<void> {
     // A stalled server fails the heartbeat instead of hanging it; TCP keepalive notices a vanished peer.
-    const client = new pg.Client({ ...this.clientConfig, keepAlive: true, keepAliveInitialDelayMillis: 10_000, query_timeout: 10_000 });
+    const client = new pg.Client({ ...this.clientConfig, application_name: CHANGE_FEED_APPLICATION, keepAlive: true, keepAliveInitialDelayMillis: 10_000, query_timeout: 10_000 });
     client.on('notification', (msg) => {
       if (msg.channel === CHANGE_CHANNEL) this.generation++;
     });

@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { OpenDb } from './database.js';
 
 /** A value that differs whenever the database may have changed since it was last taken. */
-export type ChangeStamp = () => string;
+export type ChangeStamp = () => string | Promise<string>;
 
 /**
  * SQLite's cheapest answer to "has anything changed?", for in-process caches of small reads that
@@ -26,12 +26,13 @@ export function changeStampOf(raw: SQLite.Database): ChangeStamp {
  * The stamp of an open database. SQLite: data_version and total_changes (above). PostgreSQL: the
  * generation of the process's change feed (change-feed.ts), moved on by the notifications of
  * migration 020's triggers whenever api_keys, accounts.active or senders change, by any instance
- * or tool; while the feed is not listening every stamp differs, so nothing is served from a cache.
- * Asking starts the feed.
+ * or tool, taken after a round trip that brings in every notification of a change committed
+ * before (shared by the requests arriving together); while the feed is not listening every stamp
+ * differs, so nothing is served from a cache. Asking starts the feed.
  */
 export function changeStampFor(open: OpenDb): ChangeStamp {
   if (open.dialect === 'sqlite') return changeStampOf(open.raw);
   const feed = open.changes;
   void feed.start();
-  return () => feed.stamp();
+  return () => feed.freshStamp();
 }

@@ -126,7 +126,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ? await openDatabase(config.postgres, { onPoolError: (err) => logger.warn({ err }, 'PostgreSQL: idle connection failed') })
     : await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
   // Issue #19 is under way: say so where the operator looks, not only in the README.
-  if (config.postgres) logger.warn('PostgreSQL support is a first slice: the schema, migrations and health work, but sending and several other features still use SQLite-only SQL (docs/scaling.md). Use the SQLite default in production for now.');
+  if (config.postgres) logger.warn('PostgreSQL: run one instance at a time for now; work claims, throttles, locks and caches are not yet shared across instances (docs/scaling.md).');
   if (tightened.length > 0) logger.warn({ changed: tightened }, `tightened permissions: ${tightened.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ')}`);
   const db = database.db;
   let sealer: Sealer;

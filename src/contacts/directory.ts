@@ -57,12 +57,12 @@ export class ContactDirectory {
         eb
           .selectFrom('contact_field_values as v')
           .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
-          .select(jsonObjectAgg('f.tag', 'v.value').as('fields'))
+          .select(jsonObjectAgg(tx, 'f.tag', 'v.value').as('fields'))
           .whereRef('v.contact_id', '=', 'c.id')
           .as('fields'),
       )
       .where('c.account_id', '=', accountId)
-      .where('c.phone', 'in', jsonList(phones));
+      .where('c.phone', 'in', jsonList(tx, phones));
     const rows = await selectRowsViaJson<ContactTuple>(tx, query, CONTACT_COLUMNS, FIELDS_COLUMN);
     for (const [id, phone, country, firstName, lastName, email, disabled, fields] of rows) {
       result.set(phone, { id, phone, country, firstName, lastName, email, disabled: disabled === 1, customFields: fields ?? {} });

@@ -80,7 +80,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
         .selectFrom('messages')
         .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
         .where('account_id', '=', accountId)
-        .where('phone', 'in', jsonList(phones))
+        .where('phone', 'in', jsonList(tx, phones))
         .where('direction', '=', 'OUTBOUND')
         .where('created_at', '>', since)
         .groupBy('phone')

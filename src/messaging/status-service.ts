@@ -55,7 +55,7 @@ export class StatusService {
       // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
       const rows = new Map<string, StatusFields>();
-      const query = tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(ids));
+      const query = tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(tx, ids));
       for (const [id, account_id, status, pending, sent_at, delivered_at, read_at] of await selectRowsViaJson<StatusTuple>(tx, query, STATUS_FIELDS)) {
         rows.set(id, { id, account_id, status, pending, sent_at, delivered_at, read_at });
       }
@@ -91,7 +91,7 @@ export class StatusService {
         else groups.set(key, { patch, ids: [id] });
       }
       for (const { patch, ids: groupIds } of groups.values()) {
-        await tx.updateTable('messages').set(patch).where('id', 'in', jsonList(groupIds)).execute();
+        await tx.updateTable('messages').set(patch).where('id', 'in', jsonList(tx, groupIds)).execute();
       }
       const listens = statusListenerCheck(this.events, tx);
       const changed: string[] = [];

@@ -18,12 +18,12 @@ export const OPTED_OUT_REASON_PREFIX = 'Opted out';
 export async function optedOutPhones(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
   if (phones.length === 0) return out;
-  // One statement for a whole batch: the numbers travel as one JSON parameter (SQLite json_each).
+  // One statement for a whole batch: the numbers travel as one JSON parameter (jsonList).
   const rows = await tx
     .selectFrom('opt_outs')
     .select('phone')
     .where('account_id', '=', accountId)
-    .where('phone', 'in', jsonList(phones))
+    .where('phone', 'in', jsonList(tx, phones))
     .execute();
   for (const r of rows) out.add(r.phone);
   return out;

@@ -1,7 +1,7 @@
-import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeBulk, insertRowsAsJson, updateRowsById } from '../../src/platform/db/bulk.js';
+import { BOTH_DIALECTS, openScratch, type Scratch } from '../helpers/scratch-db.js';
 
 interface T {
   id: string;
@@ -11,14 +11,23 @@ interface T {
   pending: number;
 }
 
+const createT = (s: Scratch) => sql`create table t (id text primary key, status text not null, n ${sql.raw(s.intType)}, note text, pending ${sql.raw(s.intType)} not null)`.execute(s.db);
+
+describe.each(BOTH_DIALECTS)('bulk statements on %s', (dialect) => {
 // Untyped like the callers of bulk.ts see the database: any table name is allowed there.
 let db: Kysely<any>;
+let scratch: Scratch;
 
 beforeEach(async () => {
-  db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
-  await sql`create table t (id text primary key, status text not null, n integer, note text, pending integer not null)`.execute(db);
+  scratch = await openScratch(dialect);
+  db = scratch.db;
+  await createT(scratch);
   const rows = Array.from({ length: 30 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, status: 'NEW', n: i, note: null, pending: i % 10 === 9 ? 0 : 1 }));
   await executeBulk(db, 'test.insert', rows, (part) => db.insertInto('t').values([...part]));
+});
+
+afterEach(async () => {
+  await scratch.close();
 });
 
 const all = () => db.selectFrom('t').selectAll().orderBy('id').execute() as Promise<T[]>;
@@ -74,8 +83,10 @@ describe('insertRowsAsJson', () => {
     await insertRowsAsJson(db, 't', rows, { chunk: 10 });
     const back = (await all()).filter((r) => r.id.startsWith('j'));
     expect(back).toEqual(rows);
-    const types = await sql<{ t: string }>`select distinct typeof(n) as t from t where id like 'j%' and n is not null`.execute(db);
-    expect(types.rows).toEqual([{ t: 'integer' }]);
+    // Stored as integers, not as the text JSON carried them in.
+    const typeOf = dialect === 'sqlite' ? sql`typeof(n)` : sql`pg_typeof(n)::text`;
+    const types = await sql<{ t: string }>`select distinct ${typeOf} as t from t where id like 'j%' and n is not null`.execute(db);
+    expect(types.rows).toEqual([{ t: dialect === 'sqlite' ? 'integer' : 'bigint' }]);
   });
 
   it('re-uses a compiled shape with other values in the shared columns', async () => {
@@ -94,5 +105,26 @@ describe('insertRowsAsJson with an upsert suffix', () => {
       { id: 'u1', status: 'FRESH', n: 1, note: null, pending: 1 },
     ], { suffix });
     expect(out.sort((a, b) => a.id.localeCompare(b.id))).toEqual([{ id: 'r00', status: 'NEW' }, { id: 'u1', status: 'FRESH' }]);
+  });
+});
+});
+
+describe.runIf(BOTH_DIALECTS.includes('postgres'))('one process on both dialects', () => {
+  it('keeps each shape compiled per dialect: the same statement shape runs on SQLite and on PostgreSQL in turn', async () => {
+    const lite = await openScratch('sqlite');
+    const pg = await openScratch('postgres');
+    try {
+      await createT(lite);
+      await createT(pg);
+      for (const [i, s] of [lite, pg, lite, pg].entries()) {
+        const row = { id: `d${i}`, status: 'S', n: i, note: null, pending: 1 };
+        await insertRowsAsJson(s.db, 't', [row, { ...row, id: `e${i}` }]);
+        expect([...(await updateRowsById(s.db, 't', [{ id: `d${i}`, note: 'x' }, { id: `e${i}`, note: 'y' }], sql`pending = 1`))].sort()).toEqual([`d${i}`, `e${i}`]);
+      }
+      for (const s of [lite, pg]) expect((await s.db.selectFrom('t').select('id').orderBy('id').execute()).map((r) => r.id)).toHaveLength(4);
+    } finally {
+      await lite.close();
+      await pg.close();
+    }
   });
 });

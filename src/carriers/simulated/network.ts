@@ -249,8 +249,8 @@ export class SimulatedNetwork implements Carriers {
 
   private async mark(ids: string[], set: Partial<SimMessagesTable>): Promise<void> {
     if (ids.length === 0) return;
-    // The ids as one JSON parameter (json_each): one statement, prepared once, for any number.
-    await this.db.updateTable('sim_messages').set(set).where('id', 'in', jsonList(ids)).execute();
+    // The ids as one JSON parameter (jsonList): one statement, prepared once, for any number.
+    await this.db.updateTable('sim_messages').set(set).where('id', 'in', jsonList(this.db, ids)).execute();
   }
 }
 

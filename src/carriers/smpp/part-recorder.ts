@@ -1,4 +1,5 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
+import { insertRowsAsJson } from '../../platform/db/bulk.js';
 import type { Db } from '../../platform/db/database.js';
 
 export interface AcknowledgedPart {
@@ -32,7 +33,6 @@ export class PartRecorder {
   /** Ends the current gather early (flush, or enough parts gathered). */
   private wake: (() => void) | null = null;
   private failure: unknown = null;
-  private compiled: string | null = null;
   /** Statements written (bench and tests). */
   writes = 0;
 
@@ -87,17 +87,15 @@ export class PartRecorder {
 
   private async write(batch: readonly AcknowledgedPart[]): Promise<void> {
     this.writes++;
-    let data = '[';
-    for (let i = 0; i < batch.length; i++) {
-      const p = batch[i]!;
-      data += `${i === 0 ? '' : ','}[${JSON.stringify(p.message_id)},${p.part_index},${JSON.stringify(p.carrier_id)},${JSON.stringify(p.connection)},${p.submitted_at}]`;
-    }
-    data += ']';
-    // Compiled once: only the JSON parameter changes between writes.
-    // `where true`: without a WHERE, SQLite would read the upsert's ON CONFLICT as a join constraint.
-    this.compiled ??= sql`insert into smpp_parts (message_id, part_index, carrier_id, connection, submitted_at)
-      select j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4 from json_each(${''}) j where true
-      on conflict (message_id, part_index) do update set carrier_id = excluded.carrier_id, connection = excluded.connection, submitted_at = excluded.submitted_at`.compile(this.db).sql;
-    await this.db.executeQuery(CompiledQuery.raw(this.compiled, [data]));
+    // PostgreSQL refuses an upsert that touches one row twice in a statement (SQLite lets the last
+    // win): a part acknowledged twice within one gather keeps its latest acknowledgement only.
+    const latest = new Map<string, AcknowledgedPart>();
+    for (const p of batch) latest.set(`${p.message_id}\u0000${p.part_index}`, p);
+    const rows = latest.size === batch.length ? batch : [...latest.values()];
+    // One statement for the whole batch (its rows as one JSON parameter), compiled once per shape.
+    await insertRowsAsJson(this.db, 'smpp_parts', rows, { chunk: MAX_STATEMENT, suffix: PART_UPSERT });
   }
 }
+
+/** An acknowledgement repeated (a retried submit of the same part) keeps the SMSC's latest id. */
+const PART_UPSERT = sql`on conflict (message_id, part_index) do update set carrier_id = excluded.carrier_id, connection = excluded.connection, submitted_at = excluded.submitted_at`;

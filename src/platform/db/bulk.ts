@@ -1,6 +1,7 @@
 import { sql, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
 import { runCompiledOnce } from './compiled-once.js';
 import type { DbOrTx } from './database.js';
+import { dialectOf } from './dialect.js';
 
 /** One row's new values, by id. */
 export type RowPatch = { id: string } & Record<string, string | number | null>;
@@ -17,8 +18,10 @@ const DEFAULT_CHUNK = 500;
  * made recording a batch twice as slow.) `extraWhere` narrows which rows may change (e.g.
  * `pending = 1`); the ids of the rows actually updated are returned (RETURNING).
  *
- * Portable SQL: SQLite ≥ 3.35 and PostgreSQL both run it. PostgreSQL types untyped VALUES
- * parameters as text, so its dialect will need `CAST(? AS <column type>)` on numeric columns.
+ * PostgreSQL types untyped VALUES parameters as text, so there the varying columns come from one
+ * JSON parameter read by the table's own row type instead:
+ * `UPDATE t SET a = ?, c1 = v.c1 FROM (SELECT id, c1 FROM jsonb_populate_recordset(null::t, ?)) v(k, c1) …`
+ * (one bound value per chunk; no per-column casts to keep in step with the schema).
  */
 export async function updateRowsById(db: DbOrTx, table: string, patches: readonly RowPatch[], extraWhere?: RawBuilder<unknown>, chunk = DEFAULT_CHUNK): Promise<Set<string>> {
   const updated = new Set<string>();
@@ -33,7 +36,8 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
     if (g) g.push(p);
     else groups.set(key, [p]);
   }
-  const whereKey = extraWhere ? extraWhere.compile(db).sql : '';
+  const postgres = dialectOf(db) === 'postgres';
+  const where = { sql: extraWhere, key: extraWhere ? extraWhere.compile(db).sql : '' };
   for (const [key, rows] of groups) {
     const columns = key.split(',');
     for (let i = 0; i < rows.length; i += chunk) {
@@ -44,26 +48,83 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
         const first = part[0]![c] ?? null;
         (part.every((r) => (r[c] ?? null) === first) ? constant : varying).push(c);
       }
-      // Parameters in statement order: the VALUES rows, then the constant columns.
-      const params: unknown[] = [];
-      for (const r of part) {
-        params.push(r.id);
-        for (const c of varying) params.push(r[c] ?? null);
-      }
-      for (const c of constant) params.push(part[0]![c] ?? null);
-      const shape = `${table}|${varying.join(',')}|${constant.join(',')}|${part.length}|${whereKey}`;
-      const build = () => {
-        const names = ['k', ...varying.map((_, j) => `c${j}`)];
-        const values = sql.join(part.map((r) => sql`(${sql.join([r.id, ...varying.map((c) => r[c] ?? null)])})`));
-        const sets = [...constant.map((c) => sql`${sql.ref(c)} = ${part[0]![c] ?? null}`), ...varying.map((c, j) => sql`${sql.ref(c)} = ${sql.ref(`v.c${j}`)}`)];
-        const where = extraWhere ? sql`${sql.ref(`${table}.id`)} = ${sql.ref('v.k')} and (${extraWhere})` : sql`${sql.ref(`${table}.id`)} = ${sql.ref('v.k')}`;
-        return sql<{ id: string }>`with v(${sql.join(names.map((n) => sql.ref(n)))}) as (values ${values}) update ${sql.table(table)} set ${sql.join(sets)} from v where ${where} returning ${sql.ref(`${table}.id`)}`;
-      };
+      const { shape, params, build } = (postgres ? updateFromJson : updateFromValues)(table, part, constant, varying, where);
       const res = await runCompiledOnce<{ id: string }>(db, shape, params, () => build().compile(db));
       for (const r of res.rows) updated.add(r.id);
     }
   }
   return updated;
+}
+
+/** updateRowsById's `extraWhere` and its SQL text (part of every shape key). */
+interface ExtraWhere {
+  sql: RawBuilder<unknown> | undefined;
+  key: string;
+}
+
+interface UpdateStatement {
+  /** Everything that changes the SQL text (runCompiledOnce). */
+  shape: string;
+  /** The bound values, in statement order. */
+  params: unknown[];
+  build: () => RawBuilder<{ id: string }>;
+}
+
+function updateWhere(table: string, extraWhere: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
+  const join = sql`${sql.ref(`${table}.id`)} = ${sql.ref('v.k')}`;
+  return extraWhere ? sql`${join} and (${extraWhere})` : join;
+}
+
+const varyingNames = (varying: readonly string[]) => sql.join(['k', ...varying.map((_, j) => `c${j}`)].map((n) => sql.ref(n)));
+const setClauses = (part: readonly RowPatch[], constant: readonly string[], varying: readonly string[]) => [
+  ...constant.map((c) => sql`${sql.ref(c)} = ${part[0]![c] ?? null}`),
+  ...varying.map((c, j) => sql`${sql.ref(c)} = ${sql.ref(`v.c${j}`)}`),
+];
+
+/** SQLite: `WITH v(k, c0, …) AS (VALUES (?, ?, …), …) UPDATE t SET … FROM v WHERE t.id = v.k`. */
+function updateFromValues(table: string, part: readonly RowPatch[], constant: readonly string[], varying: readonly string[], where: ExtraWhere): UpdateStatement {
+  // Parameters in statement order: the VALUES rows, then the constant columns.
+  const params: unknown[] = [];
+  for (const r of part) {
+    params.push(r.id);
+    for (const c of varying) params.push(r[c] ?? null);
+  }
+  for (const c of constant) params.push(part[0]![c] ?? null);
+  return {
+    shape: `${table}|${varying.join(',')}|${constant.join(',')}|${part.length}|${where.key}`,
+    params,
+    build: () => {
+      const values = sql.join(part.map((r) => sql`(${sql.join([r.id, ...varying.map((c) => r[c] ?? null)])})`));
+      return sql<{ id: string }>`with v(${varyingNames(varying)}) as (values ${values}) update ${sql.table(table)} set ${sql.join(setClauses(part, constant, varying))} from v where ${updateWhere(table, where.sql)} returning ${sql.ref(`${table}.id`)}`;
+    },
+  };
+}
+
+/**
+ * PostgreSQL: the varying columns from one JSON parameter typed by the table's row type. The
+ * subquery picks the columns and renames them, so the table's own columns stay unambiguous in
+ * `extraWhere` (the record type has every column of the table).
+ */
+function updateFromJson(table: string, part: readonly RowPatch[], constant: readonly string[], varying: readonly string[], where: ExtraWhere): UpdateStatement {
+  const data = JSON.stringify(
+    part.map((r) => {
+      const o: Record<string, unknown> = { id: r.id };
+      for (const c of varying) o[c] = r[c] ?? null;
+      return o;
+    }),
+  );
+  // Parameters in statement order: the constant columns (SET), then the JSON rows (FROM).
+  const params: unknown[] = constant.map((c) => part[0]![c] ?? null);
+  params.push(data);
+  return {
+    shape: `json:${table}|${varying.join(',')}|${constant.join(',')}|${where.key}`,
+    params,
+    build: () => {
+      const picked = sql.join(['id', ...varying].map((c) => sql.ref(c)));
+      const from = sql`(select ${picked} from jsonb_populate_recordset(null::${sql.table(table)}, ${data}::jsonb)) as v(${varyingNames(varying)})`;
+      return sql<{ id: string }>`update ${sql.table(table)} set ${sql.join(setClauses(part, constant, varying))} from ${from} where ${updateWhere(table, where.sql)} returning ${sql.ref(`${table}.id`)}`;
+    },
+  };
 }
 
 
@@ -90,7 +151,10 @@ export async function executeBulk<R extends object, O = unknown>(db: DbOrTx, key
  * accepting a 10,000-message batch). Columns with the same value in every row of the chunk are
  * bound once. Rows must all have the same keys in the same order, with values that survive JSON:
  * strings, finite numbers (integers below 2^53 stay integers), null.
- * SQLite ≥ 3.38 (json_each, ->>); the PostgreSQL form is jsonb_array_elements with ->>.
+ * SQLite ≥ 3.38: `INSERT … SELECT j.value ->> 0, … FROM json_each(?) j`. PostgreSQL: the rows as
+ * JSON objects read by the table's own row type, `INSERT … SELECT cols FROM
+ * jsonb_populate_recordset(null::t, ?::jsonb)`, so every value gets its column's type without a
+ * cast per column (no constant columns there: the objects carry every value).
  */
 export async function insertRowsAsJson<R extends object, O = never>(
   db: DbOrTx,
@@ -107,6 +171,18 @@ export async function insertRowsAsJson<R extends object, O = never>(
   const chunk = opts.chunk ?? 1000;
   const suffixSql = opts.suffix ? opts.suffix.compile(db).sql : '';
   const columns = Object.keys(rows[0]!);
+  if (dialectOf(db) === 'postgres') {
+    const shape = `jsonb:${table}|${columns.join(',')}|${suffixSql}`;
+    const names = sql.join(columns.map((c) => sql.ref(c)));
+    for (let i = 0; i < rows.length; i += chunk) {
+      const data = JSON.stringify(rows.slice(i, i + chunk));
+      const res = await runCompiledOnce<O>(db, shape, [data], () =>
+        sql<O>`insert into ${sql.table(table)} (${names}) select ${names} from jsonb_populate_recordset(null::${sql.table(table)}, ${data}::jsonb) where true ${opts.suffix ?? sql``}`.compile(db),
+      );
+      out.push(...res.rows);
+    }
+    return out;
+  }
   const access = accessorsFor(columns);
   for (let i = 0; i < rows.length; i += chunk) {
     const part = rows.slice(i, i + chunk) as readonly Record<string, unknown>[];

@@ -1,5 +1,6 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { DbOrTx } from './database.js';
+import { dialectOf } from './dialect.js';
 
 /**
  * Small helpers for values stored as TEXT/INTEGER in a way that works the same on SQLite and
@@ -21,27 +22,34 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * `(SELECT value FROM json_each(?))`: a list of any length as one JSON parameter, for `x IN …`.
- * The statement text is the same for every length, so it is compiled and prepared once, and a
- * 10,000-item list is one bound value instead of 10,000. SQLite's json_each; on PostgreSQL
- * `(SELECT jsonb_array_elements_text(?::jsonb))`.
+ * A list of any length as one JSON parameter, for `x IN …`: SQLite `(select value from
+ * json_each(?))`, PostgreSQL `(select jsonb_array_elements_text(?::jsonb))`. The statement text is
+ * the same for every length, so it is compiled and prepared once, and a 10,000-item list is one
+ * bound value instead of 10,000. Text values only: PostgreSQL yields text, which would not compare
+ * with a bigint column without a cast (a numeric list needs a form of its own).
  */
-export const jsonList = (values: readonly (string | number)[]): RawBuilder<string> => sql<string>`(select value from json_each(${JSON.stringify(values)}))`;
+export const jsonList = (db: DbOrTx, values: readonly string[]): RawBuilder<string> =>
+  dialectOf(db) === 'postgres'
+    ? sql<string>`(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`
+    : sql<string>`(select value from json_each(${JSON.stringify(values)}))`;
 
 /**
- * `json_group_object(key, value)`: the rows of a group as one JSON object (a contact's custom
- * fields by tag). PostgreSQL: `json_object_agg(key, value)`.
+ * The rows of a group as one JSON object, as text (a contact's custom fields by tag): SQLite
+ * `json_group_object(key, value)`, PostgreSQL `json_object_agg(key, value)::text`, with `{}` for
+ * no rows as SQLite gives (PostgreSQL's aggregate of nothing is NULL). Text on both, so callers
+ * read one type; the spacing inside differs, the JSON does not.
  */
-export const jsonObjectAgg = (key: string, value: string): RawBuilder<string> => sql<string>`json_group_object(${sql.ref(key)}, ${sql.ref(value)})`;
+export const jsonObjectAgg = (db: DbOrTx, key: string, value: string): RawBuilder<string> =>
+  dialectOf(db) === 'postgres' ? sql<string>`coalesce(json_object_agg(${sql.ref(key)}, ${sql.ref(value)})::text, '{}')` : sql<string>`json_group_object(${sql.ref(key)}, ${sql.ref(value)})`;
 
 /**
  * Runs `query` and returns its rows as arrays of the values of `columns`, in that order, read from
- * one JSON value the database aggregates (`json_group_array(json_array(…))`) and parsed once.
+ * one JSON value the database aggregates and parsed once: SQLite `json_group_array(json_array(…))`,
+ * PostgreSQL `json_agg(json_build_array(…))` (NULL when there are no rows: read as []).
  * For thousands of rows this costs a third of what result rows do through the SQLite driver, which
  * builds every row object property by property (10,000 contacts: ~25 ms against ~80 ms). Values
  * must survive JSON: text, integers below 2^53, NULL (no blobs). Columns named in `jsonColumns`
- * hold JSON text and come back parsed. Row order is not guaranteed. PostgreSQL:
- * `json_agg(json_build_array(…))` and `::json` for the JSON columns.
+ * hold JSON text and come back parsed. Row order is not guaranteed.
  */
 export async function selectRowsViaJson<T extends unknown[]>(
   db: DbOrTx,
@@ -49,6 +57,12 @@ export async function selectRowsViaJson<T extends unknown[]>(
   columns: readonly string[],
   jsonColumns: ReadonlySet<string> = new Set(),
 ): Promise<T[]> {
+  if (dialectOf(db) === 'postgres') {
+    const values = columns.map((c) => (jsonColumns.has(c) ? sql`${sql.ref(`q.${c}`)}::json` : sql.ref(`q.${c}`)));
+    // pg parses a json result itself; ::text keeps one JSON.parse for both dialects.
+    const { rows } = await sql<{ rows: string | null }>`select json_agg(json_build_array(${sql.join(values)}))::text as rows from (${query}) as q`.execute(db);
+    return rows[0]?.rows ? (JSON.parse(rows[0].rows) as T[]) : [];
+  }
   const values = columns.map((c) => (jsonColumns.has(c) ? sql`json(${sql.ref(`q.${c}`)})` : sql.ref(`q.${c}`)));
   const { rows } = await sql<{ rows: string }>`select json_group_array(json_array(${sql.join(values)})) as rows from (${query}) as q`.execute(db);
   return JSON.parse(rows[0]!.rows) as T[];

@@ -1,0 +1,58 @@
+import pg from 'pg';
+
+/**
+ * PostgreSQL for tests: the server at POSTGRES_ADMIN_URL (default the local cluster, trust auth).
+ * Every caller gets its own schema, named for this process and a counter, so vitest's parallel
+ * files never share tables; the connection URL selects it with `options=-c search_path=…`.
+ */
+export const POSTGRES_ADMIN_URL = process.env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** True when the suite runs on PostgreSQL (`npm run test:pg`). */
+export const onPostgres = process.env.TEST_DATABASE === 'postgres';
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** Null when the server answers; else why not. */
+export async function postgresUnreachable(): Promise<string | null> {
+  try {
+    await admin((c) => c.query('select 1'));
+    return null;
+  } catch (err) {
+    return String(err);
+  }
+}
+
+export interface TestSchema {
+  /** A connection URL whose sessions see only this schema (search_path). */
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+let made = 0;
+
+/** A fresh, empty schema; drop() removes it with everything in it. */
+export async function createTestSchema(label = 't'): Promise<TestSchema> {
+  const name = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${++made}_${Date.now().toString(36)}`;
+  await admin((c) => c.query(`create schema "${name}"`));
+  const u = new URL(POSTGRES_ADMIN_URL);
+  u.searchParams.set('options', `-c search_path=${name}`);
+  let dropped = false;
+  return {
+    url: u.toString(),
+    name,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin((c) => c.query(`drop schema if exists "${name}" cascade`));
+    },
+  };
+}

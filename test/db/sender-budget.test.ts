@@ -5,7 +5,8 @@ import { SenderBudget } from '../../src/messaging/sender-budget.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
 import { SendersService } from '../../src/senders/service.js';
-import { dropScratchDatabases, required, scratchDatabase, shownUrl, ADMIN_URL, unreachable } from '../helpers/postgres-scratch.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg-database.js';
+import { postgresUnreachable, POSTGRES_ADMIN_URL } from '../helpers/postgres.js';
 
 /**
  * The per-sender throughput budget (messaging/sender-budget.ts): one token bucket per sender in
@@ -13,6 +14,8 @@ import { dropScratchDatabases, required, scratchDatabase, shownUrl, ADMIN_URL, u
  * from the same budget at the same moment and together get exactly what it holds.
  */
 const T0 = Date.UTC(2026, 4, 4, 9, 0, 0);
+const unreachable = await postgresUnreachable();
+const required = process.env.REQUIRE_POSTGRES === '1';
 
 async function withSender(database: OpenDb): Promise<string> {
   const clock = new FakeClock(T0);
@@ -69,18 +72,26 @@ describe('sender budget on SQLite', () => {
 
 describe.runIf(required && unreachable !== null)('PostgreSQL required (REQUIRE_POSTGRES=1)', () => {
   it('is reachable', () => {
-    throw new Error(`PostgreSQL is not reachable at ${shownUrl(ADMIN_URL)}: ${unreachable}`);
+    throw new Error(`PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')}: ${unreachable}`);
   });
 });
 
 describe.skipIf(unreachable !== null)('sender budget on PostgreSQL', () => {
+  const databases: TestDatabase[] = [];
+  const scratch = async () => {
+    const database = await createTestDatabase('h2_budget');
+    databases.push(database);
+    return database.url;
+  };
   const openPg = async (url: string) => openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_MAX: '8' }).postgres!);
-  afterAll(dropScratchDatabases);
+  afterAll(async () => {
+    for (const d of databases) await d.drop();
+  });
 
-  budgetCases(async () => openPg(await scratchDatabase('h2_budget')));
+  budgetCases(async () => openPg(await scratch()));
 
   it('three instances taking at once get exactly the budget between them', async () => {
-    const url = await scratchDatabase('h2_budget');
+    const url = await scratch();
     const instances = [await openPg(url), await openPg(url), await openPg(url)];
     try {
       const sender = await withSender(instances[0]!);
@@ -88,7 +99,7 @@ describe.skipIf(unreachable !== null)('sender budget on PostgreSQL', () => {
       // 60 takes of 25 at the same instant, 20 per instance in parallel: 1,500 asked, 1,000 there.
       const takes = instances.flatMap((db) => Array.from({ length: 20 }, () => take(budget, db, sender, 25, T0)));
       const got = await Promise.all(takes);
-      expect(got.reduce((s, n) => s + n!, 0)).toBe(1000);
+      expect(got.reduce<number>((sum, n) => sum + (n ?? 0), 0)).toBe(1000);
       expect(got.every((n) => n === 0 || n === 25)).toBe(true);
       expect(await budget.available(instances[1]!.db, sender, T0)).toBe(0);
     } finally {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { DbOrTx } from './database.js';
+import type { Db, DbOrTx } from './database.js';
 import { dialectOf } from './dialect.js';
 
 /**
@@ -35,4 +35,17 @@ export function claimLockClause(db: DbOrTx): RawBuilder<unknown> {
  */
 export function sharedByInstances(db: DbOrTx): boolean {
   return dialectOf(db) === 'postgres';
+}
+
+/**
+ * Runs a claim whose work happens partly elsewhere — a receipt tick locks due rows, hands their
+ * events to another service (its own transaction, on another connection), then marks them. On
+ * PostgreSQL inside one transaction: the rows its lockedForClaim SELECT locked stay locked until
+ * its marks commit, so another instance's tick skips them, and a crash rolls back to "still due"
+ * (the events are repeated, never lost). On SQLite directly on the database: one process, whose
+ * loop runs one tick at a time, and whose single connection a transaction would hold while the
+ * work in between needs it.
+ */
+export function inClaim<T>(db: Db, fn: (q: DbOrTx) => Promise<T>): Promise<T> {
+  return sharedByInstances(db) ? db.transaction().execute(fn) : fn(db);
 }

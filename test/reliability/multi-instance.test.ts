@@ -96,7 +96,7 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
       headers: { 'X-API-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
   const count = async (text: string, ...params: unknown[]) => Number((await probe.query<{ n: string }>(text, params)).rows[0]!.n);
   async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string, pollMs = 100): Promise<T> {

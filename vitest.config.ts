@@ -13,6 +13,8 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          // TEST_DATABASE=postgres: one PostgreSQL database per run for the files' schemas, dropped at the end.
+          globalSetup: ['test/helpers/pg-global-setup.ts'],
         },
       },
       {

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { errorHandler, notFoundHandler } from '../../src/platform/http/errors.js';
 import { defineRoute, mountRoutes, RouteRegistry } from '../../src/platform/http/route.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { sqliteHandle } from '../../src/platform/db/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
@@ -138,7 +137,8 @@ describe('health when the database is gone', () => {
   it('answers 503 down', async () => {
     const s = await startTestServer();
     try {
-      sqliteHandle(s.ctx.database).close();
+      // Closed under the running server: SQLite's handle, PostgreSQL's pool.
+      await s.ctx.database.close();
       const r = await s.api('GET', '/api/rcs/health', undefined, { key: null });
       expect(r.status).toBe(503);
       expect(r.body).toEqual({ status: 'down', timestamp: expect.any(String) });

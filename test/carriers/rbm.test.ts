@@ -265,10 +265,10 @@ describe('Google RBM carrier against a local RBM peer', () => {
 
 describe('service-account token', () => {
   it('a missing or broken key file stops the start, naming the variable', async () => {
-    const { openDatabase } = await import('../../src/platform/db/database.js');
+    const { openTestDatabase } = await import('../helpers/database.js');
     const { SenderDirectory } = await import('../../src/carriers/sender-config.js');
     const { createLogger } = await import('../../src/platform/logger.js');
-    const database = await openDatabase(':memory:');
+    const database = await openTestDatabase();
     try {
       const make = (file: string) =>
         new RbmCarrier(database.db, { now: () => Date.now() }, createLogger('silent'), { endpoint: 'http://127.0.0.1:9', agent: { agentId: 'a', serviceAccountFile: file, clientToken: 'token-123456' } }, new SenderDirectory(database.db));

@@ -11,7 +11,8 @@ import { Backoff, backoffDelay } from '../../src/carriers/smpp/backoff.js';
 import { SmppCarrier, type SmppCarrierOptions } from '../../src/carriers/smpp/carrier.js';
 import { parseSmppUrl, SmppConnection } from '../../src/carriers/smpp/connection.js';
 import { systemClock } from '../../src/platform/clock.js';
-import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import type { OpenDb } from '../../src/platform/db/database.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { newId } from '../../src/platform/ids.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { analyzeSms, splitSms } from '../../src/sms/index.js';
@@ -108,7 +109,7 @@ describe('SMPP adapter supervision', () => {
   const stops: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    database = await openDatabase(':memory:');
+    database = await openTestDatabase();
   });
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();

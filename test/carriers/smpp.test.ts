@@ -3,7 +3,8 @@ import type { CarrierEvent, OutboundSms } from '../../src/carriers/carrier.js';
 import { SenderDirectory } from '../../src/carriers/sender-config.js';
 import { SmppCarrier, type SmppCarrierOptions } from '../../src/carriers/smpp/carrier.js';
 import { systemClock } from '../../src/platform/clock.js';
-import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import type { OpenDb } from '../../src/platform/db/database.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { newId } from '../../src/platform/ids.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { analyzeSms, splitSms } from '../../src/sms/index.js';
@@ -51,7 +52,7 @@ describe('SMPP adapter against a local SMSC', () => {
   const stops: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    database = await openDatabase(':memory:');
+    database = await openTestDatabase();
   });
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();

@@ -10,8 +10,11 @@ export const POSTGRES_ADMIN_URL = process.env.POSTGRES_ADMIN_URL ?? 'postgres://
 /** True when the suite runs on PostgreSQL (`npm run test:pg`). */
 export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5000 });
+/** The run's own database (pg-global-setup.ts) when there is one, else the admin database itself. */
+const RUN_URL = process.env.TEST_PG_RUN_URL ?? POSTGRES_ADMIN_URL;
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>, url = RUN_URL): Promise<T> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await c.connect();
   try {
     return await fn(c);
@@ -23,7 +26,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 /** Null when the server answers; else why not. */
 export async function postgresUnreachable(): Promise<string | null> {
   try {
-    await admin((c) => c.query('select 1'));
+    await admin((c) => c.query('select 1'), POSTGRES_ADMIN_URL);
     return null;
   } catch (err) {
     return String(err);
@@ -43,7 +46,7 @@ let made = 0;
 export async function createTestSchema(label = 't'): Promise<TestSchema> {
   const name = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${++made}_${Date.now().toString(36)}`;
   await admin((c) => c.query(`create schema "${name}"`));
-  const u = new URL(POSTGRES_ADMIN_URL);
+  const u = new URL(RUN_URL);
   u.searchParams.set('options', `-c search_path=${name}`);
   let dropped = false;
   return {

@@ -9,6 +9,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { expectLedgerBalanced } from '../billing/invariant.js';
+import { testDatabaseEnv } from './database.js';
 
 export interface TestAccount {
   accountId: string;
@@ -25,6 +26,8 @@ export interface TestServer {
   ctx: AppContext;
   server: RunningServer;
   dataDir: string;
+  /** DATABASE_URL and friends of this server's own PostgreSQL schema ({} on SQLite): for child processes (the CLI) on its database. */
+  dbEnv: Record<string, string>;
   /** The first account (all permissions). */
   account: TestAccount;
   /** Another tenant; its ids must be invisible to `account`. */
@@ -38,11 +41,20 @@ export interface TestServer {
 
 let counter = 0;
 
-/** A real server on an ephemeral loopback port with a temporary SQLite file. */
+/**
+ * A real server on an ephemeral loopback port with a temporary SQLite file, or with TEST_DATABASE=postgres a
+ * PostgreSQL schema of its own (dropped by close()), unless the test's env names a database itself.
+ */
 export async function startTestServer(opts: { clock?: Clock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...opts.env });
-  const { ctx, server } = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') }), 0, '127.0.0.1');
+  const ownsDatabase = opts.env?.DATABASE_URL === undefined && opts.env?.DATABASE_FILE === undefined;
+  const { env: dbEnv, schema } = ownsDatabase ? await testDatabaseEnv('srv') : { env: {}, schema: null };
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...dbEnv, ...opts.env });
+  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') }), 0, '127.0.0.1').catch(async (err: unknown) => {
+    await schema?.drop();
+    throw err;
+  });
+  const { ctx, server } = started;
   if (opts.workers !== false) await startWorkers(ctx);
 
   const createKey = async (accountId: string, permissions: readonly Permission[]) =>
@@ -86,6 +98,7 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
     ctx,
     server,
     dataDir,
+    dbEnv,
     account,
     createAccount,
     createKey,
@@ -96,6 +109,7 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
       // Every test that ran against this server left balances equal to their credit ledgers.
       await expectLedgerBalanced(ctx.db, dataDir);
       await ctx.database.close();
+      await schema?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

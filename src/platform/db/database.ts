@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, Migrator, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { dialectOf } from './dialect.js';
 import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -152,12 +153,25 @@ function withStatementCache(raw: SQLite.Database): SqliteDialectConfig['database
 }
 
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(dialectOf(db) === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
   }
+}
+
+/**
+ * The schema unqualified names go to (the first existing one on search_path). Kysely's Migrator
+ * looks for its bookkeeping tables in every schema unless told which: in a database whose other
+ * schemas hold another installation (or another test's), it would find theirs and skip creating
+ * its own.
+ */
+async function currentSchema(db: Db): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL: no schema of the search_path exists (create it, or fix search_path in DATABASE_URL)');
+  return schema;
 }
 
 /**

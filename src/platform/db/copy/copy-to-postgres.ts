@@ -128,10 +128,15 @@ export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyResult> 
           let tableRowsDone = 0;
           const progress = () => o.onProgress?.({ table, tableRowsDone, tableRows, rowsDone, rowsTotal, tableNumber: i + 1, tableCount: order.length });
           progress();
-          for (const chunk of source.chunks(table, chunkRows)) {
+          const chunks = source.chunks(table, chunkRows);
+          for (let next = chunks.next(); !next.done; ) {
+            const chunk = next.value;
             let inserted: number;
             try {
-              inserted = await target.insertChunk(table, chunk.json);
+              const pending = target.insertChunk(table, chunk.json);
+              // The next chunk is read from SQLite while PostgreSQL inserts this one (pg has sent it already).
+              next = chunks.next();
+              inserted = await pending;
             } catch (err) {
               const msg = (err as Error).message;
               const hint = /\\u0000|unsupported Unicode escape/.test(msg) ? ' (a text value holds the NUL character, which PostgreSQL text cannot store; correct that row in the SQLite file first)' : '';

@@ -72,7 +72,7 @@ export class CopyProgressReporter {
 
   private line(p: CopyProgress, tableDone: boolean): void {
     this.lastLine = this.now();
-    const table = tableDone ? `${p.table}: ${fmt(p.tableRows)} row${p.tableRows === 1 ? "" : "s"} copied` : `${p.table}: ${fmt(p.tableRowsDone)} of ${fmt(p.tableRows)} rows`;
+    const table = tableDone ? `${p.table}: ${fmt(p.tableRows)} row${p.tableRows === 1 ? '' : 's'} copied` : `${p.table}: ${fmt(p.tableRowsDone)} of ${fmt(p.tableRows)} rows`;
     this.out.write(`copy ${String(percent(p.rowsDone, p.rowsTotal)).padStart(3)}%  ${table} (table ${p.tableNumber} of ${p.tableCount}; ${fmt(p.rowsDone)} of ${fmt(p.rowsTotal)} rows in all)\n`);
   }
 }

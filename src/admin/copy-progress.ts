@@ -63,10 +63,10 @@ export class CopyProgressReporter {
     this.lastDraw = this.now();
     const pct = percent(p.rowsDone, p.rowsTotal);
     const tail = ` ${String(pct).padStart(3)}%  ${fmt(p.rowsDone)}/${fmt(p.rowsTotal)} rows  ${p.table} (${p.tableNumber}/${p.tableCount})`;
-    const width = Math.max(10, Math.min(30, (this.out.columns ?? 80) - tail.length - 3));
+    const width = Math.max(10, Math.min(30, (this.out.columns || 80) - tail.length - 3));
     const filled = Math.round((pct / 100) * width);
     const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]${tail}`;
-    this.out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (this.out.columns ?? 80) - 1))}`);
+    this.out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (this.out.columns || 80) - 1))}`);
     this.drawn = true;
   }
 

@@ -128,25 +128,11 @@ export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyResult> 
           let tableRowsDone = 0;
           const progress = () => o.onProgress?.({ table, tableRowsDone, tableRows, rowsDone, rowsTotal, tableNumber: i + 1, tableCount: order.length });
           progress();
-          const chunks = source.chunks(table, chunkRows);
-          for (let next = chunks.next(); !next.done; ) {
-            const chunk = next.value;
-            let inserted: number;
-            try {
-              const pending = target.insertChunk(table, chunk.json);
-              // The next chunk is read from SQLite while PostgreSQL inserts this one (pg has sent it already).
-              next = chunks.next();
-              inserted = await pending;
-            } catch (err) {
-              const msg = (err as Error).message;
-              const hint = /\\u0000|unsupported Unicode escape/.test(msg) ? ' (a text value holds the NUL character, which PostgreSQL text cannot store; correct that row in the SQLite file first)' : '';
-              throw new AppError('VALIDATION_ERROR', `Copying ${table} failed after ${tableRowsDone} of its rows: ${msg}${hint}. Nothing was committed.`, { cause: err });
-            }
-            if (inserted !== chunk.rows) throw new AppError('INTERNAL', `Copying ${table}: ${chunk.rows} rows read, ${inserted} inserted. Nothing was committed.`);
+          await copyTable(source, target, table, chunkRows, (inserted) => {
             tableRowsDone += inserted;
             rowsDone += inserted;
             progress();
-          }
+          });
         }
         const sequences = await target.resetSequences();
         const tables: CopyResult['tables'] = [];
@@ -167,5 +153,33 @@ export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyResult> 
   } finally {
     source.close();
     await db.destroy();
+  }
+}
+
+/** One table, chunk by chunk; `onChunk` after each chunk committed to the transaction. */
+async function copyTable(source: SqliteSource, target: PostgresTarget, table: string, chunkRows: number, onChunk: (inserted: number) => void): Promise<void> {
+  let done = 0;
+  const chunks = source.chunks(table, chunkRows);
+  for (let next = chunks.next(); !next.done; ) {
+    const chunk = next.value;
+    let inserted: number;
+    try {
+      const pending = target.insertChunk(table, chunk.json);
+      try {
+        // The next chunk is read from SQLite while PostgreSQL inserts this one (pg has sent it already).
+        next = chunks.next();
+      } catch (err) {
+        await pending.catch(() => undefined);
+        throw err;
+      }
+      inserted = await pending;
+    } catch (err) {
+      const msg = (err as Error).message;
+      const hint = /\\u0000|unsupported Unicode escape/.test(msg) ? ' (a text value holds the NUL character, which PostgreSQL text cannot store; correct that row in the SQLite file first)' : '';
+      throw new AppError('VALIDATION_ERROR', `Copying ${table} failed after ${done} of its rows: ${msg}${hint}. Nothing was committed.`, { cause: err });
+    }
+    if (inserted !== chunk.rows) throw new AppError('INTERNAL', `Copying ${table}: ${chunk.rows} rows read, ${inserted} inserted. Nothing was committed.`);
+    done += inserted;
+    onChunk(inserted);
   }
 }

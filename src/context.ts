@@ -7,6 +7,7 @@ import { UsersService } from './accounts/users.js';
 import { BillingService } from './billing/service.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { changeStampFor } from './platform/db/change-stamp.js';
+import { RateLimitCounters } from './platform/http/rate-limit-store.js';
 import { openDatabase, type Db, type OpenDb } from './platform/db/database.js';
 import type { CredentialResolver } from './platform/http/auth.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -110,6 +111,8 @@ export interface Services {
   idempotency: IdempotencyStore;
   /** Database up, carriers configured, server time: /health, /status and rcs_health. */
   health: HealthService;
+  /** Hit counters of the express-rate-limit limiters (public form pages), shared by every instance; swept by startWorkers. */
+  rateLimits: RateLimitCounters;
 }
 
 export interface ContextOptions {
@@ -199,6 +202,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links }),
     idempotency: new IdempotencyStore(db, clock),
     health: new HealthService(database, carriers, clock),
+    rateLimits: new RateLimitCounters(db, clock),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

@@ -2,6 +2,7 @@ import type { AppContext } from './context.js';
 import { startCheckpointer, type Checkpointer } from './platform/db/checkpointer.js';
 import { startSandboxSweeper } from './sandbox/service.js';
 import { startIdempotencySweeper } from './platform/idempotency/store.js';
+import { startRateLimitSweeper } from './platform/http/rate-limit-store.js';
 
 const stops = new WeakMap<AppContext, () => Promise<void>>();
 const checkpointers = new WeakMap<AppContext, Checkpointer>();
@@ -26,9 +27,12 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   const stopSandboxSweeper = startSandboxSweeper(ctx.services.sandbox, (err) => ctx.logger.warn({ err }, 'sandbox sweep failed'));
   // Idempotency keys older than 24 h: at start, then every 10 minutes.
   const idempotencySweeper = startIdempotencySweeper(ctx.services.idempotency, (err) => ctx.logger.warn({ err }, 'idempotency sweep failed'));
+  // Rate limiters' ended windows: at start, then every 10 minutes.
+  const rateLimitSweeper = startRateLimitSweeper(ctx.services.rateLimits, (err) => ctx.logger.warn({ err }, 'rate limit sweep failed'));
   stops.set(ctx, async () => {
     stopSandboxSweeper();
     await idempotencySweeper.stop();
+    await rateLimitSweeper.stop();
   });
 }
 

@@ -27,10 +27,11 @@ export interface ApiKeyInfo {
 // a busy key does not turn every read into a write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-// A key's principal is kept in memory while the database has not changed at all (change-stamp.ts),
-// so a busy assistant's reads do not cost a key lookup each, yet a revocation committed by any
-// connection — this process, the admin CLI, another process on the file — is seen by the very next
-// request. Without a stamp (a database that has none) nothing is cached.
+// A key's principal is kept in memory while the database's change stamp stays the same
+// (change-stamp.ts), so a busy assistant's reads do not cost a key lookup each, yet a revocation
+// committed by any connection — this process, the admin CLI, another instance — drops it: on SQLite
+// by the very next request, on PostgreSQL as soon as the change notification arrives (milliseconds).
+// Without a stamp nothing is cached.
 const PRINCIPAL_CACHE_MAX = 10_000;
 
 export interface CreateKeyOptions {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/errors.js';
@@ -62,12 +63,26 @@ export class LoginService {
     const totp = totpFor(this.sealer.open(user.totp_secret, totpSealContext(user.id)), user.email);
     const delta = /^\d{6}$/.test(cleaned) ? totp.validate({ token: cleaned, timestamp: now, window: 1 }) : null;
     const counter = delta === null ? null : totp.counter({ timestamp: now }) + delta;
-    // A code is good once: a replay of the last accepted step fails like a wrong code.
-    if (counter === null || (user.totp_last_counter !== null && counter <= user.totp_last_counter)) {
+    // A code is good once: a replay of the last accepted step fails like a wrong code. The update
+    // itself checks the step again, so of two requests with one code at the same moment (two
+    // instances) exactly one moves the counter and succeeds.
+    const accepted =
+      counter !== null &&
+      (user.totp_last_counter === null || counter > user.totp_last_counter) &&
+      Number(
+        (
+          await this.db
+            .updateTable('users')
+            .set({ failed_logins: 0, locked_until: null, totp_last_counter: counter })
+            .where('id', '=', user.id)
+            .where((eb) => eb.or([eb('totp_last_counter', 'is', null), eb('totp_last_counter', '<', counter)]))
+            .executeTakeFirst()
+        ).numUpdatedRows,
+      ) === 1;
+    if (!accepted) {
       await this.recordFailure(ip, user.id);
       throw invalid();
     }
-    await this.db.updateTable('users').set({ failed_logins: 0, locked_until: null, totp_last_counter: counter }).where('id', '=', user.id).execute();
   }
 
   private async assertAddressAllowed(ip: string): Promise<void> {
@@ -76,23 +91,40 @@ export class LoginService {
     if (row?.locked_until && row.locked_until > now) throw locked(row.locked_until, now);
   }
 
+  /**
+   * Each counter moves in one statement that reads and writes the row together, so failures
+   * arriving at the same moment (on one instance or several) are all counted: a read, then a
+   * write of the read value plus one, would let them overwrite each other and never lock.
+   */
   private async recordFailure(ip: string, userId: string | undefined): Promise<void> {
     const now = this.clock.now();
+    const lockedUntil = now + this.policy.lockoutMs;
     if (userId) {
-      const user = await this.db.selectFrom('users').select(['failed_logins']).where('id', '=', userId).executeTakeFirst();
-      const failures = (user?.failed_logins ?? 0) + 1;
-      const lock = failures >= this.policy.maxFailures;
+      const max = this.policy.maxFailures;
+      // A failure racing the one that locks keeps the lock it finds (`else locked_until`).
       await this.db
         .updateTable('users')
-        .set({ failed_logins: lock ? 0 : failures, locked_until: lock ? now + this.policy.lockoutMs : null })
+        .set({
+          failed_logins: sql<number>`case when failed_logins + 1 >= ${max} then 0 else failed_logins + 1 end`,
+          locked_until: sql<number | null>`case when failed_logins + 1 >= ${max} then ${lockedUntil} else locked_until end`,
+        })
         .where('id', '=', userId)
         .execute();
     }
-    const key = `ip:${ip}`;
-    const row = await this.db.selectFrom('login_throttle').selectAll().where('key', '=', key).executeTakeFirst();
-    const fresh = !row || now - row.window_start > IP_WINDOW_MS;
-    const failures = fresh ? 1 : row.failures + 1;
-    const values = { key, failures, window_start: fresh ? now : row.window_start, locked_until: failures >= IP_MAX_FAILURES ? now + this.policy.lockoutMs : null };
-    await this.db.insertInto('login_throttle').values(values).onConflict((oc) => oc.column('key').doUpdateSet(values)).execute();
+    // A window older than IP_WINDOW_MS starts again at this failure.
+    const stale = sql<boolean>`login_throttle.window_start < ${now - IP_WINDOW_MS}`;
+    const failures = sql<number>`case when ${stale} then 1 else login_throttle.failures + 1 end`;
+    await this.db
+      .insertInto('login_throttle')
+      .values({ key: `ip:${ip}`, failures: 1, window_start: now, locked_until: null })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          failures,
+          window_start: sql<number>`case when ${stale} then ${now} else login_throttle.window_start end`,
+          // Typed: PostgreSQL would take a parameter beside a bare null for text.
+          locked_until: sql<number | null>`case when ${failures} >= ${IP_MAX_FAILURES} then cast(${lockedUntil} as bigint) else null end`,
+        }),
+      )
+      .execute();
   }
 }

@@ -4,6 +4,7 @@ import type { UsersService } from '../accounts/users.js';
 import type { Db } from '../platform/db/database.js';
 import type { SendersService } from '../senders/service.js';
 import { inTransaction } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
 import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS } from '../platform/permissions.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -30,9 +31,13 @@ export interface DemoCredentials {
  * Returns null when any account already exists.
  */
 export async function seedDemoIfEmpty({ db, accounts, users, apiKeys, senders }: { db: Db; accounts: AccountsService; users: UsersService; apiKeys: ApiKeysService; senders: SendersService }): Promise<DemoCredentials | null> {
-  const existing = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-  if (existing) return null;
+  const anyAccount = (q: Db) => q.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  if (await anyAccount(db)) return null;
   const created = await inTransaction(db, async (tx) => {
+    // Instances starting together on one empty PostgreSQL database: one seeds, the others wait
+    // here and then find its account.
+    await lockForTransaction(tx, 'firstStart', ['demo']);
+    if (await anyAccount(tx)) return null;
     const account = await accounts.create(
       {
         name: 'Demo Company',
@@ -48,6 +53,7 @@ export async function seedDemoIfEmpty({ db, accounts, users, apiKeys, senders }:
     const test = await senders.create(account.id, { name: 'Demo RCS Test Agent', type: 'RCS', status: 'APPROVED', isTest: true, testPhones: DEMO_TEST_PHONES }, tx);
     return { account, user, senders: [rcs, sms, test] };
   });
+  if (!created) return null;
   const assistant = await apiKeys.create(created.account.id, 'Demo assistant key (sends need approval)', DEFAULT_PERMISSIONS, { sendsNeedApproval: true });
   const automation = await apiKeys.create(created.account.id, 'Demo automation key (all permissions, sends directly)', ALL_PERMISSIONS);
   return {

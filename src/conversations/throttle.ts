@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
 import { jsonList } from '../platform/db/sql.js';
 import type { RecipientThrottle } from '../messaging/recipients.js';
 
@@ -48,6 +49,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
   async limited(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<ReadonlyMap<string, { reason: string; retryAfterSeconds: number }>> {
     const out = new Map<string, { reason: string; retryAfterSeconds: number }>();
     if (!this.enabled || phones.length === 0) return out;
+    await this.serialise(tx, accountId, phones);
     const now = this.clock.now();
     const since = now - this.options.windowMs;
     const full: string[] = [];
@@ -96,6 +98,21 @@ export class RecipientRateLimiter implements RecipientThrottle {
       });
     }
     return out;
+  }
+
+  /**
+   * Counting and then inserting is safe only if no other transaction counts the same numbers in
+   * between: on PostgreSQL two instances would both see the last free slot and both take it. The
+   * accepting transaction (`tx`, which inserts the messages) holds a lock until it commits: a
+   * small send locks the account shared and each of its numbers exclusively, so sends to other
+   * numbers go on side by side; a bigger one locks the whole account exclusively rather than
+   * thousands of numbers (PostgreSQL's lock table holds about 64 per connection). The count then
+   * reads after the lock is granted, so it sees every message committed before.
+   */
+  private async serialise(tx: DbOrTx, accountId: string, phones: readonly string[]): Promise<void> {
+    if (phones.length > SMALL) return lockForTransaction(tx, 'recipientThrottle', [accountId]);
+    await lockForTransaction(tx, 'recipientThrottle', [accountId], 'shared');
+    await lockForTransaction(tx, 'recipientThrottle', phones.map((p) => `${accountId}|${p}`));
   }
 
   /** The throttle's state for one number (GET /conversations/{phoneNumber}/rate-limit). */

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { h } from 'preact';
 import type { Config } from '../config.js';
+import type { RateLimitCounters } from '../platform/http/rate-limit-store.js';
 import { isAppError } from '../platform/errors.js';
 import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
@@ -23,7 +24,7 @@ export const FORM_POST_WINDOW_MS = 10 * 60_000;
  * /f/confirm/<token> (the link in the confirmation SMS). No session, no script; CSRF by
  * double-submit cookie; POSTs rate-limited per client address; not indexed.
  */
-export function formPages({ forms, config }: { forms: FormsService; config: Pick<Config, 'secureCookies'> }): Router {
+export function formPages({ forms, config, rateLimits }: { forms: FormsService; config: Pick<Config, 'secureCookies'>; rateLimits: RateLimitCounters }): Router {
   const router = Router();
   const secure = config.secureCookies;
 
@@ -47,7 +48,8 @@ export function formPages({ forms, config }: { forms: FormsService; config: Pick
     res.status(429).type('text/plain').send('Too many attempts from your network. Please wait a few minutes and try again.');
   };
   // Submissions per client address and form (a shared network must not block every form at once);
-  // confirmations per client address.
+  // confirmations per client address. Counted in the database, so the limits hold in total across
+  // instances.
   const submitLimiter = rateLimit({
     windowMs: FORM_POST_WINDOW_MS,
     limit: FORM_POSTS_PER_WINDOW,
@@ -55,8 +57,16 @@ export function formPages({ forms, config }: { forms: FormsService; config: Pick
     legacyHeaders: false,
     keyGenerator: (req) => `${ipKeyGenerator(req.ip ?? 'unknown')}|${String(req.params.slug)}`,
     handler: tooMany,
+    store: rateLimits.store('form-submit'),
   });
-  const confirmLimiter = rateLimit({ windowMs: FORM_POST_WINDOW_MS, limit: FORM_POSTS_PER_WINDOW * 3, standardHeaders: 'draft-6', legacyHeaders: false, handler: tooMany });
+  const confirmLimiter = rateLimit({
+    windowMs: FORM_POST_WINDOW_MS,
+    limit: FORM_POSTS_PER_WINDOW * 3,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    handler: tooMany,
+    store: rateLimits.store('form-confirm'),
+  });
 
   const showForm = (req: Request, res: Response, form: PublicForm, status = 200, extra: { values?: Record<string, string>; errors?: Record<string, string>; error?: string } = {}) => {
     noindex(res);

@@ -10,6 +10,8 @@ import type { SendService } from '../messaging/send-service.js';
 import { countryInPriceList, countryReach, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
+import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { FormSubmissionsTable, FormsTable } from '../platform/db/tables/webhooks-forms.js';
 import { AppError, isAppError, notFound } from '../platform/errors.js';
@@ -399,12 +401,33 @@ export class FormsService {
     const pub = await this.publicForm(slug);
     if (!pub) throw notFound('Form');
     const { e164, digits, data } = await this.readInput(pub, input);
-    const outcome = await inTransaction(this.d.db, async (tx) => {
-      const form = await tx.selectFrom('forms').selectAll().where('id', '=', pub.id).executeTakeFirstOrThrow();
+    // Of identical submissions at the same moment one inserts; the others' inserts hit the unique key (migration
+    // 019), roll back everything they did, and run once more, now finding that one's row.
+    const outcome = await onceMoreIfDuplicate(() => this.record(pub.id, e164, digits, data));
+    const { row, form } = outcome;
+    let confirmationSent = row.confirmation_sent === 1;
+    if (outcome.handOver) {
+      const result = await this.d.send.handOver(outcome.handOver);
+      if (result.failed) {
+        // The carrier refused it at once: the link never arrives, so the throttle must not hold back the next try.
+        confirmationSent = false;
+        await this.d.db
+          .updateTable('form_submissions')
+          .set({ confirmation_sent: 0, token_hash: null, token_expires_at: null, confirmation_note: `The confirmation SMS failed: ${result.error ?? 'not sent'}` })
+          .where('id', '=', row.id)
+          .execute();
+      }
+    }
+    if (form.double_opt_in !== 1) return { submissionId: row.id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false };
+    return { submissionId: row.id, status: 'PENDING', confirmationSent, doubleOptIn: true };
+  }
+
+  /** The submission's transaction (submit); throws a unique violation when an identical one committed meanwhile. */
+  private record(formId: string, e164: string, digits: string, data: SubmissionData): Promise<{ row: FormSubmissionsTable; form: FormsTable; handOver: string | null }> {
+    return inTransaction(this.d.db, async (tx) => {
+      const form = await tx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
       const now = this.d.clock.now();
       const json = JSON.stringify(data);
-      // SQLite runs one write transaction at a time, so this check and the insert below cannot interleave with a
-      // concurrent identical submission: the later one finds the earlier one's row.
       const same = await tx
         .selectFrom('form_submissions')
         .selectAll()
@@ -416,6 +439,17 @@ export class FormsService {
         .orderBy('submitted_at', 'desc')
         .executeTakeFirst();
       if (same) return { row: same, form, handOver: null };
+      const dedupeKey = sha256Hex(json);
+      // An identical pending submission older than the window no longer stands for this one: it gives up the key.
+      await tx
+        .updateTable('form_submissions')
+        .set({ dedupe_key: null })
+        .where('form_id', '=', form.id)
+        .where('phone', '=', digits)
+        .where('dedupe_key', '=', dedupeKey)
+        .where('status', '=', 'PENDING')
+        .where('submitted_at', '<=', now - CONFIRMATION_RESEND_AFTER_MS)
+        .execute();
       const doubleOptIn = form.double_opt_in === 1;
       const contact = await this.d.contacts.ensureByPhone(tx, form.account_id, e164, doubleOptIn ? `Awaiting opt-in confirmation (form "${form.name}")` : null);
       const sms = doubleOptIn ? await this.confirmationSms(tx, form, e164, digits, now) : { sent: null, note: 'Single opt-in form: no confirmation needed' };
@@ -436,28 +470,13 @@ export class FormsService {
         data_applied: 0,
         submitted_at: now,
         confirmed_at: null,
+        dedupe_key: dedupeKey,
       };
       await tx.insertInto('form_submissions').values(row).execute();
       await this.d.webhooks.emit(tx, form.account_id, 'form_submission', this.eventBody(form, row), this.target(form));
       if (!doubleOptIn) await this.confirmSubmission(tx, form, row);
       return { row, form, handOver: sms.sent?.messageId ?? null };
     });
-    const { row, form } = outcome;
-    let confirmationSent = row.confirmation_sent === 1;
-    if (outcome.handOver) {
-      const result = await this.d.send.handOver(outcome.handOver);
-      if (result.failed) {
-        // The carrier refused it at once: the link never arrives, so the throttle must not hold back the next try.
-        confirmationSent = false;
-        await this.d.db
-          .updateTable('form_submissions')
-          .set({ confirmation_sent: 0, token_hash: null, token_expires_at: null, confirmation_note: `The confirmation SMS failed: ${result.error ?? 'not sent'}` })
-          .where('id', '=', row.id)
-          .execute();
-      }
-    }
-    if (form.double_opt_in !== 1) return { submissionId: row.id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false };
-    return { submissionId: row.id, status: 'PENDING', confirmationSent, doubleOptIn: true };
   }
 
   /**
@@ -465,6 +484,9 @@ export class FormsService {
    * refused send from leaving anything behind), or why none is sent: the throttle, no sender, or the send refused.
    */
   private async confirmationSms(tx: Tx, form: FormsTable, e164: string, digits: string, now: number): Promise<{ sent: { messageId: string; token: string } | null; note: string | null }> {
+    // Check, then send: submissions of different data for one number on several instances take turns here, so
+    // the second sees the first's SMS and sends none (locks.ts).
+    await lockForTransaction(tx, 'formPhone', [`${form.id}|${digits}`]);
     const recent = await tx
       .selectFrom('form_submissions')
       .select('id')
@@ -587,5 +609,15 @@ export class FormsService {
     const confirmed: FormSubmissionsTable = { ...sub, status: 'CONFIRMED', confirmed_at: now, data_applied: applied, contact_id: contact.id };
     await this.d.webhooks.emit(tx, form.account_id, 'form_optin_confirmed', this.eventBody(form, confirmed), this.target(form));
     return true;
+  }
+}
+
+/** Runs `attempt` again once when it fails on a unique key: a concurrent identical write committed first. */
+async function onceMoreIfDuplicate<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return attempt();
   }
 }

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
 import { AppError } from '../platform/errors.js';
 import { SANDBOX_REQUESTS_PER_DAY, SANDBOX_REQUESTS_PER_MINUTE } from '../content/limits.js';
 
@@ -43,7 +44,8 @@ export function clientKey(address: string | undefined): string {
  * The sandbox limit of §8: 20 requests per minute and 100 per day per client address, as exact
  * sliding windows. Stored in the database (one row per accepted request, at most 100 per client,
  * deleted after a day), so the limit survives restarts and holds across instances sharing a
- * database. Refused requests are not recorded: hammering while limited does not extend the wait.
+ * database (one transaction per request, serialised per client). Refused requests are not
+ * recorded: hammering while limited does not extend the wait.
  */
 export class SandboxRateLimiter {
   private hashKey: Buffer | null = null;
@@ -58,6 +60,9 @@ export class SandboxRateLimiter {
   async hit(address: string | undefined): Promise<RateDecision> {
     const client = await this.hashClient(clientKey(address));
     return this.db.transaction().execute(async (tx) => {
+      // Count, then insert: instances sharing PostgreSQL take turns per client, or two of them
+      // could both see the last free slot (locks.ts).
+      await lockForTransaction(tx, 'sandboxClient', [client]);
       const now = this.clock.now();
       await tx.deleteFrom('sandbox_rate_events').where('client_hash', '=', client).where('at', '<=', now - DAY_MS).execute();
       const rows = await tx

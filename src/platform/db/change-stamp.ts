@@ -23,12 +23,15 @@ export function changeStampOf(raw: SQLite.Database): ChangeStamp {
 }
 
 /**
- * The stamp of an open database. PostgreSQL has none on purpose: several instances share it, and
- * the only honest stamp there (a version row bumped by triggers, or LISTEN/NOTIFY) costs a round
- * trip per check, as much as the small read it would save. Without a stamp the callers (API key
- * principals, sender lists) do not cache, so a revoked key or a changed sender is seen by every
- * instance at its next request.
+ * The stamp of an open database. SQLite: data_version and total_changes (above). PostgreSQL: the
+ * generation of the process's change feed (change-feed.ts), moved on by the notifications of
+ * migration 020's triggers whenever api_keys, accounts.active or senders change, by any instance
+ * or tool; while the feed is not listening every stamp differs, so nothing is served from a cache.
+ * Asking starts the feed.
  */
-export function changeStampFor(open: OpenDb): ChangeStamp | undefined {
-  return open.dialect === 'sqlite' ? changeStampOf(open.raw) : undefined;
+export function changeStampFor(open: OpenDb): ChangeStamp {
+  if (open.dialect === 'sqlite') return changeStampOf(open.raw);
+  const feed = open.changes;
+  void feed.start();
+  return () => feed.stamp();
 }

@@ -6,7 +6,8 @@ import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { openCommitHook, type FirstCommitHook } from './commit-hook.js';
-import { connectPostgres, postgresAnswers, withMigrationLock, type PostgresConfig } from './postgres.js';
+import { connectPostgres, postgresAnswers, postgresClientConfig, withMigrationLock, type PostgresConfig } from './postgres.js';
+import { ChangeFeed } from './change-feed.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -31,6 +32,8 @@ export interface SqliteDb extends OpenDbBase {
 export interface PostgresDb extends OpenDbBase {
   dialect: 'postgres';
   pool: pg.Pool;
+  /** Notifications that cached rows changed (change-stamp.ts); its connection opens when a cache first asks. */
+  changes: ChangeFeed;
 }
 
 export type OpenDb = SqliteDb | PostgresDb;
@@ -68,14 +71,17 @@ async function openPostgres(config: PostgresConfig, options: OpenDbOptions): Pro
     throw err;
   }
   let closed = false;
+  const changes = new ChangeFeed(postgresClientConfig(config), { onError: options.onPoolError ?? (() => undefined) });
   return {
     dialect: 'postgres',
     db,
     pool,
+    changes,
     answers: () => postgresAnswers(db),
     async close() {
       if (closed) return;
       closed = true;
+      await changes.close();
       await db.destroy();
     },
   };

@@ -65,16 +65,20 @@ export interface PostgresHandle {
   pool: pg.Pool;
 }
 
-/** A pooled connection to PostgreSQL through Kysely's PostgresDialect; nothing is connected until the first query. */
-export function connectPostgres(config: PostgresConfig, onError: (err: Error) => void): PostgresHandle {
-  const pool = new pg.Pool({
+/** How every connection of this process reaches the server: the pool's and the change feed's. */
+export function postgresClientConfig(config: PostgresConfig): pg.ClientConfig {
+  return {
     connectionString: connectionString(config),
-    max: config.poolMax,
     ssl: tlsOptions(config),
     types,
     // A database that does not answer fails a query (and /health) instead of hanging it.
     connectionTimeoutMillis: 5000,
-  });
+  };
+}
+
+/** A pooled connection to PostgreSQL through Kysely's PostgresDialect; nothing is connected until the first query. */
+export function connectPostgres(config: PostgresConfig, onError: (err: Error) => void): PostgresHandle {
+  const pool = new pg.Pool({ ...postgresClientConfig(config), max: config.poolMax });
   // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
   pool.on('error', onError);
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };

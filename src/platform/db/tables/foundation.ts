@@ -77,6 +77,15 @@ export interface LoginThrottleTable {
   locked_until: number | null;
 }
 
+/** Hit counters of the express-rate-limit limiters (platform/http/rate-limit-store.ts): one fixed window per row. */
+export interface RateLimitHitsTable {
+  /** HMAC-SHA-256 (hex) of "<limiter>|<client key>" under the settings key rate_limit.key_hash_key: no addresses in the clear. */
+  key: string;
+  hits: number;
+  /** When the window ends (epoch ms); the next hit after it starts a new window at 1. */
+  reset_at: number;
+}
+
 export interface SendersTable {
   id: string;
   account_id: string;
@@ -106,6 +115,7 @@ export interface FoundationTables {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  rate_limit_hits: RateLimitHitsTable;
   senders: SendersTable;
   settings: SettingsTable;
 }

@@ -160,6 +160,8 @@ export interface FormSubmissionsTable {
   data_applied: number;
   submitted_at: number;
   confirmed_at: number | null;
+  /** SHA-256 of `data`; unique per form and phone among PENDING rows while fresh, then null (migration 019). */
+  dedupe_key: string | null;
 }
 
 export interface WebhooksFormsTables {

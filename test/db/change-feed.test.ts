@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type PostgresDb } from '../../src/platform/db/database.js';
+import { ChangeFeed } from '../../src/platform/db/change-feed.js';
+import { changeStampFor } from '../../src/platform/db/change-stamp.js';
+import { postgresClientConfig } from '../../src/platform/db/postgres.js';
+import { describePostgres } from '../helpers/instances.js';
+import { createTestSchema, type TestSchema } from '../helpers/postgres.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it is true or `ms` passed. */
+async function eventually(fn: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (fn()) return true;
+    await sleep(10);
+  }
+  return fn();
+}
+
+describePostgres('ChangeFeed: the change stamp on PostgreSQL', () => {
+  let schema: TestSchema;
+  let database: PostgresDb;
+  let other: PostgresDb;
+
+  beforeAll(async () => {
+    schema = await createTestSchema('feed');
+    const config = loadConfig({ DATABASE_URL: schema.url, DATABASE_POOL_MAX: '2' });
+    database = await openDatabase(config.postgres!);
+    // Another instance (or the admin CLI) on the same database.
+    other = await openDatabase(config.postgres!);
+    await other.db.insertInto('accounts').values({ id: 'acc_feed', name: 'Feed', timezone: 'UTC', approval_required: 0, unsubscribe_url: null, company_profile: '{}', active: 1, created_at: 0 }).execute();
+  });
+  afterAll(async () => {
+    await database?.close();
+    await other?.close();
+    await schema?.drop();
+  });
+
+  it('stays the same while nothing cached changes, and moves when another connection changes senders, keys or an account', async () => {
+    const stamp = changeStampFor(database);
+    expect(await eventually(() => database.changes.isListening)).toBe(true);
+    const s0 = stamp();
+    expect(stamp()).toBe(s0);
+    // Not cached anywhere: a settings row changes nothing.
+    await other.db.insertInto('settings').values({ key: 'feed.test', value: '1' }).execute();
+    await sleep(100);
+    expect(stamp()).toBe(s0);
+
+    // The balance changes on every send and is not cached: no notification.
+    await other.db.updateTable('accounts').set({ credits_milli: 5 }).where('id', '=', 'acc_feed').execute();
+    await sleep(100);
+    expect(stamp()).toBe(s0);
+    await other.db.updateTable('accounts').set({ active: 0 }).where('id', '=', 'acc_feed').execute();
+    expect(await eventually(() => stamp() !== s0)).toBe(true);
+    const s1 = stamp();
+    await other.db.deleteFrom('senders').where('id', '=', 'snd_none').execute();
+    expect(await eventually(() => stamp() !== s1)).toBe(true);
+    const s2 = stamp();
+    await other.db.updateTable('api_keys').set({ revoked_at: 1 }).where('id', '=', 'key_none').execute();
+    expect(await eventually(() => stamp() !== s2)).toBe(true);
+    const s3 = stamp();
+    // last_used_at is written on use and not cached: no notification.
+    await other.db.updateTable('api_keys').set({ last_used_at: 1 }).where('id', '=', 'key_none').execute();
+    await sleep(100);
+    expect(stamp()).toBe(s3);
+  });
+
+  it('while the connection is lost nothing is cached (every stamp differs); after it listens again the old stamps are gone', async () => {
+    const stamp = changeStampFor(database);
+    expect(await eventually(() => database.changes.isListening)).toBe(true);
+    const before = stamp();
+    const admin = new pg.Client({ connectionString: schema.url });
+    await admin.connect();
+    try {
+      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen %' and pid <> pg_backend_pid() and datname = current_database()");
+    } finally {
+      await admin.end();
+    }
+    expect(await eventually(() => !database.changes.isListening)).toBe(true);
+    const a = stamp();
+    const b = stamp();
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(before);
+    expect(await eventually(() => database.changes.isListening, 5000)).toBe(true);
+    const after = stamp();
+    expect(after).not.toBe(before);
+    expect(stamp()).toBe(after);
+  });
+
+  it('a feed that cannot connect keeps answering fresh stamps and connects once the server is reachable', async () => {
+    const config = loadConfig({ DATABASE_URL: schema.url.replace(':5432', ':1'), DATABASE_POOL_MAX: '1' });
+    const feed = new ChangeFeed(postgresClientConfig(config.postgres!), { retryMs: 50 });
+    await feed.start();
+    expect(feed.isListening).toBe(false);
+    expect(feed.stamp()).not.toBe(feed.stamp());
+    await feed.close();
+  });
+});

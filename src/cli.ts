@@ -7,6 +7,7 @@ import { AppError, isAppError } from './platform/errors.js';
 import { ALL_PERMISSIONS, PermissionSchema, type Permission } from './platform/permissions.js';
 import { SenderTypeSchema } from './senders/schemas.js';
 import { parseCarrierConfig, setSenderCarrierConfig } from './carriers/sender-config.js';
+import { copyToPostgresCommand, type StandaloneCommand } from './admin/db-copy-command.js';
 
 /**
  * Operator commands: `npm run admin -- <command> [--flags]`. They open the same database as the
@@ -263,6 +264,11 @@ const commands: Record<string, Command> = {
   },
 };
 
+/** Commands that open no application context (they work on databases no server runs on). */
+const standaloneCommands: Record<string, StandaloneCommand> = {
+  'db:copy-to-postgres': copyToPostgresCommand,
+};
+
 async function senderRow(ctx: AppContext, id: string | undefined) {
   if (!id) throw new AppError('VALIDATION_ERROR', 'Give the sender id (snd_…)');
   const row = await ctx.services.senders.findForOperator(id);
@@ -272,7 +278,7 @@ async function senderRow(ctx: AppContext, id: string | undefined) {
 
 function help(): void {
   out('Usage: npm run admin -- <command> [options]\n');
-  for (const [name, c] of Object.entries(commands)) out(`  ${name.padEnd(18)} ${c.summary}\n  ${' '.repeat(18)} ${c.usage}`);
+  for (const [name, c] of Object.entries({ ...commands, ...standaloneCommands })) out(`  ${name.padEnd(19)} ${c.summary}\n  ${' '.repeat(19)} ${c.usage}`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -281,7 +287,7 @@ async function main(argv: string[]): Promise<number> {
     help();
     return name ? 0 : 2;
   }
-  const command = commands[name];
+  const command = commands[name] ?? standaloneCommands[name];
   if (!command) {
     process.stderr.write(`Unknown command "${name}". Run "npm run admin -- help".\n`);
     return 2;
@@ -293,10 +299,28 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${(err as Error).message}\nUsage: npm run admin -- ${name} ${command.usage}\n`);
     return 2;
   }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  // A standalone command opens its own databases; the configured one is not touched (not even created).
+  if ('standalone' in command) {
+    if (parsed.positionals.length > 0) {
+      process.stderr.write(`Unexpected argument "${parsed.positionals[0]}".\nUsage: npm run admin -- ${name} ${command.usage}\n`);
+      return 2;
+    }
+    return reportErrors(() => command.run(values, { out, err: process.stderr }));
+  }
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   const ctx = await createContext(config);
   try {
-    await command.run(ctx, parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
+    return await reportErrors(() => command.run(ctx, values, parsed.positionals));
+  } finally {
+    await ctx.database.close();
+  }
+}
+
+/** 0 when `run` succeeds; an AppError is printed with its code and is exit code 1; anything else is thrown on. */
+async function reportErrors(run: () => Promise<void>): Promise<number> {
+  try {
+    await run();
     return 0;
   } catch (err) {
     if (isAppError(err)) {
@@ -305,8 +329,6 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw err;
-  } finally {
-    await ctx.database.close();
   }
 }
 

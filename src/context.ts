@@ -128,8 +128,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const database: OpenDb = config.postgres
     ? await openDatabase(config.postgres, { onPoolError: (err) => logger.warn({ err }, 'PostgreSQL: idle connection failed') })
     : await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
-  // Issue #19 is under way: say so where the operator looks, not only in the README.
-  if (config.postgres) logger.warn('PostgreSQL: run one instance at a time for now; work claims, throttles, locks and caches are not yet shared across instances (docs/scaling.md).');
   if (tightened.length > 0) logger.warn({ changed: tightened }, `tightened permissions: ${tightened.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ')}`);
   const db = database.db;
   let sealer: Sealer;

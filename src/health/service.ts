@@ -1,6 +1,7 @@
 import type { OpenDb } from '../platform/db/database.js';
 import type { Carriers } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
+import type { DatabaseStatus } from './status.js';
 
 /**
  * What /health, /status and rcs_health look at: whether the database answers, which carrier
@@ -9,7 +10,7 @@ import type { Clock } from '../platform/clock.js';
  */
 export class HealthService {
   constructor(
-    private readonly database: Pick<OpenDb, 'answers'>,
+    private readonly database: Pick<OpenDb, 'answers' | 'dialect'>,
     private readonly carriers: Pick<Carriers, 'rcs' | 'sms'>,
     private readonly clock: Clock,
   ) {}
@@ -18,6 +19,16 @@ export class HealthService {
   databaseUp(): Promise<boolean> {
     // `select 1`: on the SQLite handle, or through the PostgreSQL pool (database.ts).
     return this.database.answers();
+  }
+
+  /**
+   * Which database, whether it answers, and how long `select 1` took (for /status): behind a load
+   * balancer an operator sees which instance has a slow or lost link to the shared database.
+   */
+  async databaseStatus(): Promise<DatabaseStatus> {
+    const started = performance.now();
+    const up = await this.database.answers();
+    return { dialect: this.database.dialect, status: up ? 'up' : 'down', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
   carrierNames(): { rcs: string; sms: string } {

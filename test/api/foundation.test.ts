@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from '../../src/platform/http/errors.js
 import { defineRoute, mountRoutes, RouteRegistry } from '../../src/platform/http/route.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { onPostgres } from '../helpers/database.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -123,6 +124,13 @@ describe('health and status', () => {
     const r = await t.api('GET', '/api/rcs/status');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'healthy', validationLimits: expect.any(Object), timestamp: expect.any(String) });
+  });
+
+  it('status reports the database: which one, up, and the round trip of select 1', async () => {
+    const r = await t.api('GET', '/api/rcs/status');
+    expect(r.body.database).toEqual({ dialect: onPostgres ? 'postgres' : 'sqlite', status: 'up', latencyMs: expect.any(Number) });
+    expect(r.body.database.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(r.body.database.latencyMs).toBeLessThan(5000);
   });
 
   it('lists mounted routes in the OpenAPI document', async () => {

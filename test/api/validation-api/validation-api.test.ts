@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buttonGuidelines, validationLimits } from '../../../src/content/index.js';
 import { FakeClock } from '../../../src/platform/clock.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { onPostgres } from '../../helpers/database.js';
 
 // 2026-01-15T12:00:00Z; the test account lives in Europe/Berlin (+01:00 in winter).
 const clock = new FakeClock(Date.UTC(2026, 0, 15, 12, 0, 0));
@@ -194,7 +195,12 @@ describe('GET /button-guidelines and GET /status', () => {
   it('status carries validationLimits exactly as §4.1 lists them', async () => {
     const r = await t.api('GET', '/api/rcs/status');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'healthy', validationLimits: validationLimits(), timestamp: '2026-01-15T12:00:00.000Z' });
+    expect(r.body).toEqual({
+      status: 'healthy',
+      validationLimits: validationLimits(),
+      timestamp: '2026-01-15T12:00:00.000Z',
+      database: { dialect: onPostgres ? 'postgres' : 'sqlite', status: 'up', latencyMs: expect.any(Number) },
+    });
     expect(r.body.validationLimits).toEqual({
       cardActions: { maxPerCard: 4, textMaxLength: 25 },
       chipSuggestions: { total: 11, textMaxLength: 25 },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
@@ -16,6 +17,10 @@ import type { LinkTokens } from './link-tokens.js';
 import { Corrections } from '../billing/ledger.js';
 import { isTestTraffic, priceMessage } from '../billing/pricing.js';
 import { SenderBudget } from './sender-budget.js';
+
+/** How long an immediate send waits for another claimer's outcome, and how often it looks. */
+const CLAIMED_ELSEWHERE_WAIT_MS = 2_000;
+const CLAIMED_ELSEWHERE_POLL_MS = 20;
 
 export interface DispatcherOptions {
   /** How long a claimed message belongs to this process; after a crash it is claimed again. */
@@ -283,9 +288,29 @@ export class Dispatcher {
       return this.load(id);
     }
     const claimed = await this.claim(this.db, [id], now);
-    if (claimed.length === 0) return this.load(id);
+    if (claimed.length === 0) return this.awaitOtherClaim(id);
     await this.process(claimed);
     return this.load(id);
+  }
+
+  /**
+   * The row was claimed elsewhere between the send's commit and dispatchNow (this process's loop
+   * woke, or another instance's): that claimer is handing it over right now, so the caller waits
+   * for its outcome instead of answering "queued" for a message that is a moment from SENT. Real
+   * time, bounded: a claimer that died holds its lease far longer, and then the honest answer is
+   * the pending row.
+   */
+  private async awaitOtherClaim(id: string): Promise<MessagesTable | null> {
+    const until = Date.now() + CLAIMED_ELSEWHERE_WAIT_MS;
+    for (;;) {
+      const row = await this.load(id);
+      // A released lease (null, or run out) means that claimer has finished without sending
+      // (deferred for a retry, or given back): the row is honestly queued now.
+      if (!row || row.pending !== 1) return row;
+      const released = row.lease_until === null || row.lease_until <= this.clock.now();
+      if (released || Date.now() >= until) return row;
+      await sleep(CLAIMED_ELSEWHERE_POLL_MS);
+    }
   }
 
   private async load(id: string): Promise<MessagesTable | null> {

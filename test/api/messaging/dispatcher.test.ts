@@ -142,6 +142,39 @@ describe('crash between hand-over and record', () => {
   });
 });
 
+describe('an immediate send whose row another claimer took first', () => {
+  it('waits for that claimer’s outcome and answers with it, not with the pending row', async () => {
+    const [id] = await queueBatch([fresh()]);
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    // The background loop (or another instance) claims the row between the send's commit and
+    // dispatchNow and is still handing it over.
+    const other = dispatcher(withRcs(async (ms) => (await gate, t.ctx.carriers.rcs.sendMany(ms))));
+    const otherRound = other.tick();
+    await waitFor(async () => (await messageRow(t, id!))!.lease_until, { until: (v) => v !== null, what: 'the other claim' });
+    setTimeout(release, 150);
+    const answered = await dispatcher(t.ctx.carriers).dispatchNow(id!);
+    expect(answered).toMatchObject({ status: 'SENT', pending: 0, attempts: 1 });
+    expect(await otherRound).toBe(1);
+    expect(await simRows(t, id!)).toHaveLength(1);
+  });
+
+  it('answers with the pending row after a bounded wait when that claimer never finishes', async () => {
+    const [id] = await queueBatch([fresh()]);
+    const dead = dispatcher(withRcs(() => new Promise<SendOutcome[]>(() => {})));
+    void dead.tick();
+    await waitFor(async () => (await messageRow(t, id!))!.lease_until, { until: (v) => v !== null, what: 'the dead claim' });
+    const started = Date.now();
+    const answered = await dispatcher(t.ctx.carriers).dispatchNow(id!);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(answered).toMatchObject({ status: 'SENDING', pending: 1, attempts: 1 });
+    expect(await simRows(t, id!)).toHaveLength(0);
+    clock.advance(30_001); // the dead lease runs out, so later tests find the queue empty
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+  });
+});
+
 describe('the simulated network', () => {
   it('de-duplicates by message id like an idempotency key', async () => {
     const m = { messageId: 'msg_01J0000000000000000000DUP1', accountId: acc.accountId, senderId: acc.senders.rcs, senderName: 'Agent', to: fresh(), messageType: 'text', content: { text: 'x' } };

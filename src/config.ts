@@ -21,7 +21,9 @@ export const ConfigSchema = z
     DATABASE_FILE: z.string().min(1).optional(),
     // PostgreSQL instead of the SQLite file (src/platform/db/postgres.ts): postgres://user:password@host:port/database.
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+    // At least 2: a claim that spans another service's transaction (the simulated network's receipt
+    // tick, platform/db/claim.ts inClaim) holds one connection while that transaction needs another.
+    DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).default(10),
     // TLS to PostgreSQL: require encrypts without checking the certificate (libpq's sslmode=require);
     // verify-full checks it against the system CAs or DATABASE_SSL_CA (a PEM file) and the host name.
     DATABASE_SSL: z.enum(['disable', 'require', 'verify-full']).optional(),

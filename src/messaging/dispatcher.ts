@@ -3,7 +3,8 @@ import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import { updateRowsById, type RowPatch } from '../platform/db/bulk.js';
-import type { Db } from '../platform/db/database.js';
+import { lockedForClaim } from '../platform/db/claim.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
@@ -14,13 +15,17 @@ import { statusListenerCheck, type MessageEvents } from './events.js';
 import type { LinkTokens } from './link-tokens.js';
 import { Corrections } from '../billing/ledger.js';
 import { isTestTraffic, priceMessage } from '../billing/pricing.js';
+import { SenderBudget } from './sender-budget.js';
 
 export interface DispatcherOptions {
   /** How long a claimed message belongs to this process; after a crash it is claimed again. */
   leaseMs: number;
   /** Messages claimed per round. */
   claimLimit: number;
-  /** Per-sender ceiling, messages per second, so one big batch cannot starve other senders. */
+  /**
+   * Per-sender ceiling, messages per second over every instance (the budget is in the database),
+   * so one big batch cannot starve other senders.
+   */
   perSenderPerSecond: number;
   /** Pause when nothing is due. */
   idleMs: number;
@@ -34,11 +39,6 @@ export interface DispatcherOptions {
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { leaseMs: 30_000, claimLimit: 1000, perSenderPerSecond: 20_000, idleMs: 200, maxAttempts: 8 };
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
 
 type Update = Partial<MessagesTable> & { id: string };
 
@@ -69,7 +69,7 @@ export class Dispatcher {
   private readonly loop: PollingLoop;
   /** The last round left due messages behind because their sender's bucket was empty. */
   private throttled = false;
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly budget: SenderBudget;
   private readonly senderNames = new Map<string, { name: string; isTest: boolean; testPhones: ReadonlySet<string> }>();
   /** Messages a send leased to this process when it committed them (see leaseForNewMessages). */
   private adopted: MessagesTable[] = [];
@@ -89,6 +89,7 @@ export class Dispatcher {
     private readonly logger: Logger,
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
   ) {
+    this.budget = new SenderBudget(options.perSenderPerSecond);
     this.loop = new PollingLoop(() => this.runRound(), (err) => this.logger.error({ err }, 'dispatcher round failed'), options.idleMs);
   }
 
@@ -168,13 +169,15 @@ export class Dispatcher {
    * send them from memory (adopt) instead of reading them back and claiming them with a second
    * write of every row. Returns the lease to store on the rows (lease_until, attempts 1) and how
    * many of them the sender's current budget covers; the rest are claimed from the table as usual.
-   * Nothing is taken from the budget yet: adopt() does that when it sends.
+   * The budget is read in the send's transaction (`db`) but nothing is taken from it yet: adopt()
+   * takes it when it sends, so a send that rolls back or a slow commit holds no tokens (and, on
+   * PostgreSQL, no lock on the sender's budget row for the length of the send).
    */
-  leaseForNewMessages(senderId: string, count: number): { count: number; leaseUntil: number } {
-    if (this.loop.isStopped) return { count: 0, leaseUntil: 0 };
+  async leaseForNewMessages(db: DbOrTx, senderId: string, count: number): Promise<{ count: number; leaseUntil: number }> {
+    if (this.loop.isStopped || count <= 0) return { count: 0, leaseUntil: 0 };
     const now = this.clock.now();
-    const available = this.bucket(senderId, now).tokens;
-    return { count: Math.max(0, Math.min(count, Math.floor(available), MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs };
+    const available = await this.budget.available(db, senderId, now);
+    return { count: Math.max(0, Math.min(count, available, MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs };
   }
 
   /**
@@ -192,21 +195,18 @@ export class Dispatcher {
    * run out is dropped here: it will be claimed from the table like any other (and the carrier
    * recognises it by id if it was handed over already).
    */
-  private takeAdopted(now: number): MessagesTable[] {
+  private async takeAdopted(now: number): Promise<MessagesTable[]> {
     if (this.adopted.length === 0) return [];
+    const all = this.adopted;
+    const known = all.length;
+    const live = all.filter((row) => (row.lease_until ?? 0) >= now + ADOPT_MARGIN_MS);
+    const round = live.slice(0, this.options.claimLimit);
+    const budget = await this.budget.take(this.db, countBySender(round), now);
     const take: MessagesTable[] = [];
     const keep: MessagesTable[] = [];
-    const budget = new Map<string, number>();
-    for (const row of this.adopted) {
-      if ((row.lease_until ?? 0) < now + ADOPT_MARGIN_MS) continue;
-      if (take.length >= this.options.claimLimit) {
-        keep.push(row);
-        continue;
-      }
-      let left = budget.get(row.sendername_id);
-      if (left === undefined) left = this.takeTokens(row.sendername_id, now);
+    for (const row of round) {
+      const left = budget.get(row.sendername_id)!;
       if (left <= 0) {
-        budget.set(row.sendername_id, 0);
         keep.push(row);
         this.throttled = true;
         continue;
@@ -214,49 +214,58 @@ export class Dispatcher {
       budget.set(row.sendername_id, left - 1);
       take.push(row);
     }
-    this.refund(budget, now);
-    this.adopted = keep;
+    // adopt() appends to the same array: rows adopted during the take wait for the next round.
+    this.adopted = [...keep, ...live.slice(round.length), ...all.slice(known)];
     return take;
   }
 
   /** One round: adopted messages first, else claim what is due (within per-sender budgets); send, record. Returns how many were sent. */
   async tick(): Promise<number> {
     const now = this.clock.now();
-    const adopted = this.takeAdopted(now);
+    const adopted = await this.takeAdopted(now);
     if (adopted.length > 0) {
       await this.process(adopted);
       return adopted.length;
     }
-    const held = this.heldSenders(now);
-    const candidates = await this.db
-      .selectFrom('messages')
-      .select(['id', 'sendername_id'])
-      .where('pending', '=', 1)
-      .where('due_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .$if(held.length > 0, (q) => q.where((eb) => eb.or([eb('type', '!=', 'SMS'), eb('sendername_id', 'not in', held)])))
-      .orderBy('due_at')
-      .limit(this.options.claimLimit)
-      .execute();
-    if (candidates.length === 0) return 0;
-    const ids: string[] = [];
-    const budget = new Map<string, number>();
-    for (const c of candidates) {
-      let left = budget.get(c.sendername_id);
-      if (left === undefined) left = this.takeTokens(c.sendername_id, now);
-      if (left <= 0) {
-        budget.set(c.sendername_id, 0);
-        continue;
-      }
-      budget.set(c.sendername_id, left - 1);
-      ids.push(c.id);
-    }
-    this.refund(budget, now);
-    if (ids.length < candidates.length) this.throttled = true;
-    if (ids.length === 0) return 0;
-    const rows = await this.claim(ids, now);
+    const rows = await this.claimDue(now);
+    if (rows.length === 0) return 0;
     await this.process(rows);
     return rows.length;
+  }
+
+  /**
+   * Claims the oldest due messages within their senders' budgets, in one transaction: the
+   * candidates (locked FOR NO KEY UPDATE SKIP LOCKED on PostgreSQL, so instances claiming at the
+   * same moment take different rows: platform/db/claim.ts), the budget per sender, the lease.
+   * Candidates over a budget are left as they were and unlocked at the commit.
+   */
+  private async claimDue(now: number): Promise<MessagesTable[]> {
+    const held = this.heldSenders(now);
+    return this.db.transaction().execute(async (tx) => {
+      const candidates = await lockedForClaim(
+        tx,
+        tx
+          .selectFrom('messages')
+          .select(['id', 'sendername_id'])
+          .where('pending', '=', 1)
+          .where('due_at', '<=', now)
+          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+          .$if(held.length > 0, (q) => q.where((eb) => eb.or([eb('type', '!=', 'SMS'), eb('sendername_id', 'not in', held)])))
+          .orderBy('due_at')
+          .limit(this.options.claimLimit),
+      ).execute();
+      if (candidates.length === 0) return [];
+      const budget = await this.budget.take(tx, countBySender(candidates), now);
+      const ids: string[] = [];
+      for (const c of candidates) {
+        const left = budget.get(c.sendername_id)!;
+        if (left <= 0) continue;
+        budget.set(c.sendername_id, left - 1);
+        ids.push(c.id);
+      }
+      if (ids.length < candidates.length) this.throttled = true;
+      return ids.length === 0 ? [] : this.claim(tx, ids, now);
+    });
   }
 
   /**
@@ -267,11 +276,11 @@ export class Dispatcher {
     const now = this.clock.now();
     const row = await this.db.selectFrom('messages').select(['sendername_id', 'due_at', 'pending']).where('id', '=', id).executeTakeFirst();
     if (!row || row.pending !== 1 || row.due_at > now) return this.load(id);
-    if (this.takeTokens(row.sendername_id, now, 1) < 1) {
+    if ((await this.budget.take(this.db, new Map([[row.sendername_id, 1]]), now)).get(row.sendername_id)! < 1) {
       this.wake();
       return this.load(id);
     }
-    const claimed = await this.claim([id], now);
+    const claimed = await this.claim(this.db, [id], now);
     if (claimed.length === 0) return this.load(id);
     await this.process(claimed);
     return this.load(id);
@@ -281,17 +290,18 @@ export class Dispatcher {
     return (await this.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
-  private async claim(ids: string[], now: number): Promise<MessagesTable[]> {
+  /** Leases the given rows where they are still claimable (`db`: the claim's transaction, or the database for one row). */
+  private async claim(db: DbOrTx, ids: string[], now: number): Promise<MessagesTable[]> {
     const out: MessagesTable[] = [];
     const claimable = (eb: ExpressionBuilder<Database, 'messages'>) => eb.and([eb('pending', '=', 1), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]);
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
       // A claimed scheduled message is SENDING from now on: it can no longer be cancelled by id
       // (§3.1). Separate statement, so rows that are SENDING already do not rewrite their indexes.
-      await this.db.updateTable('messages').set({ status: 'SENDING' }).where('id', 'in', part).where('status', '=', 'SCHEDULED').where(claimable).execute();
+      await db.updateTable('messages').set({ status: 'SENDING' }).where('id', 'in', part).where('status', '=', 'SCHEDULED').where(claimable).execute();
       // The conditions repeat the candidate query so that a row another worker claimed in between
-      // is not claimed twice (on PostgreSQL this becomes FOR UPDATE SKIP LOCKED).
-      const rows = await this.db
+      // is not claimed twice (dispatchNow claims without a locked candidate query).
+      const rows = await db
         .updateTable('messages')
         .set((eb) => ({ lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', part)
@@ -556,31 +566,11 @@ export class Dispatcher {
     }
     return info;
   }
+}
 
-  /** The sender's bucket, refilled up to now. */
-  private bucket(senderId: string, now: number): Bucket {
-    const rate = this.options.perSenderPerSecond;
-    const b = this.buckets.get(senderId) ?? { tokens: rate, at: now };
-    b.tokens = Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate);
-    b.at = now;
-    this.buckets.set(senderId, b);
-    return b;
-  }
-
-  private takeTokens(senderId: string, now: number, want = Infinity): number {
-    const b = this.bucket(senderId, now);
-    const take = Math.floor(Math.min(b.tokens, want));
-    b.tokens -= take;
-    return take;
-  }
-
-  private refund(left: Map<string, number>, now: number): void {
-    for (const [senderId, n] of left) {
-      const b = this.buckets.get(senderId);
-      if (b && n > 0) {
-        b.tokens += n;
-        b.at = now;
-      }
-    }
-  }
+/** How many of the rows each sender has. */
+function countBySender(rows: readonly { sendername_id: string }[]): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const r of rows) n.set(r.sendername_id, (n.get(r.sendername_id) ?? 0) + 1);
+  return n;
 }

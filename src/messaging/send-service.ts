@@ -379,7 +379,7 @@ export class SendService {
       assertNotStale(opts, audit);
       job.total = rows.length;
       job.rejected = JSON.stringify(sent.rejected);
-      const leased = schedule ? [] : this.leaseDue(rows, sender.id, c.now);
+      const leased = schedule ? [] : await this.leaseDue(tx, rows, sender.id, c.now);
       const charged = await this.persist(tx, c, rows, job);
       if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, sent, schedule, audit));
       return { job, res: sent, schedule, body, charged, leased, lastDue: rows[rows.length - 1]!.message.due_at };
@@ -561,10 +561,10 @@ export class SendService {
    * sends them from memory after the commit (Dispatcher.adopt) instead of claiming each row back
    * with a second write. Rows are in due order; the sender's budget decides how many.
    */
-  private leaseDue(rows: { message: NewMessage }[], senderId: string, now: number): NewMessage[] {
+  private async leaseDue(tx: Tx, rows: { message: NewMessage }[], senderId: string, now: number): Promise<NewMessage[]> {
     let due = 0;
     while (due < rows.length && rows[due]!.message.due_at <= now) due++;
-    const lease = this.d.dispatcher.leaseForNewMessages(senderId, due);
+    const lease = await this.d.dispatcher.leaseForNewMessages(tx, senderId, due);
     const out: NewMessage[] = [];
     for (let i = 0; i < lease.count; i++) {
       const m = rows[i]!.message;

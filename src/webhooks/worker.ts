@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../platform/clock.js';
+import { claimLockClause, lockedForClaim } from '../platform/db/claim.js';
 import type { Db, Tx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { sql, type ExpressionBuilder } from 'kysely';
@@ -200,7 +201,11 @@ export class DeliveryWorker {
 
   /**
    * Claims up to `limit` due deliveries with a lease, fairly (see the class comment), and records
-   * their attempts as started — all in one transaction.
+   * their attempts as started — all in one transaction. On PostgreSQL, where several instances
+   * claim at once, the transaction first locks the endpoints it will serve (SKIP LOCKED: an
+   * endpoint another instance is claiming for is left to it this round), so the in-flight count
+   * read next is not raced and the per-endpoint cap holds over every instance; the deliveries are
+   * locked the same way (platform/db/claim.ts).
    */
   async claimDue(limit: number): Promise<StartedAttempt[]> {
     if (limit <= 0) return [];
@@ -276,9 +281,10 @@ export class DeliveryWorker {
   }
 
   /**
-   * Enabled endpoints with pending deliveries whose circuit lets a post through now. The endpoints
-   * with pending deliveries are found by skipping through the (status, endpoint_id, …) index, one
-   * seek per endpoint, so the cost follows the number of such endpoints, not their backlogs.
+   * Enabled endpoints with pending deliveries whose circuit lets a post through now, locked for
+   * this claim on PostgreSQL (skipping those another claim holds). The endpoints with pending
+   * deliveries are found by skipping through the (status, endpoint_id, …) index, one seek per
+   * endpoint, so the cost follows the number of such endpoints, not their backlogs.
    */
   private async claimableEndpoints(tx: Tx, now: number): Promise<Array<Pick<WebhookEndpointsTable, 'id' | 'account_id' | 'circuit_state' | 'consecutive_failures'>>> {
     const withPending = await sql<{ id: string }>`
@@ -293,13 +299,16 @@ export class DeliveryWorker {
     const ids = withPending.rows.map((r) => r.id);
     for (let i = 0; i < ids.length; i += 500) {
       out.push(
-        ...(await tx
-          .selectFrom('webhook_endpoints')
-          .select(['id', 'account_id', 'circuit_state', 'consecutive_failures'])
-          .where('id', 'in', ids.slice(i, i + 500))
-          .where('enabled', '=', 1)
-          .where((eb) => eb.or([eb('circuit_state', '=', 'closed'), eb('circuit_until', '<=', now)]))
-          .execute()),
+        ...(await lockedForClaim(
+          tx,
+          tx
+            .selectFrom('webhook_endpoints')
+            .select(['id', 'account_id', 'circuit_state', 'consecutive_failures'])
+            .where('id', 'in', ids.slice(i, i + 500))
+            .where('enabled', '=', 1)
+            .where((eb) => eb.or([eb('circuit_state', '=', 'closed'), eb('circuit_until', '<=', now)]))
+            .orderBy('id'),
+        ).execute()),
       );
     }
     return out;
@@ -314,7 +323,7 @@ export class DeliveryWorker {
         ([endpointId, n], j) =>
           sql`select * from (select id, endpoint_id, account_id from webhook_deliveries
             where status = 'pending' and endpoint_id = ${endpointId} and next_attempt_at <= ${now} and (lease_until is null or lease_until < ${now})
-            order by next_attempt_at, id limit ${n}) as ${sql.raw(`q${j}`)}`,
+            order by next_attempt_at, id limit ${n} ${claimLockClause(tx)}) as ${sql.raw(`q${j}`)}`,
       );
       out.push(...(await sql<{ id: string; endpoint_id: string; account_id: string }>`${sql.join(parts, sql` union all `)}`.execute(tx)).rows);
     }

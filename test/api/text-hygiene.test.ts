@@ -173,8 +173,10 @@ describe('characters that must not reach a carrier', () => {
     const phone = fresh();
     const created = await t.api('POST', '/api/v1/contacts', { phone, firstName: 'Ann' }, { key: acc.apiKey });
     expect(created.status).toBe(201);
-    // As an older version could have stored it.
-    await t.ctx.db.updateTable('contacts').set({ first_name: 'Ann\u0000' }).where('account_id', '=', acc.accountId).where('phone', '=', phone.slice(1)).execute();
+    // As an older version could have stored it. PostgreSQL text cannot hold NUL at all, so there
+    // the legacy value carries another control character of the same rule.
+    const legacy = t.ctx.database.dialect === 'postgres' ? 'Ann\u0007' : 'Ann\u0000';
+    await t.ctx.db.updateTable('contacts').set({ first_name: legacy }).where('account_id', '=', acc.accountId).where('phone', '=', phone.slice(1)).execute();
     const before = await countMessages();
     await expectRefused('POST', '/api/rcs/send', { ...rcs({ text: 'Hi {{contact_first_name}}' }), phoneNumber: phone }, 'content.text');
     await expectRefused('POST', '/api/rcs/send', { ...rcs({ text: 'Hi' }, { smsFallback: { message: 'Hi {{contact_first_name}}', sendernameId: acc.senders.sms } }), phoneNumber: phone }, 'smsFallback.message');

@@ -1,6 +1,11 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import { dialectOf } from '../../src/platform/db/dialect.js';
+import { connectPostgres } from '../../src/platform/db/postgres.js';
+import type { Database } from '../../src/platform/db/schema.js';
 import { createTestSchema, onPostgres, type TestSchema } from './postgres.js';
 
 export { onPostgres };
@@ -42,4 +47,28 @@ export async function openTestDatabase(label = 'db'): Promise<OpenDb> {
  */
 export function describeSqliteOnly(reason: string): (name: string, fn: () => void) => void {
   return (name, fn) => describe.skipIf(onPostgres)(`${name} (SQLite only: ${reason})`, fn);
+}
+
+/**
+ * A second connection to a server's database, as the admin CLI or another instance would write:
+ * not the server's own handle or pool, so nothing the server caches can see the write coming.
+ */
+export async function withOtherConnection<T>(config: Config, fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const db = config.postgres
+    ? connectPostgres({ ...config.postgres, poolMax: 1 }, () => undefined).db
+    : new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(config.databaseFile) }) });
+  try {
+    return await fn(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The tables of the database the server uses (its own schema on PostgreSQL), Kysely's bookkeeping included. */
+export async function tableNames(db: Kysely<Database>): Promise<string[]> {
+  const { rows } =
+    dialectOf(db) === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db);
+  return rows.map((r) => r.name).sort();
 }

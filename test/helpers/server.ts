@@ -26,6 +26,8 @@ export interface TestServer {
   ctx: AppContext;
   server: RunningServer;
   dataDir: string;
+  /** DATABASE_URL and friends of this server's own PostgreSQL schema ({} on SQLite): for child processes (the CLI) on its database. */
+  dbEnv: Record<string, string>;
   /** The first account (all permissions). */
   account: TestAccount;
   /** Another tenant; its ids must be invisible to `account`. */
@@ -96,6 +98,7 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
     ctx,
     server,
     dataDir,
+    dbEnv,
     account,
     createAccount,
     createKey,

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
-import { childApi, poller, readOnlyDb, testNumber } from '../helpers/child-probes.js';
-import { expectLedgerBalancedFile } from '../billing/invariant.js';
+import { childApi, poller, serverDb, testNumber } from '../helpers/child-probes.js';
+import { testDatabaseEnv } from '../helpers/database.js';
 
 /**
  * DESIGN §5.5 / §8: kill -9 during a batch, restart, and every recipient has exactly one message
@@ -13,8 +13,11 @@ import { expectLedgerBalancedFile } from '../billing/invariant.js';
  * keeps what it received in `sim_messages` (UNIQUE by our message id), which is what we count.
  */
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-crash-'));
-const dbFile = path.join(dataDir, 'rcs.sqlite');
-const env = { DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0' };
+// Its own PostgreSQL schema with TEST_DATABASE=postgres, kept across the restarts like the data directory.
+const { env: dbEnv, schema } = await testDatabaseEnv('crash');
+const env = { DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...dbEnv };
+const db = serverDb(env);
+const { query, one } = db;
 let server: ChildServer | null = null;
 let apiKey = '';
 let rcsSender = '';
@@ -22,15 +25,16 @@ let rcsSender = '';
 afterAll(async () => {
   if (server) await server.stop('SIGKILL');
   try {
-    expectLedgerBalancedFile(dbFile);
+    await db.expectLedgerBalanced();
   } finally {
+    await db.close();
+    await schema?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
 const num = testNumber;
 const api = childApi(() => server, () => apiKey);
-const { query, one } = readOnlyDb(dbFile);
 const until = poller(() => server);
 
 async function kill(): Promise<void> {
@@ -54,20 +58,20 @@ describe('kill -9 and restart', () => {
     const N = 2000;
     const phones = Array.from({ length: N }, (_, i) => num(10_000_000, i));
     expect(new Set(phones).size).toBe(N);
-    const credits = one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c;
+    const credits = (await one<{ c: number }>('SELECT credits_milli AS c FROM accounts')).c;
     const r = await api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Hello {{contact_phone}}' }, sendernameId: rcsSender, batchSize: 50, delayMs: 20 });
     expect(r.status).toBe(202);
     expect(r.body.accepted).toBe(N);
     const jobId: string = r.body.jobId;
 
     // Kill it once some, but not all, have reached the carrier.
-    const atKill = await until(() => one<{ n: number }>('SELECT count(*) AS n FROM sim_messages').n, (n) => n >= 100, 30_000, 'the first messages at the carrier', 2);
+    const atKill = await until(async () => (await one<{ n: number }>('SELECT count(*) AS n FROM sim_messages')).n, (n) => n >= 100, 30_000, 'the first messages at the carrier', 2);
     await kill();
-    const carrierAtKill = one<{ n: number }>('SELECT count(*) AS n FROM sim_messages').n;
-    const pendingAtKill = one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId).n;
+    const carrierAtKill = (await one<{ n: number }>('SELECT count(*) AS n FROM sim_messages')).n;
+    const pendingAtKill = (await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId)).n;
     // Handed to the carrier but not yet recorded when the process died: the dangerous window.
-    const unrecorded = one<{ n: number }>('SELECT count(*) AS n FROM messages m JOIN sim_messages s ON s.message_id = m.id WHERE m.job_id = ? AND m.pending = 1', jobId).n;
-    const leased = one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1 AND lease_until IS NOT NULL', jobId).n;
+    const unrecorded = (await one<{ n: number }>('SELECT count(*) AS n FROM messages m JOIN sim_messages s ON s.message_id = m.id WHERE m.job_id = ? AND m.pending = 1', jobId)).n;
+    const leased = (await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1 AND lease_until IS NOT NULL', jobId)).n;
     console.log(`crash test: at SIGKILL ${carrierAtKill}/${N} at the carrier, ${pendingAtKill} pending, ${leased} leased, ${unrecorded} handed over but not recorded`);
     expect(atKill).toBeGreaterThan(0);
     expect(carrierAtKill).toBeLessThan(N);
@@ -76,24 +80,24 @@ describe('kill -9 and restart', () => {
     // Restart on the same data; leased rows come back when their lease (30 s) runs out.
     server = await startChildServer(env);
     expect(server.output()).not.toContain('API key:');
-    await until(() => one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId).n, (n) => n === 0, 90_000, 'the batch to finish', 250);
+    await until(async () => (await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId)).n, (n) => n === 0, 90_000, 'the batch to finish', 250);
 
     // Every accepted recipient: one message row, one hand-over at the carrier, none doubled, none lost.
-    const messages = query<{ id: string; phone: string; status: string; carrier_message_id: string | null }>('SELECT id, phone, status, carrier_message_id FROM messages WHERE job_id = ?', jobId);
+    const messages = await query<{ id: string; phone: string; status: string; carrier_message_id: string | null }>('SELECT id, phone, status, carrier_message_id FROM messages WHERE job_id = ?', jobId);
     expect(messages).toHaveLength(N);
     expect(new Set(messages.map((m) => m.phone)).size).toBe(N);
     expect(new Set(messages.map((m) => `+${m.phone}`))).toEqual(new Set(phones));
     expect(messages.filter((m) => !['SENT', 'DELIVERED', 'READ'].includes(m.status))).toEqual([]);
-    const sim = query<{ id: string; message_id: string; to_phone: string }>('SELECT s.id, s.message_id, s.to_phone FROM sim_messages s JOIN messages m ON m.id = s.message_id WHERE m.job_id = ?', jobId);
+    const sim = await query<{ id: string; message_id: string; to_phone: string }>('SELECT s.id, s.message_id, s.to_phone FROM sim_messages s JOIN messages m ON m.id = s.message_id WHERE m.job_id = ?', jobId);
     expect(sim).toHaveLength(N);
     expect(new Set(sim.map((s) => s.message_id)).size).toBe(N);
     expect(new Set(sim.map((s) => s.to_phone)).size).toBe(N);
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM sim_messages').n).toBe(N);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM sim_messages')).n).toBe(N);
     // The record points at the carrier's one copy.
     const carrierId = new Map(sim.map((s) => [s.message_id, s.id]));
     expect(messages.filter((m) => m.carrier_message_id !== carrierId.get(m.id))).toEqual([]);
     // Charged exactly once per recipient (0.035 per DE RCS message).
-    expect(one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c).toBe(credits - N * 35);
+    expect((await one<{ c: number }>('SELECT credits_milli AS c FROM accounts')).c).toBe(credits - N * 35);
     const job = await api('GET', `/api/rcs/batch/${jobId}/status`);
     expect(job.body.job).toMatchObject({ status: 'completed', progress: { total: N, pending: 0, sent: N, failed: 0 } });
   }, 180_000);
@@ -111,7 +115,7 @@ describe('kill -9 and restart', () => {
     const batch = await api('POST', '/api/rcs/send-batch', { phoneNumbers: [num(40_000_000, 0), num(40_000_000, 1)], messageType: 'text', content: { text: 'Later batch' }, sendernameId: rcsSender, scheduleAt });
     expect(batch.status).toBe(200);
     await kill();
-    expect(query('SELECT id FROM messages WHERE status = ?', 'SCHEDULED')).toHaveLength(5);
+    expect(await query('SELECT id FROM messages WHERE status = ?', 'SCHEDULED')).toHaveLength(5);
 
     server = await startChildServer(env);
     // Normally the restart is ready well before `due`; on a very slow machine the messages are
@@ -129,7 +133,7 @@ describe('kill -9 and restart', () => {
       expect(m.sent_at! - due).toBeGreaterThanOrEqual(-10); // not early (SQLite stores the due instant)
       expect(m.sent_at! - onTimeFrom).toBeLessThan(1000); // DESIGN: on time ± 1 s
     }
-    for (const id of ids) expect(query('SELECT id FROM sim_messages WHERE message_id = ?', id)).toHaveLength(1);
+    for (const id of ids) expect(await query('SELECT id FROM sim_messages WHERE message_id = ?', id)).toHaveLength(1);
     expect(await server.stop('SIGTERM')).toBe(0);
     server = null;
   }, 120_000);

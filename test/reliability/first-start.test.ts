@@ -3,15 +3,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startChildServer } from '../helpers/child-server.js';
+import { testDatabaseEnv } from '../helpers/database.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-first-start-'));
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+// Its own PostgreSQL schema with TEST_DATABASE=postgres, kept across the starts like the data directory.
+const { env: dbEnv, schema } = await testDatabaseEnv('first');
+afterAll(async () => {
+  await schema?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 describe('first start of the real entry point', () => {
   let apiKey = '';
 
   it('writes working demo credentials once to a 0600 file, not to the output (not a terminal)', async () => {
-    const s = await startChildServer({ DATA_DIR: dataDir });
+    const s = await startChildServer({ DATA_DIR: dataDir, ...dbEnv });
     try {
       const file = path.join(path.resolve(dataDir), 'first-start-credentials.txt');
       // stdout is a pipe here (as under a service manager): only the file's path is printed.
@@ -61,7 +67,7 @@ describe('first start of the real entry point', () => {
   }, 60_000);
 
   it('reuses the data on the second start and prints only the URLs', async () => {
-    const s = await startChildServer({ DATA_DIR: dataDir });
+    const s = await startChildServer({ DATA_DIR: dataDir, ...dbEnv });
     try {
       expect(s.output()).not.toContain('API key:');
       expect(s.output()).toContain('MCP endpoint:');
@@ -73,13 +79,13 @@ describe('first start of the real entry point', () => {
   }, 60_000);
 
   it('refuses to start with a wrong SEALING_KEY or without its key file, saying why', async () => {
-    const wrong = startChildServer({ DATA_DIR: dataDir, SEALING_KEY: 'ab'.repeat(32) }, 20_000);
+    const wrong = startChildServer({ DATA_DIR: dataDir, ...dbEnv, SEALING_KEY: 'ab'.repeat(32) }, 20_000);
     await expect(wrong).rejects.toThrow(/exited \(78\)[\s\S]*not the key this database was sealed with/);
     const keyFile = path.join(dataDir, 'sealing.key');
     const saved = fs.readFileSync(keyFile);
     fs.rmSync(keyFile);
     try {
-      await expect(startChildServer({ DATA_DIR: dataDir }, 20_000)).rejects.toThrow(/exited \(78\)[\s\S]*sealing key is missing/);
+      await expect(startChildServer({ DATA_DIR: dataDir, ...dbEnv }, 20_000)).rejects.toThrow(/exited \(78\)[\s\S]*sealing key is missing/);
       expect(fs.existsSync(keyFile)).toBe(false);
     } finally {
       fs.writeFileSync(keyFile, saved, { mode: 0o600 });
@@ -87,6 +93,6 @@ describe('first start of the real entry point', () => {
   }, 60_000);
 
   it('refuses to start on a bad setting, naming the variable', async () => {
-    await expect(startChildServer({ DATA_DIR: dataDir, LOG_LEVEL: 'loud' }, 20_000)).rejects.toThrow(/LOG_LEVEL/);
+    await expect(startChildServer({ DATA_DIR: dataDir, ...dbEnv, LOG_LEVEL: 'loud' }, 20_000)).rejects.toThrow(/LOG_LEVEL/);
   }, 30_000);
 });

@@ -3,18 +3,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { sqliteHandle } from '../../src/platform/db/database.js';
 import { SealingKeyError } from '../../src/platform/sealing.js';
+import { describeSqliteOnly, tableNames, testDatabaseEnv } from '../helpers/database.js';
+import type { TestSchema } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WebClient } from '../helpers/web-client.js';
 import { authorizeVia, discover, exchange, register } from '../oauth/helpers.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-secrets-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+/** One database per data directory, kept across restarts like the directory (a PostgreSQL schema with TEST_DATABASE=postgres). */
+const databases = new Map<string, { env: Record<string, string>; schema: TestSchema | null }>();
+afterAll(async () => {
+  for (const d of databases.values()) await d.schema?.drop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function configFor(dir: string, env: Record<string, string> = {}) {
+  let d = databases.get(dir);
+  if (!d) databases.set(dir, (d = await testDatabaseEnv('secrets')));
+  return loadConfig({ DATA_DIR: dir, ...quiet, ...d.env, ...env });
+}
 
 const modeOf = (p: string) => fs.statSync(p).mode & 0o777;
 const quiet = { LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0' };
@@ -25,7 +38,7 @@ function capturingLogger() {
   return { lines, logger: pino({ level: 'info' }, { write: (s: string) => void lines.push(s) }) };
 }
 
-describe('file modes of the data directory', () => {
+describeSqliteOnly('the files are the SQLite database')('file modes of the data directory', () => {
   it('a fresh data directory is 0700 and the database files 0600, whatever the umask', async () => {
     const dir = path.join(tmp, 'fresh', 'data');
     const old = process.umask(0o022);
@@ -86,26 +99,26 @@ describe('the sealing key', () => {
   it('a wrong SEALING_KEY, or a missing key file, refuses to start instead of making a new key', async () => {
     const dir = path.join(tmp, 'keyed');
     const key = randomBytes(32).toString('base64');
-    const ctx = await createContext(loadConfig({ DATA_DIR: dir, SEALING_KEY: key, ...quiet }), { logger: createLogger('silent') });
+    const ctx = await createContext(await configFor(dir, { SEALING_KEY: key }), { logger: createLogger('silent') });
     const account = await ctx.services.accounts.create({ name: 'Keyed', timezone: 'Europe/Berlin', credits: 1, companyProfile: { company_name: 'Keyed' } });
     await ctx.services.users.create(account.id, 'keyed@example.com', 'a long enough password');
     await ctx.database.close();
     // Given as hex, the same key opens it.
     const hex = Buffer.from(key, 'base64').toString('hex');
-    await (await createContext(loadConfig({ DATA_DIR: dir, SEALING_KEY: hex, ...quiet }), { logger: createLogger('silent') })).database.close();
+    await (await createContext(await configFor(dir, { SEALING_KEY: hex }), { logger: createLogger('silent') })).database.close();
 
-    const wrong = createContext(loadConfig({ DATA_DIR: dir, SEALING_KEY: randomBytes(32).toString('hex'), ...quiet }), { logger: createLogger('silent') });
+    const wrong = createContext(await configFor(dir, { SEALING_KEY: randomBytes(32).toString('hex') }), { logger: createLogger('silent') });
     await expect(wrong).rejects.toThrow(SealingKeyError);
     await expect(wrong).rejects.toThrow(/not the key this database was sealed with/);
     // Without SEALING_KEY the key file is looked for; there is none, and none is created.
-    await expect(createContext(loadConfig({ DATA_DIR: dir, ...quiet }), { logger: createLogger('silent') })).rejects.toThrow(/sealing key is missing/);
+    await expect(createContext(await configFor(dir), { logger: createLogger('silent') })).rejects.toThrow(/sealing key is missing/);
     expect(fs.existsSync(path.join(dir, 'sealing.key'))).toBe(false);
     expect(() => loadConfig({ DATA_DIR: dir, SEALING_KEY: 'too short' })).toThrow(/SEALING_KEY=\(redacted\)/);
   });
 
   it('clear values from before sealing are sealed at start (TOTP secrets, signing keys), with a log line', async () => {
     const dir = path.join(tmp, 'legacy');
-    const ctx = await createContext(loadConfig({ DATA_DIR: dir, ...quiet }), { logger: createLogger('silent') });
+    const ctx = await createContext(await configFor(dir), { logger: createLogger('silent') });
     const account = await ctx.services.accounts.create({ name: 'Legacy', timezone: 'Europe/Berlin', credits: 1, companyProfile: { company_name: 'Legacy' } });
     const created = await ctx.services.users.create(account.id, 'legacy@example.com', 'a long enough password');
     const signing = await ctx.db.selectFrom('settings').select('value').where('key', '=', 'oauth.jwt_signing_key').executeTakeFirstOrThrow();
@@ -117,7 +130,7 @@ describe('the sealing key', () => {
     await ctx.database.close();
 
     const { lines, logger } = capturingLogger();
-    const again = await createContext(loadConfig({ DATA_DIR: dir, ...quiet }), { logger });
+    const again = await createContext(await configFor(dir), { logger });
     try {
       const row = await again.db.selectFrom('users').select('totp_secret').where('id', '=', created.user.id).executeTakeFirstOrThrow();
       expect(row.totp_secret).toMatch(/^sealed:v1:/);
@@ -203,21 +216,20 @@ describe('a dump of the database reveals no secret', () => {
     expect(secrets['TOTP secret']!.length).toBeGreaterThan(20);
 
     // Every text column of every table...
-    const tables = (sqliteHandle(t.ctx.database).prepare("select name from sqlite_master where type = 'table'").all()) as { name: string }[];
     let dump = '';
-    for (const { name } of tables) {
-      for (const row of sqliteHandle(t.ctx.database).prepare(`select * from "${name}"`).all() as Record<string, unknown>[]) {
+    for (const name of await tableNames(t.ctx.db)) {
+      for (const row of (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(t.ctx.db)).rows) {
         for (const v of Object.values(row)) if (typeof v === 'string') dump += `${v}\n`;
       }
     }
     expect(dump).toContain('sealed:v1:');
-    // ...and the raw bytes of the database and its WAL.
+    // ...and the raw bytes of the database and its WAL (SQLite: PostgreSQL's files are the server's, not ours to read).
     const file = t.ctx.config.databaseFile;
-    const raw = [file, `${file}-wal`, `${file}-shm`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('');
-    expect(raw.length).toBeGreaterThan(0);
+    const raw = t.ctx.database.dialect === 'sqlite' ? [file, `${file}-wal`, `${file}-shm`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('') : null;
+    if (raw !== null) expect(raw.length).toBeGreaterThan(0);
     for (const [what, value] of Object.entries(secrets)) {
       expect(dump.includes(value), `${what} in a table`).toBe(false);
-      expect(raw.includes(value), `${what} in the database files`).toBe(false);
+      if (raw !== null) expect(raw.includes(value), `${what} in the database files`).toBe(false);
     }
 
     // The recipient's link opens the page and opts the number out.

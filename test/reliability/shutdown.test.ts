@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
-import { childApi, poller, readOnlyDb, sleep, testNumber } from '../helpers/child-probes.js';
-import { expectLedgerBalancedFile } from '../billing/invariant.js';
+import { childApi, poller, serverDb, sleep, testNumber } from '../helpers/child-probes.js';
+import { testDatabaseEnv } from '../helpers/database.js';
 
 /**
  * Graceful shutdown of the real entry point (DESIGN §3 main.ts): SIGTERM while a client dribbles
@@ -17,8 +17,11 @@ import { expectLedgerBalancedFile } from '../billing/invariant.js';
  * recipient at the simulated carrier (sim_messages, UNIQUE by our message id).
  */
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-shutdown-'));
-const dbFile = path.join(dataDir, 'rcs.sqlite');
-const env = { DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: 'true' };
+// Its own PostgreSQL schema with TEST_DATABASE=postgres, kept across the restart like the data directory.
+const { env: dbEnv, schema } = await testDatabaseEnv('shutdown');
+const env = { DATA_DIR: dataDir, SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS: 'true', ...dbEnv };
+const db = serverDb(env);
+const { query, one } = db;
 let server: ChildServer | null = null;
 let apiKey = '';
 let rcsSender = '';
@@ -39,15 +42,16 @@ afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise<void>((r) => receiver.close(() => r()));
   try {
-    expectLedgerBalancedFile(dbFile);
+    await db.expectLedgerBalanced();
   } finally {
+    await db.close();
+    await schema?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
 const num = testNumber;
 const api = childApi(() => server, () => apiKey);
-const { query, one } = readOnlyDb(dbFile);
 const until = poller(() => server, 3000);
 
 /** Sends a request's headers, then its body one byte a second (never finishing within the grace). */
@@ -90,14 +94,14 @@ describe('SIGTERM with a slow client, hanging webhooks and a batch in progress',
     // is still running when the grace period (5 s) is over and the dispatcher stops.
     const N = 600;
     const phones = Array.from({ length: N }, (_, i) => num(10_000_000, i));
-    const credits = one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c;
+    const credits = (await one<{ c: number }>('SELECT credits_milli AS c FROM accounts')).c;
     const r = await api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Hello {{contact_phone}}' }, sendernameId: rcsSender, batchSize: 20, delayMs: 400 });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     const jobId: string = r.body.jobId;
 
-    await until(() => one<{ n: number }>('SELECT count(*) AS n FROM sim_messages').n, (n) => n >= 40, 30_000, 'the first messages at the carrier');
+    await until(async () => (await one<{ n: number }>('SELECT count(*) AS n FROM sim_messages')).n, (n) => n >= 40, 30_000, 'the first messages at the carrier');
     // Webhook posts for the first statuses are hanging at the receiver.
-    await until(() => received, (n) => n > 0, 30_000, 'a webhook post in flight');
+    await until(async () => received, (n) => n > 0, 30_000, 'a webhook post in flight');
     const slow = slowBodyClient(server!.url);
     await sleep(1500); // the request is in flight: headers read, body arriving byte by byte
 
@@ -127,31 +131,31 @@ describe('SIGTERM with a slow client, hanging webhooks and a batch in progress',
     server = null;
 
     // Nothing left leased: the aborted webhook posts were recorded as retries, unsent messages released.
-    const carrierAtStop = one<{ n: number }>('SELECT count(*) AS n FROM sim_messages').n;
-    const pendingAtStop = one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId).n;
+    const carrierAtStop = (await one<{ n: number }>('SELECT count(*) AS n FROM sim_messages')).n;
+    const pendingAtStop = (await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId)).n;
     console.log(`shutdown test: at exit ${carrierAtStop}/${N} at the carrier, ${pendingAtStop} pending`);
     expect(pendingAtStop).toBeGreaterThan(0);
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE pending = 1 AND lease_until IS NOT NULL').n).toBe(0);
-    expect(one<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until IS NOT NULL").n).toBe(0);
-    const aborted = one<{ n: number }>("SELECT count(*) AS n FROM webhook_attempts WHERE error LIKE 'Aborted: the server shut down%'").n;
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE pending = 1 AND lease_until IS NOT NULL')).n).toBe(0);
+    expect((await one<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until IS NOT NULL")).n).toBe(0);
+    const aborted = (await one<{ n: number }>("SELECT count(*) AS n FROM webhook_attempts WHERE error LIKE 'Aborted: the server shut down%'")).n;
     expect(aborted).toBeGreaterThan(0);
     // The slow client's send never reached a handler: no message for its number.
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE phone = ?', num(90_000_000, 0).slice(1)).n).toBe(0);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE phone = ?', num(90_000_000, 0).slice(1))).n).toBe(0);
 
     // Restart: the batch completes, one message per recipient at the carrier.
     server = await startChildServer(env);
-    await until(() => one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId).n, (n) => n === 0, 60_000, 'the batch to finish', 200);
-    const messages = query<{ id: string; phone: string; status: string; carrier_message_id: string | null }>('SELECT id, phone, status, carrier_message_id FROM messages WHERE job_id = ?', jobId);
+    await until(async () => (await one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE job_id = ? AND pending = 1', jobId)).n, (n) => n === 0, 60_000, 'the batch to finish', 200);
+    const messages = await query<{ id: string; phone: string; status: string; carrier_message_id: string | null }>('SELECT id, phone, status, carrier_message_id FROM messages WHERE job_id = ?', jobId);
     expect(messages).toHaveLength(N);
     expect(new Set(messages.map((m) => `+${m.phone}`))).toEqual(new Set(phones));
     expect(messages.filter((m) => !['SENT', 'DELIVERED', 'READ'].includes(m.status))).toEqual([]);
-    const sim = query<{ id: string; message_id: string; to_phone: string }>('SELECT s.id, s.message_id, s.to_phone FROM sim_messages s JOIN messages m ON m.id = s.message_id WHERE m.job_id = ?', jobId);
+    const sim = await query<{ id: string; message_id: string; to_phone: string }>('SELECT s.id, s.message_id, s.to_phone FROM sim_messages s JOIN messages m ON m.id = s.message_id WHERE m.job_id = ?', jobId);
     expect(sim).toHaveLength(N);
     expect(new Set(sim.map((s) => s.message_id)).size).toBe(N);
     expect(new Set(sim.map((s) => s.to_phone)).size).toBe(N);
     const carrierId = new Map(sim.map((s) => [s.message_id, s.id]));
     expect(messages.filter((m) => m.carrier_message_id !== carrierId.get(m.id))).toEqual([]);
-    expect(one<{ c: number }>('SELECT credits_milli AS c FROM accounts').c).toBe(credits - N * 35);
+    expect((await one<{ c: number }>('SELECT credits_milli AS c FROM accounts')).c).toBe(credits - N * 35);
 
     // And the second stop, with the receiver still hanging, is as quick.
     const t1 = Date.now();

@@ -55,6 +55,7 @@ describe('config', () => {
     [{ DATABASE_URL: 'mysql://db/rcs' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_FILE: 'x.sqlite' }, 'DATABASE_FILE'],
     [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX'],
+    [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_POOL_MAX: '1' }, 'DATABASE_POOL_MAX'],
     [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_SSL: 'prefer' }, 'DATABASE_SSL'],
     [{ DATABASE_SSL: 'require' }, 'DATABASE_SSL'],
     [{ DATABASE_URL: 'postgres://db/rcs', DATABASE_SSL: 'require', DATABASE_SSL_CA: 'ca.pem' }, 'DATABASE_SSL_CA'],

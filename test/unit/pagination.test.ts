@@ -1,6 +1,6 @@
-import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_DIALECTS, openScratch, type Scratch } from '../helpers/scratch-db.js';
 import { AppError } from '../../src/platform/errors.js';
 import { decodeCursor, encodeCursor, keysetPage, pagePagination, singlePage, type CursorScope } from '../../src/platform/pagination.js';
 
@@ -55,23 +55,23 @@ describe('cursor encoding', () => {
   });
 });
 
-describe('keysetPage', () => {
-  let raw: SQLite.Database;
+describe.each(BOTH_DIALECTS)('keysetPage on %s', (dialect) => {
+  let scratch: Scratch;
   let db: Kysely<TestDb>;
   let seq = 0;
   const nextId = () => `id${String(++seq).padStart(6, '0')}`;
 
   beforeAll(async () => {
-    raw = new SQLite(':memory:');
-    db = new Kysely<TestDb>({ dialect: new SqliteDialect({ database: raw }) });
-    await db.schema.createTable('items').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('n', 'integer', (c) => c.notNull()).addColumn('name', 'text').execute();
+    scratch = await openScratch(dialect);
+    db = scratch.db as Kysely<TestDb>;
+    await db.schema.createTable('items').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('n', scratch.intType, (c) => c.notNull()).addColumn('name', 'text').execute();
     // 53 rows with many equal sort values and some NULL names.
     for (let i = 0; i < 53; i++) {
       await db.insertInto('items').values({ id: nextId(), n: i % 7, name: i % 5 === 0 ? null : `Name${(i * 13) % 11}` }).execute();
     }
   });
   afterAll(async () => {
-    await db.destroy();
+    await scratch.close();
   });
 
   async function walk(order: 'asc' | 'desc', limit: number, sortExpr = sql`n`, sort = 'n', during?: () => Promise<void>) {

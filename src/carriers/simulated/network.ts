@@ -2,7 +2,8 @@ import { jsonList, selectRowsViaJson } from '../../platform/db/sql.js';
 import type { Clock } from '../../platform/clock.js';
 import { sql } from 'kysely';
 import { insertRowsAsJson } from '../../platform/db/bulk.js';
-import type { Db } from '../../platform/db/database.js';
+import { inClaim, lockedForClaim } from '../../platform/db/claim.js';
+import type { Db, DbOrTx } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
 import type { SimMessagesTable } from '../../platform/db/tables/messaging.js';
@@ -185,17 +186,24 @@ export class SimulatedNetwork implements Carriers {
   /**
    * Fires receipts that are due, in batches: delivery (or its failure) first, then reads of
    * delivered messages. A receipt the engine could not apply yet stays due for a later tick.
+   * Every instance on a shared database runs this tick: each batch is claimed (inClaim, rows
+   * locked SKIP LOCKED until marked), so a receipt is fired by one of them, not by all.
    * Exposed for tests that drive time with a fake clock.
    */
   async processDue(): Promise<number> {
     const sink = this.sink;
     if (!sink) return 0;
     const now = this.clock.now();
+    const fired = await inClaim(this.db, (q) => this.fireDeliveries(q, sink, now));
+    return fired + (await inClaim(this.db, (q) => this.fireReads(q, sink, now)));
+  }
+
+  private async fireDeliveries(q: DbOrTx, sink: CarrierEventSink, now: number): Promise<number> {
     let fired = 0;
     // Up to BATCH receipts per tick, read as one JSON value (selectRowsViaJson: cheaper than driver rows).
     const deliveries = await selectRowsViaJson<[string, string, string, number | null]>(
-      this.db,
-      this.db.selectFrom('sim_messages').select(DELIVERY_FIELDS).where('deliver_due', '<=', now).orderBy('deliver_due').limit(BATCH),
+      q,
+      lockedForClaim(q, q.selectFrom('sim_messages').select(DELIVERY_FIELDS).where('deliver_due', '<=', now).orderBy('deliver_due').limit(BATCH)),
       DELIVERY_FIELDS,
     );
     if (deliveries.length > 0) {
@@ -224,33 +232,37 @@ export class SimulatedNetwork implements Carriers {
         else if (p.withRead && applied[p.at + 1] !== false) deliveredAndRead.push(p.id);
         else delivered.push(p.id);
       }
-      await this.mark(failed, { deliver_due: null, failed_at: now });
-      await this.mark(delivered, { deliver_due: null, delivered_at: now });
-      await this.mark(deliveredAndRead, { deliver_due: null, delivered_at: now, read_due: null, read_at: now });
+      await this.mark(q, failed, { deliver_due: null, failed_at: now });
+      await this.mark(q, delivered, { deliver_due: null, delivered_at: now });
+      await this.mark(q, deliveredAndRead, { deliver_due: null, delivered_at: now, read_due: null, read_at: now });
       fired += failed.length + delivered.length + 2 * deliveredAndRead.length;
-    }
-    const reads = await this.db
-      .selectFrom('sim_messages')
-      .select(['id', 'message_id'])
-      .where('read_due', '<=', now)
-      .where('deliver_due', 'is', null)
-      .where('delivered_at', 'is not', null)
-      .orderBy('read_due')
-      .limit(BATCH)
-      .execute();
-    if (reads.length > 0) {
-      const applied = await sink(reads.map((r): CarrierEvent => ({ kind: 'status', messageId: r.message_id, status: 'READ', at: now, carrierMessageId: r.id })));
-      const read = reads.filter((_, i) => applied[i] !== false).map((r) => r.id);
-      await this.mark(read, { read_due: null, read_at: now });
-      fired += read.length;
     }
     return fired;
   }
 
-  private async mark(ids: string[], set: Partial<SimMessagesTable>): Promise<void> {
+  private async fireReads(q: DbOrTx, sink: CarrierEventSink, now: number): Promise<number> {
+    const reads = await lockedForClaim(
+      q,
+      q
+        .selectFrom('sim_messages')
+        .select(['id', 'message_id'])
+        .where('read_due', '<=', now)
+        .where('deliver_due', 'is', null)
+        .where('delivered_at', 'is not', null)
+        .orderBy('read_due')
+        .limit(BATCH),
+    ).execute();
+    if (reads.length === 0) return 0;
+    const applied = await sink(reads.map((r): CarrierEvent => ({ kind: 'status', messageId: r.message_id, status: 'READ', at: now, carrierMessageId: r.id })));
+    const read = reads.filter((_, i) => applied[i] !== false).map((r) => r.id);
+    await this.mark(q, read, { read_due: null, read_at: now });
+    return read.length;
+  }
+
+  private async mark(q: DbOrTx, ids: string[], set: Partial<SimMessagesTable>): Promise<void> {
     if (ids.length === 0) return;
     // The ids as one JSON parameter (jsonList): one statement, prepared once, for any number.
-    await this.db.updateTable('sim_messages').set(set).where('id', 'in', jsonList(this.db, ids)).execute();
+    await q.updateTable('sim_messages').set(set).where('id', 'in', jsonList(q, ids)).execute();
   }
 }
 

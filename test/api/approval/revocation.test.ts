@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/platform/clock.js';
 import { PROJECT_ROOT } from '../../../src/platform/paths.js';
+import { withOtherConnection } from '../../helpers/database.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 /**
@@ -30,12 +30,7 @@ describe('API key revocation from elsewhere', () => {
     const key = await t.createKey(t.account.accountId, ['messages:read']);
     for (let i = 0; i < 3; i++) expect(await status(key)).toBe(200);
     const info = (await t.ctx.services.apiKeys.list(t.account.accountId)).find((k) => k.permissions.length === 1 && k.revokedAt === null)!;
-    const other = new SQLite(t.ctx.config.databaseFile);
-    try {
-      other.prepare('update api_keys set revoked_at = ? where id = ?').run(clock.now(), info.id);
-    } finally {
-      other.close();
-    }
+    await withOtherConnection(t.ctx.config, (other) => other.updateTable('api_keys').set({ revoked_at: clock.now() }).where('id', '=', info.id).execute());
     expect(await status(key)).toBe(401);
   });
 
@@ -46,7 +41,7 @@ describe('API key revocation from elsewhere', () => {
     // Asynchronously: the server in this process keeps answering while the CLI runs.
     const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli.ts'), 'keys:revoke', '--account', t.account.accountId, '--key', info.id], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, DATA_DIR: t.dataDir },
+      env: { ...process.env, DATA_DIR: t.dataDir, ...t.dbEnv },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -58,12 +53,7 @@ describe('API key revocation from elsewhere', () => {
     const key = await t.createKey(t.account.accountId, ['messages:write', 'messages:read']);
     const body = { phoneNumber: '+4915112349993', message: 'hello', sendernameId: t.account.senders.sms };
     expect((await t.api('POST', '/api/rcs/send-sms', body, { key })).status).toBe(200);
-    const other = new SQLite(t.ctx.config.databaseFile);
-    try {
-      other.prepare("update api_keys set sends_need_approval = 1 where key_hash = (select key_hash from api_keys where permissions = '[\"messages:write\",\"messages:read\"]')").run();
-    } finally {
-      other.close();
-    }
+    await withOtherConnection(t.ctx.config, (other) => other.updateTable('api_keys').set({ sends_need_approval: 1 }).where('permissions', '=', '["messages:write","messages:read"]').execute());
     const r = await t.api('POST', '/api/rcs/send-sms', body, { key });
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('APPROVAL_REQUIRED');

@@ -214,10 +214,10 @@ describe('messages adopted at accept (leased as they are written)', () => {
       }),
       { claimLimit: 2 },
     );
-    expect(d.leaseForNewMessages(acc.senders.rcs, 5).count).toBe(0); // not running: nothing is adopted
+    expect((await d.leaseForNewMessages(t.ctx.db, acc.senders.rcs, 5)).count).toBe(0); // not running: nothing is adopted
     d.start();
     try {
-      const lease = d.leaseForNewMessages(acc.senders.rcs, 5);
+      const lease = await d.leaseForNewMessages(t.ctx.db, acc.senders.rcs, 5);
       expect(lease.count).toBe(5);
       // What SendService writes for messages due now: the lease and the first attempt.
       await t.ctx.db.updateTable('messages').set({ lease_until: lease.leaseUntil, attempts: 1 }).where('id', 'in', ids).execute();

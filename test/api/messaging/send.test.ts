@@ -1,7 +1,7 @@
-import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageLogRecordSchema } from '../../../src/messaging/records.js';
 import { SendMessageResponseSchema } from '../../../src/messaging/schemas.js';
+import { withOtherConnection } from '../../helpers/database.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 import { creditsOf, de, logRecord, messageRow, rcsText, sha256Hex, simRows, waitForStatus } from './util.js';
 
@@ -62,12 +62,7 @@ describe('GET /senders', () => {
     await t.ctx.services.senders.setStatus(other.accountId, added.id, 'APPROVED');
     expect((await list()).find((s) => s.id === added.id)?.status).toBe('APPROVED');
     // Another connection, as the admin CLI in its own process would write.
-    const cli = new SQLite(t.ctx.config.databaseFile);
-    try {
-      cli.prepare("update senders set status = 'REJECTED', rejection_reason = 'by the CLI' where id = ?").run(added.id);
-    } finally {
-      cli.close();
-    }
+    await withOtherConnection(t.ctx.config, (cli) => cli.updateTable('senders').set({ status: 'REJECTED', rejection_reason: 'by the CLI' }).where('id', '=', added.id).execute());
     expect((await list()).find((s) => s.id === added.id)?.status).toBe('REJECTED');
     // Another tenant's list is its own.
     expect((await t.api('GET', '/api/rcs/senders?type=SMS', undefined, { key: acc.apiKey })).body.sendernames.map((s: { id: string }) => s.id)).not.toContain(added.id);

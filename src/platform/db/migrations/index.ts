@@ -16,10 +16,11 @@ import * as m015 from './015_idempotency_keys.js';
 import * as m016 from './016_webhook_fairness.js';
 import * as m017 from './017_smpp_unreported_partial.js';
 import * as m018 from './018_credit_ledger.js';
+import * as m021 from './021_sender_throughput.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger, 021 the per-sender throughput budget.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '016_webhook_fairness': m016,
   '017_smpp_unreported_partial': m017,
   '018_credit_ledger': m018,
+  '021_sender_throughput': m021,
 };

@@ -108,8 +108,19 @@ export interface SimMessagesTable {
   failed_at: number | null;
 }
 
+/** A sender's throughput budget, shared by every instance (migration 021, messaging/sender-budget.ts). */
+export interface SenderThroughputTable {
+  sender_id: string;
+  /** Tokens left at refilled_at, in thousandths (the refill is integer arithmetic). */
+  tokens_milli: number;
+  refilled_at: number;
+  /** What the last take gave (read back by its RETURNING). */
+  granted: number;
+}
+
 export interface MessagingTables {
   messages: MessagesTable;
+  sender_throughput: SenderThroughputTable;
   jobs: JobsTable;
   unsubscribe_tokens: UnsubscribeTokensTable;
   sim_messages: SimMessagesTable;

@@ -6,7 +6,12 @@ import { dialectOf } from './dialect.js';
 /** One row's new values, by id. */
 export type RowPatch = { id: string } & Record<string, string | number | null>;
 
-const DEFAULT_CHUNK = 500;
+/**
+ * Rows per UPDATE statement. SQLite binds every value of its VALUES list (500 rows keep the
+ * statement well inside its parameter limit); PostgreSQL reads one JSON value per statement, so
+ * a dispatcher round (1,000 messages) is one statement and one round trip there.
+ */
+const DEFAULT_CHUNK = { sqlite: 500, postgres: 1000 } as const;
 
 /**
  * Applies per-row patches by primary key `id` in few statements instead of one UPDATE per row
@@ -23,7 +28,7 @@ const DEFAULT_CHUNK = 500;
  * `UPDATE t SET a = ?, c1 = v.c1 FROM (SELECT id, c1 FROM jsonb_populate_recordset(null::t, ?)) v(k, c1) …`
  * (one bound value per chunk; no per-column casts to keep in step with the schema).
  */
-export async function updateRowsById(db: DbOrTx, table: string, patches: readonly RowPatch[], extraWhere?: RawBuilder<unknown>, chunk = DEFAULT_CHUNK): Promise<Set<string>> {
+export async function updateRowsById(db: DbOrTx, table: string, patches: readonly RowPatch[], extraWhere?: RawBuilder<unknown>, chunk: number = DEFAULT_CHUNK[dialectOf(db)]): Promise<Set<string>> {
   const updated = new Set<string>();
   const groups = new Map<string, RowPatch[]>();
   for (const p of patches) {
@@ -37,7 +42,12 @@ export async function updateRowsById(db: DbOrTx, table: string, patches: readonl
     else groups.set(key, [p]);
   }
   const postgres = dialectOf(db) === 'postgres';
-  const where = { sql: extraWhere, key: extraWhere ? extraWhere.compile(db).sql : '' };
+  // PostgreSQL: `extraWhere` as a filter on the rows found by id (`(…) is true` keeps a row on the
+  // same condition as plain `and …`, but no index can serve it). Without this, a condition such as
+  // `pending = 1`, estimated at a few rows, drove the plan: every statement read every pending
+  // message (10,000 while a batch was in flight) to hash-join them with its 1,000 patches.
+  const whereSql = extraWhere && postgres ? sql`(${extraWhere}) is true` : extraWhere;
+  const where = { sql: whereSql, key: whereSql ? whereSql.compile(db).sql : '' };
   for (const [key, rows] of groups) {
     const columns = key.split(',');
     for (let i = 0; i < rows.length; i += chunk) {
@@ -174,13 +184,23 @@ export async function insertRowsAsJson<R extends object, O = never>(
   if (dialectOf(db) === 'postgres') {
     const shape = `jsonb:${table}|${columns.join(',')}|${suffixSql}`;
     const names = sql.join(columns.map((c) => sql.ref(c)));
-    for (let i = 0; i < rows.length; i += chunk) {
+    const insert = (data: string) => {
+      const p = runCompiledOnce<O>(db, shape, [data], () => sql<O>`insert into ${sql.table(table)} (${names}) select ${names} from jsonb_populate_recordset(null::${sql.table(table)}, ${data}::jsonb) where true ${opts.suffix ?? sql``}`.compile(db));
+      // Awaited below; until then a failure must not count as an unhandled rejection.
+      p.catch(() => undefined);
+      return p;
+    };
+    // The server works on one chunk while this process writes the next one's JSON (~1 ms per 100
+    // message rows): the statements still run one after another, on the caller's connection. The
+    // turn of the event loop lets the driver send the running statement before the JSON is built.
+    let running = insert(JSON.stringify(rows.slice(0, chunk)));
+    for (let i = chunk; i < rows.length; i += chunk) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const data = JSON.stringify(rows.slice(i, i + chunk));
-      const res = await runCompiledOnce<O>(db, shape, [data], () =>
-        sql<O>`insert into ${sql.table(table)} (${names}) select ${names} from jsonb_populate_recordset(null::${sql.table(table)}, ${data}::jsonb) where true ${opts.suffix ?? sql``}`.compile(db),
-      );
-      out.push(...res.rows);
+      out.push(...(await running).rows);
+      running = insert(data);
     }
+    out.push(...(await running).rows);
     return out;
   }
   const access = accessorsFor(columns);

@@ -124,7 +124,8 @@ describe('crash between hand-over and record', () => {
       { leaseMs: 30_000 },
     );
     void dying.tick();
-    await new Promise((r) => setTimeout(r, 100));
+    // Until the dying dispatcher has handed all three over (a fixed 100 ms was too short on PostgreSQL on a loaded machine).
+    for (const id of ids) await waitFor(async () => (await simRows(t, id)).length > 0, { timeoutMs: 5000, what: `${id} at the carrier` });
     for (const id of ids) {
       expect(await simRows(t, id)).toHaveLength(1);
       expect((await messageRow(t, id))!).toMatchObject({ pending: 1, status: 'SENDING' });

@@ -106,7 +106,7 @@ describePostgres('ChangeFeed: the change stamp on PostgreSQL', () => {
   });
 
   it('a feed that cannot connect keeps answering fresh stamps and connects once the server is reachable', async () => {
-    const config = loadConfig({ DATABASE_URL: schema.url.replace(':5432', ':1'), DATABASE_POOL_MAX: '1' });
+    const config = loadConfig({ DATABASE_URL: schema.url.replace(':5432', ':1'), DATABASE_POOL_MAX: '2' });
     const feed = new ChangeFeed(postgresClientConfig(config.postgres!), { retryMs: 50 });
     await feed.start();
     expect(feed.isListening).toBe(false);

@@ -48,7 +48,7 @@ let nextConn = 0;
 function patch(): void {
   if (patched) return;
   patched = true;
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with .apply(this) by the wrapper
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with apply(this, …) below
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function traced(this: pg.Client, ...args: unknown[]) {
     const out = query.apply(this, args);
@@ -71,7 +71,7 @@ function patch(): void {
       return res;
     });
   } as typeof pg.Client.prototype.query;
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with .apply(this) by the wrapper
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with apply(this, …) below
   const connect = pg.Pool.prototype.connect as (...args: unknown[]) => unknown;
   pg.Pool.prototype.connect = function traced(this: pg.Pool, ...args: unknown[]) {
     const out = connect.apply(this, args);

@@ -111,7 +111,7 @@ export class Dispatcher {
     this.loop.start();
   }
 
-  /** Stops claiming and waits for the round in progress. */
+  /** Stops claiming and waits for the round in progress and for the record still running. */
   async stop(): Promise<void> {
     await this.loop.stop();
     await this.recording;

@@ -162,5 +162,6 @@ describe.runIf(BOTH_DIALECTS.includes('postgres'))('updateRowsById on PostgreSQL
 function lit(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number') return String(v);
-  return `'${(typeof v === 'string' ? v : JSON.stringify(v)).replace(/'/g, "''")}'`;
+  if (typeof v !== 'string') throw new Error(`unexpected parameter ${typeof v}`);
+  return `'${v.replace(/'/g, "''")}'`;
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../platform/permissions.js';
 import { outputMismatch } from './output-check.js';
 import type { ParsedInput } from './sdk-schemas.js';
 import { isCallerError, toolError } from './tool-errors.js';
+import { unstorableTextError } from '../platform/db/sql-errors.js';
 
 /** What a tool call ended in: the result, or the caller error it was refused with (approval.ts reads it). */
 export type ToolOutcome = { result: CallToolResult; error?: AppError };
@@ -35,6 +36,8 @@ export async function callTool(app: AppContext, principal: Principal, tool: Tool
     structured = (await runTool(tool, app.services, principal, input.data)) as Record<string, unknown>;
   } catch (err) {
     if (isCallerError(err)) return refuse(err);
+    const unstorable = unstorableTextError(err);
+    if (unstorable) return refuse(unstorable);
     app.logger.error({ err, tool: tool.name, accountId: principal.accountId }, 'tool failed');
     return { result: internalError(tool, served) };
   }

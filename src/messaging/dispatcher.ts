@@ -3,7 +3,7 @@ import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import { updateRowsById, type RowPatch } from '../platform/db/bulk.js';
-import { lockedForClaim } from '../platform/db/claim.js';
+import { inClaim, lockedForClaim } from '../platform/db/claim.js';
 import { statementsRunInParallel } from '../platform/db/concurrency.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
@@ -252,14 +252,16 @@ export class Dispatcher {
   }
 
   /**
-   * Claims the oldest due messages within their senders' budgets, in one transaction: the
-   * candidates (locked FOR NO KEY UPDATE SKIP LOCKED on PostgreSQL, so instances claiming at the
-   * same moment take different rows: platform/db/claim.ts), the budget per sender, the lease.
-   * Candidates over a budget are left as they were and unlocked at the commit.
+   * Claims the oldest due messages within their senders' budgets: the candidates, the budget per
+   * sender, the lease. On PostgreSQL in one transaction whose candidate SELECT locks its rows FOR
+   * NO KEY UPDATE SKIP LOCKED, so instances claiming at the same moment take different rows and
+   * candidates over a budget are unlocked at the commit; on SQLite statement by statement as
+   * before, the lease UPDATE's own conditions keeping a row from being claimed twice
+   * (platform/db/claim.ts).
    */
   private async claimDue(now: number): Promise<MessagesTable[]> {
     const held = this.heldSenders(now);
-    return this.db.transaction().execute(async (tx) => {
+    return inClaim(this.db, async (tx) => {
       const candidates = await lockedForClaim(
         tx,
         tx

@@ -169,6 +169,27 @@ describe('characters that must not reach a carrier', () => {
     expect(bulk.body).toMatchObject({ created: 1, failed: 1, errors: [{ index: 0, code: 'VALIDATION_ERROR', error: expect.stringContaining('U+0000') }] });
   });
 
+  it('NUL where no character rule applies (a name, a search) is never a server fault: stored on SQLite, a 400 on PostgreSQL', async () => {
+    // PostgreSQL text cannot hold U+0000; SQLite can. Neither answers 500.
+    const pg = t.ctx.database.dialect === 'postgres';
+    const group = await t.api('POST', '/api/v1/groups', { name: 'Nul\u0000group' }, { key: acc.apiKey });
+    const search = await t.api('GET', `/api/v1/contacts?search=${encodeURIComponent('a\u0000b')}`, undefined, { key: acc.apiKey });
+    for (const r of [group, search]) {
+      if (pg) expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', details: [{ code: 'invalid_character' }] } });
+      if (pg) expect(r.body.error.message).toContain('U+0000');
+    }
+    expect(group.status).toBe(pg ? 400 : 201);
+    expect(search.status).toBe(pg ? 400 : 200);
+    const c = await mcpClient(t.url, acc.apiKey);
+    try {
+      const listed = await c.callTool({ name: 'list_contacts', arguments: { search: 'a\u0000b' } });
+      expect(listed.isError ?? false).toBe(pg);
+      if (pg) expect(JSON.stringify(toolBody(listed))).toContain('invalid_character');
+    } finally {
+      await c.close();
+    }
+  });
+
   it('contact data stored before the rule cannot slip into a message through a merge', async () => {
     const phone = fresh();
     const created = await t.api('POST', '/api/v1/contacts', { phone, firstName: 'Ann' }, { key: acc.apiKey });

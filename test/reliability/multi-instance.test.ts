@@ -212,6 +212,9 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
     const hooked = await api(2, otherKey, 'POST', '/api/rcs/send-batch', { phoneNumbers: Array.from({ length: HOOKED }, (_, k) => testNumber(40_000_000, k)), messageType: 'text', content: { text: 'Hooked' }, sendernameId: otherSender, batchSize: 25, delayMs: 200 });
     expect(hooked.status, JSON.stringify(hooked.body)).toBe(202);
 
+    // The endpoint's slots (ENDPOINT_CONCURRENCY over all instances) fill with posts held unanswered.
+    await until(async () => held!.length, (n) => n > 0, 60_000, 'the first webhook posts');
+
     const creditsBefore = Number((await probe.query<{ c: string }>('select credits_milli as c from accounts where id <> $1', [other.id])).rows[0]!.c);
     const phones = Array.from({ length: N }, (_, i) => testNumber(10_000_000, i));
     // All due now: the accepting instance leases every message as it commits them (adopt) and sends them in rounds.
@@ -233,7 +236,7 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
     expect(leasedAtKill.length).toBeGreaterThan(0);
     expect(leasedAtKill.every((m) => m.lease_until !== null)).toBe(true);
     // Webhook posts held until now: the killed instance's connections closed; answer the others.
-    await sleep(300);
+    await sleep(1000);
     const heldAtKill = held!;
     held = null;
     for (const h of heldAtKill) if (h.closed) orphaned.push(h.post);

@@ -38,13 +38,14 @@ export function sharedByInstances(db: DbOrTx): boolean {
 }
 
 /**
- * Runs a claim whose work happens partly elsewhere — a receipt tick locks due rows, hands their
- * events to another service (its own transaction, on another connection), then marks them. On
- * PostgreSQL inside one transaction: the rows its lockedForClaim SELECT locked stay locked until
- * its marks commit, so another instance's tick skips them, and a crash rolls back to "still due"
- * (the events are repeated, never lost). On SQLite directly on the database: one process, whose
- * loop runs one tick at a time, and whose single connection a transaction would hold while the
- * work in between needs it.
+ * Runs a claim: on PostgreSQL inside one transaction, so the rows its lockedForClaim SELECT locked
+ * stay locked until its lease or marks commit and another instance skips them meanwhile; a crash
+ * rolls back to "still due". On SQLite directly on the database, statement by statement: one
+ * process writes, its loops run one round at a time, and a transaction would only add a way to
+ * fail (a deferred transaction that read first cannot take the write lock after another
+ * connection, e.g. the admin CLI, committed) and, where the claim's work calls another service in
+ * between (the simulated network's receipt tick hands events to the status service), would hold
+ * the single connection that service needs.
  */
 export function inClaim<T>(db: Db, fn: (q: DbOrTx) => Promise<T>): Promise<T> {
   return sharedByInstances(db) ? db.transaction().execute(fn) : fn(db);

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, errorBody, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { INVALID_UTF8_TYPE } from './utf8.js';
+import { unstorableTextError } from '../db/sql-errors.js';
 
 /** Maps what body-parser throws (broken JSON, oversize, wrong charset) onto our codes. */
 function fromParserError(err: unknown): AppError | null {
@@ -34,7 +35,7 @@ const isApiPath = (p: string) => p.startsWith('/api/') || p === '/api' || p.star
 /** The one error mapper: every REST error leaves here in the shape of DESIGN §4. */
 export function errorHandler(logger: Logger, renderHtml?: HtmlErrorRenderer): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const appError = isAppError(err) ? err : fromParserError(err);
+    const appError = isAppError(err) ? err : (fromParserError(err) ?? unstorableTextError(err));
     if (!appError) {
       logger.error({ err, requestId: req.requestId, route: req.originalUrl }, 'unhandled error');
     }

@@ -9,10 +9,8 @@
  * Used by bench/batch-postgres.ts with BENCH_TRACE_SQL=1; patches pg's prototypes in this
  * process only, for the measured part only.
  */
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
-
-const require = createRequire(import.meta.url);
 
 interface Entry {
   count: number;
@@ -99,7 +97,6 @@ export function traceSql(): SqlTrace {
       const entries = [...(recording ?? new Map<string, Entry>()).entries()].sort((a, b) => b[1].totalMs - a[1].totalMs);
       recording = null;
       if (process.env.BENCH_TRACE_TIMELINE) {
-        const { writeFileSync } = require('node:fs') as typeof import('node:fs');
         writeFileSync(process.env.BENCH_TRACE_TIMELINE, timeline.sort((a, b) => a.start - b.start).map((t) => `${t.start.toFixed(1).padStart(8)} ${t.end.toFixed(1).padStart(8)} ${(t.end - t.start).toFixed(1).padStart(6)} c${t.conn} ${t.text}`).join('\n'));
       }
       const statements = entries.reduce((s, [, e]) => s + e.count, 0);
@@ -116,7 +113,6 @@ export function traceSql(): SqlTrace {
 export async function backendCpu(reader: pg.Client, database: string): Promise<Map<number, number>> {
   const { rows } = await reader.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
   const out = new Map<number, number>();
-  const { readFileSync } = await import('node:fs');
   for (const { pid } of rows) {
     try {
       // Fields after the command name (which may hold spaces, hence the last ')'): utime and stime are the 12th and 13th.

@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Carriers, SendOutcome } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import { updateRowsById, type RowPatch } from '../platform/db/bulk.js';
 import { inClaim, lockedForClaim } from '../platform/db/claim.js';
+import { statementsRunInParallel } from '../platform/db/concurrency.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
@@ -16,6 +18,10 @@ import type { LinkTokens } from './link-tokens.js';
 import { Corrections } from '../billing/ledger.js';
 import { isTestTraffic, priceMessage } from '../billing/pricing.js';
 import { SenderBudget } from './sender-budget.js';
+
+/** How long an immediate send waits for another claimer's outcome, and how often it looks. */
+const CLAIMED_ELSEWHERE_WAIT_MS = 2_000;
+const CLAIMED_ELSEWHERE_POLL_MS = 20;
 
 export interface DispatcherOptions {
   /** How long a claimed message belongs to this process; after a crash it is claimed again. */
@@ -79,6 +85,13 @@ export class Dispatcher {
    * not claimed meanwhile, so an outage costs no writes per message and no attempts.
    */
   private readonly held = new Map<string, number>();
+  /**
+   * The record of the last round, still running while the loop hands the next round over
+   * (statementsRunInParallel: PostgreSQL only). One at a time, in round order; settled (never
+   * rejected: a failed record is logged, and its messages are claimed again when the lease runs out).
+   */
+  private recording: Promise<void> = Promise.resolve();
+  private readonly overlapRecords: boolean;
 
   constructor(
     private readonly db: Db,
@@ -90,6 +103,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
   ) {
     this.budget = new SenderBudget(options.perSenderPerSecond);
+    this.overlapRecords = statementsRunInParallel(db);
     this.loop = new PollingLoop(() => this.runRound(), (err) => this.logger.error({ err }, 'dispatcher round failed'), options.idleMs);
   }
 
@@ -97,9 +111,10 @@ export class Dispatcher {
     this.loop.start();
   }
 
-  /** Stops claiming and waits for the round in progress. */
+  /** Stops claiming and waits for the round in progress and for the record still running. */
   async stop(): Promise<void> {
     await this.loop.stop();
+    await this.recording;
     // Adopted messages not sent yet give their lease back, so a restart sends them at once
     // instead of after the lease. (After a crash nothing runs here: the lease simply runs out.)
     // Only where the lease is still the one adopted: a row whose lease ran out may belong to a
@@ -131,7 +146,7 @@ export class Dispatcher {
 
   /** One loop round: at once again while there is work, else until the next due message. */
   private async runRound(): Promise<number> {
-    const claimed = await this.tick();
+    const claimed = await this.round(this.overlapRecords);
     if (claimed > 0) return 0;
     // Due work held back by the per-sender buckets: wait for the next token instead of spinning.
     const throttled = this.throttled ? Math.min(this.options.idleMs, Math.max(1, Math.ceil(1000 / this.options.perSenderPerSecond))) : null;
@@ -221,15 +236,23 @@ export class Dispatcher {
 
   /** One round: adopted messages first, else claim what is due (within per-sender budgets); send, record. Returns how many were sent. */
   async tick(): Promise<number> {
+    return this.round(false);
+  }
+
+  /**
+   * A round; with `overlap` its record is left running (this.recording) when it returns, so the
+   * loop's next round hands its messages over meanwhile, on another connection. A round's record
+   * waits for the previous one's, so at most one record runs beside one hand-over.
+   */
+  private async round(overlap: boolean): Promise<number> {
     const now = this.clock.now();
-    const adopted = await this.takeAdopted(now);
-    if (adopted.length > 0) {
-      await this.process(adopted);
-      return adopted.length;
-    }
-    const rows = await this.claimDue(now);
+    let rows = await this.takeAdopted(now);
+    if (rows.length === 0) rows = await this.claimDue(now);
     if (rows.length === 0) return 0;
-    await this.process(rows);
+    const updates = await this.send(rows);
+    await this.recording;
+    if (!overlap) await this.record(rows, updates);
+    else this.recording = this.record(rows, updates).catch((err: unknown) => this.logger.error({ err, messages: rows.length }, 'dispatcher could not record a round (its messages are claimed again when their lease runs out)'));
     return rows.length;
   }
 
@@ -283,9 +306,29 @@ export class Dispatcher {
       return this.load(id);
     }
     const claimed = await this.claim(this.db, [id], now);
-    if (claimed.length === 0) return this.load(id);
-    await this.process(claimed);
+    if (claimed.length === 0) return this.awaitOtherClaim(id);
+    await this.record(claimed, await this.send(claimed));
     return this.load(id);
+  }
+
+  /**
+   * The row was claimed elsewhere between the send's commit and dispatchNow (this process's loop
+   * woke, or another instance's): that claimer is handing it over right now, so the caller waits
+   * for its outcome instead of answering "queued" for a message that is a moment from SENT. Real
+   * time, bounded: a claimer that died holds its lease far longer, and then the honest answer is
+   * the pending row.
+   */
+  private async awaitOtherClaim(id: string): Promise<MessagesTable | null> {
+    const until = Date.now() + CLAIMED_ELSEWHERE_WAIT_MS;
+    for (;;) {
+      const row = await this.load(id);
+      // A released lease (null, or run out) means that claimer has finished without sending
+      // (deferred for a retry, or given back): the row is honestly queued now.
+      if (!row || row.pending !== 1) return row;
+      const released = row.lease_until === null || row.lease_until <= this.clock.now();
+      if (released || Date.now() >= until) return row;
+      await sleep(CLAIMED_ELSEWHERE_POLL_MS);
+    }
   }
 
   private async load(id: string): Promise<MessagesTable | null> {
@@ -317,13 +360,13 @@ export class Dispatcher {
 
   /**
    * Sends one claimed round: capability checks, then every RCS message in one hand-over, then
-   * every SMS (standalone and fallbacks) in another, then one transaction records all outcomes.
-   * The event loop gets a turn before the hand-over, so HTTP requests are answered during a
-   * round; from the hand-over to the record it gets none unless a carrier does I/O, so receipts
-   * of the simulated network (on this event loop) find the outcome recorded instead of being
-   * deferred and read again.
+   * every SMS (standalone and fallbacks) in another; returns the outcomes for record(), which
+   * stores them all in one transaction. The event loop gets a turn before the hand-over, so HTTP
+   * requests are answered during a round; on SQLite, from the hand-over to the record it gets
+   * none unless a carrier does I/O, so receipts of the simulated network (on this event loop)
+   * find the outcome recorded instead of being deferred and read again.
    */
-  private async process(rows: MessagesTable[]): Promise<void> {
+  private async send(rows: MessagesTable[]): Promise<Update[]> {
     const updates: Update[] = [];
     const priceLists = new Map<string, PriceList>();
     const rcs: MessagesTable[] = [];
@@ -441,7 +484,7 @@ export class Dispatcher {
         updates.push({ ...this.sent(row, outcome.carrierMessageId, 'SMS'), ...base, id: row.id, credits_cost_milli: cost });
       }
     }
-    await this.record(rows, updates);
+    return updates;
   }
 
   /** The text the recipient gets: masked link tokens filled in (only messages that carry one do any work). */

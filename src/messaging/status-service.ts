@@ -1,7 +1,8 @@
+import { rowLockClause, sharedByInstances } from '../platform/db/claim.js';
 import { jsonList, selectRowsViaJson } from '../platform/db/sql.js';
 import type { CarrierEvent } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
 import type { Logger } from '../platform/logger.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
@@ -54,6 +55,7 @@ export class StatusService {
     await this.db.transaction().execute(async (tx) => {
       // The few columns that decide the next status first; whole rows only for the ones that change.
       const ids = [...new Set(statusIdx.map((i) => (events[i] as StatusEvent).messageId))];
+      const locked = await this.lockSettled(tx, ids);
       const rows = new Map<string, StatusFields>();
       const query = tx.selectFrom('messages').select(STATUS_FIELDS).where('id', 'in', jsonList(tx, ids));
       for (const [id, account_id, status, pending, sent_at, delivered_at, read_at] of await selectRowsViaJson<StatusTuple>(tx, query, STATUS_FIELDS)) {
@@ -67,7 +69,7 @@ export class StatusService {
         const event = events[i] as StatusEvent;
         const row = rows.get(event.messageId);
         if (!row) continue;
-        if (row.pending === 1) {
+        if (row.pending === 1 || (locked && !locked.has(row.id))) {
           done[i] = false;
           continue;
         }
@@ -102,6 +104,23 @@ export class StatusService {
       }
     });
     return done;
+  }
+
+  /**
+   * Where instances share the database (PostgreSQL), two of them may get receipts of one message
+   * at once (RBM posts DELIVERED and READ within milliseconds, to whichever instance): without a
+   * lock both read the same status and both apply and report their change, or DELIVERED lands
+   * after READ. So the settled rows (pending = 0) are locked first, in id order (no deadlock
+   * between two status services), and the reads below see what the other committed. Rows still
+   * being handed over are left alone: the dispatcher's record holds them and sets pending = 0, so
+   * waiting for them could deadlock with its multi-row UPDATE; their receipts come again later
+   * (like pending ones). A row that settled between this lock and the read is not in the set and
+   * is treated the same way. Null on SQLite: one writer, nothing to lock.
+   */
+  private async lockSettled(tx: DbOrTx, ids: string[]): Promise<Set<string> | null> {
+    if (!sharedByInstances(tx)) return null;
+    const rows = await tx.selectFrom('messages').select('id').where('id', 'in', jsonList(tx, ids)).where('pending', '=', 0).orderBy('id').modifyEnd(rowLockClause(tx)).execute();
+    return new Set(rows.map((r) => r.id));
   }
 }
 

@@ -1,6 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeBulk, insertRowsAsJson, updateRowsById } from '../../src/platform/db/bulk.js';
+import { connectPostgres } from '../../src/platform/db/postgres.js';
+import { createTestSchema } from '../helpers/postgres.js';
 import { BOTH_DIALECTS, openScratch, type Scratch } from '../helpers/scratch-db.js';
 
 interface T {
@@ -128,3 +130,38 @@ describe.runIf(BOTH_DIALECTS.includes('postgres'))('one process on both dialects
     }
   });
 });
+
+describe.runIf(BOTH_DIALECTS.includes('postgres'))('updateRowsById on PostgreSQL: the plan', () => {
+  it('finds the rows by id, not by extraWhere, however many rows extraWhere matches', async () => {
+    const schema = await createTestSchema('bulkplan');
+    const { pool } = connectPostgres({ url: schema.url, poolMax: 1, ssl: null, sslCaFile: null }, () => undefined);
+    const run: CompiledQuery[] = [];
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === 'query' && run.push(e.query)) });
+    try {
+      await sql`create table t (id text primary key, status text not null, n bigint, note text, pending bigint not null)`.execute(db);
+      await sql`create index t_pending on t (pending)`.execute(db);
+      // 20,000 pending rows of some width and no statistics (as right after a batch, before any
+      // ANALYZE): the planner takes `pending = 1` for a handful of rows.
+      await sql`insert into t select 'p' || g, 'NEW', g, repeat('x', 300), 1 from generate_series(1, 20000) g`.execute(db);
+      run.length = 0;
+      const updated = await updateRowsById(db, 't', Array.from({ length: 20 }, (_, i) => ({ id: `p${i + 1}`, note: `n${i}`, status: 'SENT' })), sql`pending = 1`);
+      expect(updated.size).toBe(20);
+      const statement = run.find((q) => q.sql.startsWith('update'))!;
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${sql.raw(statement.sql.replace(/\$(\d+)/g, (_, k: string) => lit(statement.parameters[Number(k) - 1])))}`.execute(db);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('Index Scan using t_pkey');
+      expect(plan).not.toContain('t_pending');
+    } finally {
+      await db.destroy();
+      await schema.drop();
+    }
+  });
+});
+
+/** A bound value as an SQL literal, to EXPLAIN a statement exactly as it ran. */
+function lit(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') return String(v);
+  if (typeof v !== 'string') throw new Error(`unexpected parameter ${typeof v}`);
+  return `'${v.replace(/'/g, "''")}'`;
+}

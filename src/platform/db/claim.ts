@@ -30,6 +30,16 @@ export function claimLockClause(db: DbOrTx): RawBuilder<unknown> {
 }
 
 /**
+ * A plain row lock for raw SQL or `modifyEnd`, after ORDER BY: PostgreSQL `for no key update`
+ * (waits for the holder, unlike a claim's, because the caller must apply its change to these very
+ * rows); empty on SQLite, where one writer at a time is the lock. Callers lock in a fixed order
+ * (ORDER BY id) so that two transactions locking overlapping sets cannot deadlock.
+ */
+export function rowLockClause(db: DbOrTx): RawBuilder<unknown> {
+  return dialectOf(db) === 'postgres' ? sql`for no key update` : sql``;
+}
+
+/**
  * Whether other processes may work the same queues. False on SQLite (one process owns the file),
  * where a loop that runs one round at a time needs no claim at all; true on PostgreSQL.
  */

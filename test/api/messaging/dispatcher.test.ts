@@ -124,7 +124,8 @@ describe('crash between hand-over and record', () => {
       { leaseMs: 30_000 },
     );
     void dying.tick();
-    await new Promise((r) => setTimeout(r, 100));
+    // Until the dying dispatcher has handed all three over (a fixed 100 ms was too short on PostgreSQL on a loaded machine).
+    for (const id of ids) await waitFor(async () => (await simRows(t, id)).length > 0, { timeoutMs: 5000, what: `${id} at the carrier` });
     for (const id of ids) {
       expect(await simRows(t, id)).toHaveLength(1);
       expect((await messageRow(t, id))!).toMatchObject({ pending: 1, status: 'SENDING' });
@@ -139,6 +140,39 @@ describe('crash between hand-over and record', () => {
       expect(row).toMatchObject({ status: 'SENT', pending: 0, attempts: 2, carrier_message_id: firstCarrierIds[i] });
       expect(await simRows(t, id)).toHaveLength(1);
     }
+  });
+});
+
+describe('an immediate send whose row another claimer took first', () => {
+  it('waits for that claimer’s outcome and answers with it, not with the pending row', async () => {
+    const [id] = await queueBatch([fresh()]);
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    // The background loop (or another instance) claims the row between the send's commit and
+    // dispatchNow and is still handing it over.
+    const other = dispatcher(withRcs(async (ms) => (await gate, t.ctx.carriers.rcs.sendMany(ms))));
+    const otherRound = other.tick();
+    await waitFor(async () => (await messageRow(t, id!))!.lease_until, { until: (v) => v !== null, what: 'the other claim' });
+    setTimeout(release, 150);
+    const answered = await dispatcher(t.ctx.carriers).dispatchNow(id!);
+    expect(answered).toMatchObject({ status: 'SENT', pending: 0, attempts: 1 });
+    expect(await otherRound).toBe(1);
+    expect(await simRows(t, id!)).toHaveLength(1);
+  });
+
+  it('answers with the pending row after a bounded wait when that claimer never finishes', async () => {
+    const [id] = await queueBatch([fresh()]);
+    const dead = dispatcher(withRcs(() => new Promise<SendOutcome[]>(() => {})));
+    void dead.tick();
+    await waitFor(async () => (await messageRow(t, id!))!.lease_until, { until: (v) => v !== null, what: 'the dead claim' });
+    const started = Date.now();
+    const answered = await dispatcher(t.ctx.carriers).dispatchNow(id!);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(answered).toMatchObject({ status: 'SENDING', pending: 1, attempts: 1 });
+    expect(await simRows(t, id!)).toHaveLength(0);
+    clock.advance(30_001); // the dead lease runs out, so later tests find the queue empty
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
   });
 });
 

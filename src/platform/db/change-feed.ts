@@ -51,6 +51,11 @@ export class ChangeFeed {
     return this.listening;
   }
 
+  /** The server process of the listening connection (pg_stat_activity.pid); null while not connected. */
+  get backendPid(): number | null {
+    return (this.client as { processID?: number } | null)?.processID ?? null;
+  }
+
   /** The stamp as of the notifications received so far: the same while nothing changed and the feed listened throughout. */
   stamp(): string {
     return this.listening ? `g${this.generation}` : `down${++this.missed}`;

@@ -27,6 +27,7 @@ import { startHttp } from '../src/server.js';
 import { startWorkers, stopWorkers } from '../src/workers.js';
 import { startChildServer, type ChildServer } from '../test/helpers/child-server.js';
 import { backendCpu, cpuSince, traceSql } from './pg-trace.js';
+import { startProfile } from './lib/profile.js';
 
 export const ALL_SENT_OVER_BASELINE_BAR = 3;
 export const THREE_OVER_ONE_BAR = 1.5;
@@ -42,23 +43,6 @@ function databaseUrl(name: string): string {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${name}`;
   return u.toString();
-}
-
-/** BENCH_PROFILE=file.cpuprofile records a CPU profile of the warm batch only (open it in Chrome DevTools). */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  return {
-    async stop(file: string) {
-      const { profile } = await session.post('Profiler.stop');
-      fs.writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }
 
 async function adminQuery(text: string): Promise<void> {

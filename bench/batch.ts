@@ -21,6 +21,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
 import { startHttp } from '../src/server.js';
 import { startWorkers, stopWorkers } from '../src/workers.js';
+import { startProfile } from './lib/profile.js';
 
 export const ACCEPT_BAR_MS = 300;
 export const ALL_SENT_BAR_MS = 1000;
@@ -39,23 +40,6 @@ export interface BatchBenchFigures {
   /** The same batch sent with an Idempotency-Key (not part of the bars). */
   withKey: { acceptMs: number; allSentMs: number };
   pass: boolean;
-}
-
-/** BENCH_PROFILE=file.cpuprofile records a CPU profile of the measured part only (open it in Chrome DevTools). */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  return {
-    async stop(file: string) {
-      const { profile } = await session.post('Profiler.stop');
-      fs.writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

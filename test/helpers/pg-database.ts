@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { POSTGRES_ADMIN_URL } from './postgres.js';
+import { POSTGRES_ADMIN_URL, uniqueName } from './postgres.js';
 
 /**
  * A whole PostgreSQL database of its own, for tests where several instances (pools, processes)
@@ -22,10 +22,8 @@ async function admin(statement: string): Promise<void> {
   }
 }
 
-let made = 0;
-
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const name = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${++made}_${Date.now().toString(36)}`;
+  const name = uniqueName(label);
   await admin(`create database "${name}"`);
   const u = new URL(POSTGRES_ADMIN_URL);
   u.pathname = `/${name}`;

@@ -42,9 +42,12 @@ export interface TestSchema {
 
 let made = 0;
 
+/** A database or schema name no other test file or run uses: the label, this process, a counter and the time. */
+export const uniqueName = (label: string): string => `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${++made}_${Date.now().toString(36)}`;
+
 /** A fresh, empty schema; drop() removes it with everything in it. */
 export async function createTestSchema(label = 't'): Promise<TestSchema> {
-  const name = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${++made}_${Date.now().toString(36)}`;
+  const name = uniqueName(label);
   await admin((c) => c.query(`create schema "${name}"`));
   const u = new URL(RUN_URL);
   u.searchParams.set('options', `-c search_path=${name}`);

@@ -32,7 +32,9 @@ export async function appendEntries(tx: DbOrTx, changes: readonly LedgerChange[]
   }
   if (rows.length === 0) return;
   for (let i = 0; i < rows.length; i += 500) await tx.insertInto('credit_ledger').values(rows.slice(i, i + 500)).execute();
-  for (const [accountId, milli] of perAccount) {
+  // In id order: two instances' rounds that refund the same accounts lock their rows in one order
+  // (PostgreSQL), so neither waits for a row the other holds while holding one it wants.
+  for (const [accountId, milli] of [...perAccount].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (milli !== 0) await tx.updateTable('accounts').set((eb) => ({ credits_milli: eb('credits_milli', '+', milli) })).where('id', '=', accountId).execute();
   }
 }

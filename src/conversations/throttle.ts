@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { lockForTransaction } from '../platform/db/locks.js';
-import { jsonList } from '../platform/db/sql.js';
+import { listRows } from '../platform/db/sql.js';
 import type { RecipientThrottle } from '../messaging/recipients.js';
 
 export interface ThrottleOptions {
@@ -76,18 +76,28 @@ export class RecipientRateLimiter implements RecipientThrottle {
         .execute();
       for (const r of rows) if (wanted.has(r.phone)) full.push(r.phone);
     } else {
-      // One statement for any number of phones; the (account_id, phone, created_at) index reads
-      // only each number's messages inside the window, however long its history is.
+      // One statement for any number of phones, driven by the list: a count per number through the
+      // (account_id, phone, created_at) index reads only that number's messages in the window,
+      // however long its history is. Driven by the list, not joined to it: on PostgreSQL a join's
+      // plan follows the statistics of messages, which lag right after a big batch (an account
+      // estimated at 54 rows in the window had 53,000, and the semi join chosen for 54 took 35 s).
       const rows = await tx
-        .selectFrom('messages')
-        .select((eb) => ['phone', eb.fn.countAll<number>().as('n')])
-        .where('account_id', '=', accountId)
-        .where('phone', 'in', jsonList(tx, phones))
-        .where('direction', '=', 'OUTBOUND')
-        .where('created_at', '>', since)
-        .groupBy('phone')
+        .selectFrom(listRows(tx, phones).as('p'))
+        .select('p.value as phone')
+        .where(
+          (eb) =>
+            eb
+              .selectFrom('messages')
+              .select(eb.fn.countAll<number>().as('n'))
+              .where('account_id', '=', accountId)
+              .whereRef('messages.phone', '=', 'p.value')
+              .where('direction', '=', 'OUTBOUND')
+              .where('created_at', '>', since),
+          '>=',
+          this.options.max,
+        )
         .execute();
-      for (const r of rows) if (Number(r.n) >= this.options.max) full.push(r.phone);
+      for (const r of rows) full.push(r.phone);
     }
     for (const phone of full) {
       const state = await this.state(accountId, phone, tx, now);

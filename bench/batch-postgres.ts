@@ -28,7 +28,7 @@ import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
 import { startHttp } from '../src/server.js';
 import { startWorkers, stopWorkers } from '../src/workers.js';
 import { startChildServer, type ChildServer } from '../test/helpers/child-server.js';
-import { backendCpu, cpuSince, traceSql } from './pg-trace.js';
+import { backendCpu, cpuSince, processCpu, traceSql } from './pg-trace.js';
 import { startProfile } from './lib/profile.js';
 
 export const ALL_SENT_OVER_BASELINE_BAR = 3;
@@ -209,10 +209,17 @@ async function dispatchWith(count: number, url: string, dataDir: string, reader:
       if (!(await waitAllSent(reader, warm, 100, 30_000))) throw new Error('warm-up batch did not finish');
     }
     await waitReceiptsDrained(reader);
+    // BENCH_INSTANCE_CPU=1: where the CPU went during the measured batch (each instance, the database's backends).
+    const cpuFrom = process.env.BENCH_INSTANCE_CPU === '1' ? { procs: servers.map((s) => processCpu(s.proc.pid!)), server: await backendCpu(reader, new URL(url).pathname.slice(1)) } : null;
     const t0 = performance.now();
     const jobId = await postBatch(servers[0]!.url, t, N);
     if (!(await waitAllSent(reader, jobId, N, 120_000))) throw new Error(`${count} instance(s): batch did not finish within 120 s`);
     const ms = performance.now() - t0;
+    if (cpuFrom) {
+      const procs = servers.map((s, i) => (processCpu(s.proc.pid!) - cpuFrom.procs[i]!).toFixed(2));
+      const server = cpuSince(cpuFrom.server, await backendCpu(reader, new URL(url).pathname.slice(1)));
+      console.log(`  ${count} instance(s), ${ms.toFixed(0)} ms: CPU s of each instance ${procs.join(', ')}; PostgreSQL backends ${server.toFixed(2)}`);
+    }
     await expectOncePerRecipient(reader, jobId);
     return ms;
   } finally {

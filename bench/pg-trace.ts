@@ -109,16 +109,21 @@ export function traceSql(): SqlTrace {
   };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function processCpu(pid: number): number {
+  // Fields after the command name (which may hold spaces, hence the last ')'): utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 /** CPU seconds (user + system) each server process of a database has used so far, by pid; Linux /proc only. */
 export async function backendCpu(reader: pg.Client, database: string): Promise<Map<number, number>> {
   const { rows } = await reader.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
   const out = new Map<number, number>();
   for (const { pid } of rows) {
     try {
-      // Fields after the command name (which may hold spaces, hence the last ')'): utime and stime are the 12th and 13th.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, (Number(f[11]) + Number(f[12])) / 100);
+      out.set(pid, processCpu(pid));
     } catch {
       // The backend ended meanwhile.
     }

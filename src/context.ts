@@ -125,9 +125,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   // The data directory 0700 and the database files 0600; one log line names what was tightened.
   const tightened = config.databaseFile === ':memory:' ? [] : secureDirectory(config.dataDir);
+  const onNewerSchema = (newer: string[]) =>
+    logger.warn({ newer }, `the database was migrated by a newer version of this server (${newer.join(', ')}); running on it without migrating — replace this instance with the new version`);
   const database: OpenDb = config.postgres
-    ? await openDatabase(config.postgres, { onPoolError: (err) => logger.warn({ err }, 'PostgreSQL: idle connection failed') })
-    : await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c) });
+    ? await openDatabase(config.postgres, { onPoolError: (err) => logger.warn({ err }, 'PostgreSQL: idle connection failed'), onNewerSchema })
+    : await openDatabase(config.databaseFile, { onModesTightened: (c) => tightened.push(...c), onNewerSchema });
   if (tightened.length > 0) logger.warn({ changed: tightened }, `tightened permissions: ${tightened.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ')}`);
   const db = database.db;
   let sealer: Sealer;

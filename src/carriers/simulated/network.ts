@@ -32,8 +32,14 @@ export class SimulatedNetwork implements Carriers {
   readonly rcs: RcsCarrier;
   readonly sms: SmsCarrier;
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires (this.clock's ms), Infinity without one. */
+  private timerAt = Infinity;
   private sink: CarrierEventSink | null = null;
   private tickInFlight: Promise<void> | null = null;
+  /** A wake-up asked for while a tick ran: look again right after it. */
+  private kickAgain = false;
+  /** The shortest spacing of two ticks (receipts come in batches). */
+  private readonly pollMs: number;
 
   constructor(
     private readonly db: Db,
@@ -41,6 +47,10 @@ export class SimulatedNetwork implements Carriers {
     private readonly logger: Logger,
     private readonly options: SimulatedOptions,
   ) {
+    // Half the shorter delay, 20–250 ms; without delays 25 ms, so receipts come in batches (a
+    // receipt can only be applied once the engine has recorded the hand-over anyway).
+    const shortest = Math.min(options.deliveryDelayMs, options.readDelayMs);
+    this.pollMs = options.tickMs ?? (shortest === 0 ? 25 : Math.max(20, Math.min(250, Math.floor(shortest / 2))));
     const links = options.links ?? null;
     // JSON escapes nothing in a link path or token, so masking the JSON text masks the content.
     const rcsPayload = (m: OutboundRcs) => {
@@ -125,6 +135,7 @@ export class SimulatedNetwork implements Carriers {
       });
     });
     const stored = await insertRowsAsJson<SimMessagesTable, { id: string; message_id: string }>(this.db, 'sim_messages', rows, { suffix: ACCEPT_UPSERT });
+    if (rows.length > 0) this.wakeAt(Math.max(now + this.options.deliveryDelayMs, this.clock.now() + this.pollMs));
     for (const r of stored) for (const k of index.get(r.message_id) ?? []) outcomes[k] = { ok: true, carrierMessageId: r.id };
     for (let i = 0; i < outcomes.length; i++) {
       outcomes[i] ??= { ok: false, retryable: true, code: 'SIM_INTERNAL', reason: 'The simulated network did not confirm the message' };
@@ -156,31 +167,94 @@ export class SimulatedNetwork implements Carriers {
     return this.sink;
   }
 
+  /**
+   * Receipts fire when they are due, not on a fixed beat: after each tick the network looks up
+   * the next due time (two index look-ups) and sleeps until then, at least pollMs and at most
+   * IDLE_MS; a hand-over in this process wakes it for its own receipts. An idle instance so sends
+   * a couple of statements a second instead of six transactions' worth every 25 ms, and on a
+   * shared database the instance that handed a message over fires its receipts while the others
+   * only look once a second (they take over the receipts of one that stopped).
+   */
   async start(sink: CarrierEventSink): Promise<void> {
     this.sink = sink;
-    // Half the shorter delay, 20–250 ms; without delays every 25 ms, so receipts come in batches
-    // (a receipt can only be applied once the engine has recorded the hand-over anyway).
-    const shortest = Math.min(this.options.deliveryDelayMs, this.options.readDelayMs);
-    const tick = this.options.tickMs ?? (shortest === 0 ? 25 : Math.max(20, Math.min(250, Math.floor(shortest / 2))));
-    this.timer = setInterval(() => this.kick(), tick);
-    this.timer.unref();
+    // Receipts may be due from before a restart.
+    this.wakeAt(this.clock.now());
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.timerAt = Infinity;
     this.sink = null;
     await this.tickInFlight;
   }
 
+  /** Ticks at `at` (this.clock's ms) unless a tick is set for earlier already. */
+  private wakeAt(at: number): void {
+    if (!this.sink) return;
+    if (this.tickInFlight) {
+      if (at <= this.clock.now() + this.pollMs) this.kickAgain = true;
+      else if (at < this.timerAt) this.setTimer(at);
+      return;
+    }
+    if (at < this.timerAt) this.setTimer(at);
+  }
+
+  private setTimer(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.kick();
+    }, Math.max(0, at - this.clock.now()));
+    this.timer.unref();
+  }
+
   private kick(): void {
-    if (this.tickInFlight || !this.sink) return;
-    this.tickInFlight = this.processDue()
-      .then(() => undefined)
-      .catch((err: unknown) => this.logger.error({ err }, 'simulated network tick failed'))
-      .finally(() => {
+    if (!this.sink) return;
+    // The timer fired during a tick (set for receipts stored meanwhile): look again after it.
+    if (this.tickInFlight) {
+      this.kickAgain = true;
+      return;
+    }
+    this.kickAgain = false;
+    this.tickInFlight = this.tick()
+      .catch((err: unknown) => {
+        this.logger.error({ err }, 'simulated network tick failed');
+        return this.clock.now() + IDLE_MS;
+      })
+      .then((next) => {
         this.tickInFlight = null;
+        const soonest = this.clock.now() + this.pollMs;
+        this.wakeAt(this.kickAgain ? soonest : Math.max(soonest, next));
       });
+  }
+
+  /** One tick: fires what is due; returns when to look next. */
+  private async tick(): Promise<number> {
+    const fired = await this.processDue();
+    const now = this.clock.now();
+    // A full batch: more may be due already.
+    if (fired >= BATCH) return now;
+    return Math.min(now + IDLE_MS, await this.nextDue());
+  }
+
+  /** The earliest due receipt (a delivery, or the read of a delivered message); Infinity when none. */
+  private async nextDue(): Promise<number> {
+    const row = await this.db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('sim_messages').select((e) => e.fn.min('deliver_due').as('d')).where('deliver_due', 'is not', null).as('delivery'),
+        eb
+          .selectFrom('sim_messages')
+          .select((e) => e.fn.min('read_due').as('r'))
+          .where('deliver_due', 'is', null)
+          .where('delivered_at', 'is not', null)
+          .as('read'),
+      ])
+      .executeTakeFirst();
+    const due = [row?.delivery, row?.read].filter((v): v is number => v !== null && v !== undefined).map(Number);
+    return due.length === 0 ? Infinity : Math.min(...due);
   }
 
   /**
@@ -270,5 +344,7 @@ export class SimulatedNetwork implements Carriers {
 const ACCEPT_UPSERT = sql`on conflict (message_id) do update set message_id = excluded.message_id returning id, message_id`;
 /** Receipts fired per kind and tick. */
 const BATCH = 2000;
+/** The longest a running network goes without looking for due receipts (ms). */
+const IDLE_MS = 1000;
 /** What a delivery receipt needs of a carrier row, in selectRowsViaJson's column order. */
 const DELIVERY_FIELDS = ['id', 'message_id', 'to_phone', 'read_due'] as const;

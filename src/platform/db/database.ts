@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, Migrator, SqliteDialect, sql, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, Kysely, Migrator, SqliteDialect, sql, type SqliteDialectConfig, type Transaction } from 'kysely';
 import { dialectOf } from './dialect.js';
 import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
@@ -43,6 +43,12 @@ export interface OpenDbOptions {
   onModesTightened?: (changes: ModeChange[]) => void;
   /** Errors of idle pooled connections (PostgreSQL only); queries report their own. */
   onPoolError?: (err: Error) => void;
+  /**
+   * Called when a newer version has migrated the database beyond this one (the names of the
+   * migrations this version does not know); this version then runs without migrating
+   * (migrateToLatest).
+   */
+  onNewerSchema?: (newer: string[]) => void;
 }
 
 /** The SQLite handle of an open database; throws on PostgreSQL (tests and tools that inspect the file). */
@@ -65,7 +71,7 @@ export async function openDatabase(target: string | PostgresConfig, options: Ope
 async function openPostgres(config: PostgresConfig, options: OpenDbOptions): Promise<PostgresDb> {
   const { db, pool } = connectPostgres(config, options.onPoolError ?? (() => undefined));
   try {
-    await withMigrationLock(db, migrateToLatest);
+    await withMigrationLock(db, (conn) => migrateToLatest(conn, options.onNewerSchema));
   } catch (err) {
     await db.destroy();
     throw err;
@@ -107,7 +113,7 @@ async function openSqlite(file: string, options: OpenDbOptions): Promise<SqliteD
   raw.pragma('wal_autocheckpoint = 10000');
   raw.pragma('journal_size_limit = 67108864');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  await migrateToLatest(db);
+  await migrateToLatest(db, options.onNewerSchema);
   let closed = false;
   return {
     dialect: 'sqlite',
@@ -158,13 +164,45 @@ function withStatementCache(raw: SQLite.Database): SqliteDialectConfig['database
   };
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(dialectOf(db) === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}) });
+/**
+ * Brings the schema up to date. A database a newer version has migrated (during a rolling
+ * upgrade, an instance of the previous version restarting after the first new one started) has
+ * run every migration this version knows and some it does not: migrations are additive
+ * (docs/deployment.md, "Rolling upgrades and migrations"), so this version runs on it as it is,
+ * without migrating, and says so through onNewerSchema — where Kysely's Migrator would refuse to
+ * start ("previously executed migration … is missing"). A database that misses some of this
+ * version's migrations while holding unknown ones is not one of those, and is refused.
+ */
+export async function migrateToLatest(db: Db, onNewerSchema?: (newer: string[]) => void): Promise<void> {
+  const schema = dialectOf(db) === 'postgres' ? await currentSchema(db) : undefined;
+  const executed = await executedMigrations(db, schema);
+  const newer = executed.filter((name) => !(name in migrations));
+  if (newer.length > 0) {
+    const missing = Object.keys(migrations).filter((name) => !executed.includes(name));
+    if (missing.length > 0) {
+      throw new Error(`Database migration refused: the database has run migrations this version does not know (${newer.join(', ')}) but not this version's ${missing.join(', ')}; it was not migrated by a newer release of this server`);
+    }
+    onNewerSchema?.(newer);
+    return;
+  }
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
   }
+}
+
+/** The names in Kysely's migration table (in `schema` on PostgreSQL); none before the first migration. */
+async function executedMigrations(db: Db, schema: string | undefined): Promise<string[]> {
+  const table = schema
+    ? (await sql<{ found: string | null }>`select to_regclass(quote_ident(${schema}) || '.' || ${MIGRATION_TABLE})::text as found`.execute(db)).rows[0]?.found
+    : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(db)).rows[0]?.name;
+  if (!table) return [];
+  const { rows } = schema
+    ? await sql<{ name: string }>`select name from ${sql.table(`${schema}.${MIGRATION_TABLE}`)}`.execute(db)
+    : await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return rows.map((r) => r.name);
 }
 
 /**

@@ -25,6 +25,8 @@ export default defineConfig({
           hookTimeout: 90_000,
           pool: 'forks',
           fileParallelism: false,
+          // TEST_DATABASE=postgres (npm run test:browser:pg): the pages on PostgreSQL, as the unit project.
+          globalSetup: ['test/helpers/pg-global-setup.ts'],
         },
       },
     ],

@@ -3,6 +3,7 @@ import type { ConversationsService } from '../conversations/service.js';
 import type { InboundHandler } from '../messaging/status-service.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
@@ -81,6 +82,9 @@ export class InboundService implements InboundHandler {
         return null;
       }
       const accountId = sender.account_id;
+      // Two instances given the same message at once (a network retrying, an SMSC's parts put
+      // together twice) would both find no duplicate and both record it.
+      await lockForTransaction(tx, 'inboundMessage', [`${accountId}|${e.carrierMessageId}`]);
       const dup = await tx
         .selectFrom('messages')
         .select('id')

@@ -31,6 +31,12 @@ export interface ReceivedSubmit {
   outcome: 'accepted' | 'throttled' | 'refused' | 'dropped';
 }
 
+export interface MoOptions {
+  ucs2?: boolean;
+  concat?: { ref: number; total: number; seq: number };
+  via?: number;
+}
+
 export interface FakeSmsc {
   port: number;
   url(systemId?: string, password?: string): string;
@@ -59,7 +65,8 @@ export interface FakeSmsc {
   receiptIdAsDecimal: boolean;
   enquireLinks: number;
   receipt(messageId: string, stat: string, opts?: { err?: string; tlv?: boolean }): Promise<number>;
-  mo(from: string, to: string, text: string, opts?: { ucs2?: boolean; concat?: { ref: number; total: number; seq: number } }): Promise<number>;
+  /** `via`: the index, in bind order, of the receiving session to deliver over (default: the latest bound). */
+  mo(from: string, to: string, text: string, opts?: MoOptions): Promise<number>;
   boundSession(): SmppSession | null;
   close(): Promise<void>;
 }
@@ -181,11 +188,13 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
 
-  /** The latest bound session that may receive deliver_sm (a receiver or transceiver). */
-  const boundSession = () => [...bound].filter((s) => modeOf.get(s) !== 'transmitter').pop() ?? null;
-  const deliver = (options: Parameters<SmppSession['deliver_sm']>[0]) =>
+  /** Bound sessions that may receive deliver_sm (receivers and transceivers), in bind order. */
+  const receivingSessions = () => [...bound].filter((s) => modeOf.get(s) !== 'transmitter');
+  /** The latest of them. */
+  const boundSession = () => receivingSessions().pop() ?? null;
+  const deliver = (options: Parameters<SmppSession['deliver_sm']>[0], via?: number) =>
     new Promise<number>((resolve, reject) => {
-      const s = boundSession();
+      const s = via === undefined ? boundSession() : (receivingSessions()[via] ?? null);
       if (!s) return reject(new Error('no bound session'));
       s.deliver_sm(options, (resp) => resolve(resp.command_status));
     });
@@ -212,7 +221,7 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         ...(o.tlv ? { receipted_message_id: messageId, message_state: states[stat] ?? 7 } : {}),
       });
     },
-    mo(from: string, to: string, text: string, o: { ucs2?: boolean; concat?: { ref: number; total: number; seq: number } } = {}) {
+    mo(from: string, to: string, text: string, o: MoOptions = {}) {
       const body = o.ucs2 ? Buffer.from(text, 'utf16le').swap16() : text;
       const short_message = o.concat ? { udh: Buffer.from([5, 0, 3, o.concat.ref, o.concat.total, o.concat.seq]), message: body } : body;
       return deliver({
@@ -224,7 +233,7 @@ export async function startFakeSmsc(opts: { systemId?: string; password?: string
         esm_class: o.concat ? 0x40 : 0,
         data_coding: o.ucs2 ? 8 : 0,
         short_message,
-      });
+      }, o.via);
     },
     boundModes: () => [...bound].map((s) => modeOf.get(s)!),
     down: closeServer,

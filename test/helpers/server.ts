@@ -50,7 +50,8 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
   const ownsDatabase = opts.env?.DATABASE_URL === undefined && opts.env?.DATABASE_FILE === undefined;
   const { env: dbEnv, schema } = ownsDatabase ? await testDatabaseEnv('srv') : { env: {}, schema: null };
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...dbEnv, ...opts.env });
-  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger('silent') }), 0, '127.0.0.1').catch(async (err: unknown) => {
+  // TEST_SERVER_LOG=warn (or debug) shows the server's log while a test is being debugged.
+  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger(process.env.TEST_SERVER_LOG ?? 'silent') }), 0, '127.0.0.1').catch(async (err: unknown) => {
     await schema?.drop();
     throw err;
   });

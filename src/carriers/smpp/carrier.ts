@@ -8,6 +8,7 @@ import { type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOu
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
 import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint, type SubmitResponse } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
+import { type AssembledMo, MoAssembly } from './mo-assembly.js';
 import { PartRecorder } from './part-recorder.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
 import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type PduOptions, type ShortMessage } from './smpp-lib.js';
@@ -41,13 +42,6 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([SMPP_STATUS.ESME_RSYSER
 const THROTTLED: ReadonlySet<number> = new Set([SMPP_STATUS.ESME_RTHROTTLED, SMPP_STATUS.ESME_RMSGQFUL]);
 /** Receipts whose part row is not committed yet (the receipt overtook our record of submit_sm_resp) are looked up again. */
 const RECEIPT_LOOKUP_TRIES = 6;
-
-interface MoPart {
-  total: number;
-  parts: Map<number, string>;
-  first: number;
-  timer: NodeJS.Timeout;
-}
 
 /** One message of a round: its bind, the SMSC ids its parts have so far, its submit_sm bodies. */
 interface SendPlan {
@@ -84,7 +78,9 @@ export class SmppCarrier implements SmsCarrier {
   private readonly senderConnection = new Map<string, string>();
   private reportTimer: NodeJS.Timeout | null = null;
   private reporting: Promise<void> | null = null;
-  private readonly mo = new Map<string, MoPart>();
+  private moTimer: NodeJS.Timeout | null = null;
+  private moSweeping: Promise<void> | null = null;
+  private readonly moAssembly: MoAssembly;
   private started = false;
   private readonly recorder: PartRecorder;
   private readonly sources = new Map<string, { addr: string; ton: number; npi: number }>();
@@ -97,6 +93,7 @@ export class SmppCarrier implements SmsCarrier {
     private readonly senders: SenderDirectory,
   ) {
     this.recorder = new PartRecorder(db);
+    this.moAssembly = new MoAssembly(db, clock);
   }
 
   async start(sink: CarrierEventSink): Promise<void> {
@@ -107,18 +104,21 @@ export class SmppCarrier implements SmsCarrier {
     for (const s of await this.senders.all()) if (s.type === 'SMS' && s.config.smpp) this.connection(s.config.smpp.url);
     this.reportTimer = setInterval(() => this.kickReports(), this.options.reportIntervalMs ?? 1000);
     this.reportTimer.unref?.();
+    // A quarter of the wait: an incomplete message goes on at most a quarter late.
+    this.moTimer = setInterval(() => this.kickMoSweep(), Math.min(5000, Math.max(100, Math.floor(this.moReassemblyMs() / 4))));
+    this.moTimer.unref?.();
   }
 
   async stop(): Promise<void> {
     this.started = false;
     if (this.reportTimer) clearInterval(this.reportTimer);
     this.reportTimer = null;
-    for (const m of this.mo.values()) clearTimeout(m.timer);
-    this.mo.clear();
+    if (this.moTimer) clearInterval(this.moTimer);
+    this.moTimer = null;
     await Promise.all([...this.connections.values(), ...this.receivers.values()].map((c) => c.stop()));
     this.connections.clear();
     this.receivers.clear();
-    await this.reporting;
+    await Promise.all([this.reporting, this.moSweeping]);
     this.sink = null;
   }
 
@@ -477,8 +477,7 @@ export class SmppCarrier implements SmsCarrier {
 
   /** A message from a person: reassembled when concatenated, then handed to the inbound path. */
   private async onMobileOriginated(conn: SmppConnection, pdu: Pdu): Promise<number> {
-    const sink = this.sink;
-    if (!sink) return SMPP_STATUS.ESME_RX_T_APPN;
+    if (!this.sink) return SMPP_STATUS.ESME_RX_T_APPN;
     const source = (pdu.source_addr ?? '').replace(/^\+/, '');
     const dest = (pdu.destination_addr ?? '').replace(/^\+/, '');
     if (!/^\d{6,20}$/.test(source)) {
@@ -488,76 +487,82 @@ export class SmppCarrier implements SmsCarrier {
     const sm = pdu.short_message ?? pdu.message_payload;
     const text = textOf(sm, pdu.data_coding);
     const concat = concatInfo(sm);
-    let whole = text;
-    if (concat && concat.total > 1) {
-      const joined = this.collect(`${conn.key}|${source}|${concat.ref}`, concat, text);
-      if (joined === null) return SMPP_STATUS.ESME_ROK; // waits for the other parts
-      whole = joined;
-    }
-    const sender = await this.senderFor(conn, dest, source);
-    if (!sender) {
-      this.logger.warn({ smsc: conn.key, to: dest }, 'SMPP message to an address without a sender ignored');
+    if (!concat || concat.total <= 1) {
+      await this.deliverMo({ smsc: conn.key, source, dest, text, at: this.clock.now(), partial: false });
       return SMPP_STATUS.ESME_ROK;
     }
-    const at = this.clock.now();
-    // SMPP gives incoming messages no id; this one is stable for a redelivery of the same message
-    // (same number, text and 10-minute slot), so the inbound path records it once.
-    const carrierMessageId = `smpp_mo_${createHash('sha256').update(`${conn.key}|${source}|${dest}|${whole}|${Math.floor(at / 600_000)}`).digest('hex').slice(0, 32)}`;
-    await sink([{ kind: 'inbound', channel: 'SMS', from: `+${source}`, senderId: sender.id, text: whole, at, carrierMessageId }]);
+    // Answered only once the part is stored: an SMSC that gets no deliver_sm_resp offers it again.
+    const whole = await this.moAssembly.add({ smsc: conn.key, source, dest, ...concat, text });
+    if (whole) await this.deliverAssembled(whole);
     return SMPP_STATUS.ESME_ROK;
   }
 
-  /** Keeps a part of a concatenated message; answers the whole text once all parts are there. */
-  private collect(key: string, info: { total: number; seq: number }, text: string): string | null {
-    let entry = this.mo.get(key);
-    if (!entry) {
-      entry = {
-        total: info.total,
-        parts: new Map(),
-        first: Date.now(),
-        timer: setTimeout(() => {
-          // Incomplete after the wait: deliver what came, in order, rather than nothing.
-          const e = this.mo.get(key);
-          this.mo.delete(key);
-          if (!e) return;
-          this.logger.warn({ key, got: e.parts.size, total: e.total }, 'SMPP concatenated message incomplete; delivering the parts received');
-          const [connKey, source] = key.split('|');
-          const conn = this.connections.get(connKey ?? '');
-          if (conn && source) void this.deliverPartial(conn, source, [...e.parts.entries()].sort(([a], [b]) => a - b).map(([, t]) => t).join(''));
-        }, this.options.moReassemblyMs ?? 60_000),
-      };
-      entry.timer.unref?.();
-      this.mo.set(key, entry);
-    }
-    entry.parts.set(info.seq, text);
-    if (entry.parts.size < entry.total) return null;
-    clearTimeout(entry.timer);
-    this.mo.delete(key);
-    return [...entry.parts.entries()].sort(([a], [b]) => a - b).map(([, t]) => t).join('');
+  private moReassemblyMs(): number {
+    return this.options.moReassemblyMs ?? 60_000;
   }
 
-  private async deliverPartial(conn: SmppConnection, source: string, text: string): Promise<void> {
+  private kickMoSweep(): void {
+    if (this.moSweeping || !this.sink) return;
+    this.moSweeping = this.sweepMo()
+      .then(() => undefined)
+      .catch((err: unknown) => this.logger.error({ err }, 'SMPP concatenated message sweep failed'))
+      .finally(() => (this.moSweeping = null));
+  }
+
+  /** Concatenated messages whose wait is over, wherever their parts came in: what came is handed on. */
+  async sweepMo(): Promise<number> {
+    const due = await this.moAssembly.due(this.moReassemblyMs());
+    for (const m of due) {
+      if (!m.complete) this.logger.warn({ smsc: m.smsc, got: m.got, total: m.total }, 'SMPP concatenated message incomplete; delivering the parts received');
+      await this.deliverAssembled(m);
+    }
+    return due.length;
+  }
+
+  private async deliverAssembled(m: AssembledMo): Promise<void> {
+    await this.deliverMo({ smsc: m.smsc, source: m.source, dest: m.dest, text: m.text, at: m.firstAt, partial: !m.complete });
+    await this.moAssembly.done(m.key);
+  }
+
+  /**
+   * Hands an incoming message to the inbound path. SMPP gives incoming messages no id; this one is
+   * the same for a redelivery of the same message (same number, text and 10-minute slot of when it
+   * — or its first part — came) and for the same concatenated message put together twice (by two
+   * instances, or again after a crash), so the inbound path records it once.
+   */
+  private async deliverMo(m: { smsc: string; source: string; dest: string; text: string; at: number; partial: boolean }): Promise<void> {
     const sink = this.sink;
-    const sender = await this.senderFor(conn, '', source);
-    if (!sink || !sender) return;
-    const at = this.clock.now();
-    const id = `smpp_mo_${createHash('sha256').update(`${conn.key}|${source}|partial|${text}|${at}`).digest('hex').slice(0, 32)}`;
-    await sink([{ kind: 'inbound', channel: 'SMS', from: `+${source}`, senderId: sender.id, text, at, carrierMessageId: id }]);
+    if (!sink) return;
+    const sender = await this.senderFor(m.smsc, m.dest, m.source);
+    if (!sender) {
+      this.logger.warn({ smsc: m.smsc, to: m.dest }, 'SMPP message to an address without a sender ignored');
+      return;
+    }
+    const name = `${m.smsc}|${m.source}|${m.dest}|${m.partial ? 'partial|' : ''}${m.text}|${Math.floor(m.at / 600_000)}`;
+    const carrierMessageId = `smpp_mo_${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
+    await sink([{ kind: 'inbound', channel: 'SMS', from: `+${m.source}`, senderId: sender.id, text: m.text, at: this.clock.now(), carrierMessageId }]);
   }
 
   /**
    * Our SMS sender an incoming message was addressed to: among the senders on this bind (with it as
    * override, or without an override when this is the default SMSC), the one whose name is the
-   * destination address, else the one that last wrote to the person, else the default.
+   * destination address, else the one that last wrote to the person, else the default. When none
+   * is named so, the senders are read again first: one created seconds ago (on any instance) is
+   * not in the directory's cache yet.
    */
-  private async senderFor(conn: SmppConnection, dest: string, sourceDigits: string): Promise<SenderEntry | null> {
+  private async senderFor(smsc: string, dest: string, sourceDigits: string): Promise<SenderEntry | null> {
     const defaultKey = parseSmppUrl(this.options.url).key;
-    const sms = (await this.senders.all()).filter((s) => s.type === 'SMS');
-    let candidates = sms.filter((s) => (s.config.smpp ? parseSmppUrl(s.config.smpp.url).key === conn.key : conn.key === defaultKey));
     const norm = (v: string) => v.replace(/^\+/, '').toLowerCase();
-    const named = dest ? candidates.filter((s) => norm(s.name) === norm(dest)) : [];
-    if (named.length > 0) candidates = named;
-    return this.senders.attribute(candidates, sourceDigits);
+    let named: SenderEntry[] = [];
+    let candidates: SenderEntry[] = [];
+    for (const fresh of [false, true]) {
+      if (fresh) this.senders.invalidate();
+      const sms = (await this.senders.all()).filter((s) => s.type === 'SMS');
+      candidates = sms.filter((s) => (s.config.smpp ? parseSmppUrl(s.config.smpp.url).key === smsc : smsc === defaultKey));
+      named = dest ? candidates.filter((s) => norm(s.name) === norm(dest)) : [];
+      if (named.length > 0) break;
+    }
+    return this.senders.attribute(named.length > 0 ? named : candidates, sourceDigits);
   }
 }
 
@@ -602,8 +607,14 @@ function decodeBytes(bytes: Buffer, dataCoding: number | undefined): string {
 function concatInfo(sm: ShortMessage | Buffer | string | undefined): { ref: number; total: number; seq: number } | null {
   if (!sm || typeof sm === 'string' || Buffer.isBuffer(sm) || !sm.udh) return null;
   for (const ie of sm.udh) {
-    if (ie[0] === 0x00 && ie[1] === 3 && ie.length >= 5) return { ref: ie[2]!, total: ie[3]!, seq: ie[4]! };
-    if (ie[0] === 0x08 && ie[1] === 4 && ie.length >= 6) return { ref: (ie[2]! << 8) | ie[3]!, total: ie[4]!, seq: ie[5]! };
+    const info =
+      ie[0] === 0x00 && ie[1] === 3 && ie.length >= 5
+        ? { ref: ie[2]!, total: ie[3]!, seq: ie[4]! }
+        : ie[0] === 0x08 && ie[1] === 4 && ie.length >= 6
+          ? { ref: (ie[2]! << 8) | ie[3]!, total: ie[4]!, seq: ie[5]! }
+          : null;
+    // A part numbered outside 1..total (3GPP TS 23.040 says ignore the element) is taken as a whole message.
+    if (info) return info.seq >= 1 && info.seq <= info.total ? info : null;
   }
   return null;
 }

@@ -16,6 +16,10 @@ export const LOCK_SPACES = {
   formPhone: 19_003,
   /** First start: seeding the demo account into an empty database. */
   firstStart: 19_004,
+  /** Incoming messages: `<account>|<carrier message id>`, around the duplicate check. */
+  inboundMessage: 19_005,
+  /** SMPP: the key of a concatenated incoming message, around storing a part and counting its siblings. */
+  smppMoParts: 19_006,
 } as const;
 
 export type LockSpace = keyof typeof LOCK_SPACES;

@@ -92,6 +92,16 @@ describe('inbound messages and interactions', () => {
     expect(log.body.messages.filter((m: any) => m.content === 'dup?')).toHaveLength(1);
   });
 
+  it('the same incoming message handed over by several instances at once is recorded once', async () => {
+    // Each call is its own transaction on its own connection (PostgreSQL): the lock around the
+    // duplicate check is what keeps them from all finding none and all inserting.
+    const event = { kind: 'inbound' as const, channel: 'SMS' as const, from: R, senderId: t.account.senders.sms, text: 'at once?', at: clock.now(), carrierMessageId: 'smpp_mo_CONCURRENT_TEST' };
+    const applied = await Promise.all(Array.from({ length: 8 }, () => t.ctx.services.status.handle(event)));
+    expect(applied.every((a) => a)).toBe(true);
+    const rows = await t.ctx.db.selectFrom('messages').select('id').where('direction', '=', 'INBOUND').where('carrier_message_id', '=', event.carrierMessageId).execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('a message from a number we never wrote to is logged but is no reply; unknown senders are ignored', async () => {
     const stranger = num(602);
     await t.reply(stranger, t.account.senders.rcs, 'Who is this?');

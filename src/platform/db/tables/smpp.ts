@@ -1,4 +1,4 @@
-/** The SMPP adapter's mapping of SMSC ids to our messages (migration 009). See docs/storage.md "SMPP". */
+/** The SMPP adapter's tables: SMSC ids of our messages (migration 009), parts of incoming concatenated messages (022). See docs/storage.md "SMPP". */
 
 /** One of our SMS messages handed to an SMSC. */
 export interface SmppMessagesTable {
@@ -38,7 +38,24 @@ export interface SmppPartsTable {
   receipt_at: number | null;
 }
 
+/** One part of a concatenated incoming message, until its siblings have come (migration 022). */
+export interface SmppMoPartsTable {
+  /** `smsc|source|dest|ref|total`: which message the part belongs to. */
+  mo_key: string;
+  /** 1-based, from the UDH. */
+  seq: number;
+  total: number;
+  /** The SMSC key of the bind that received it (`system_id@host:port`). */
+  smsc: string;
+  /** Digits, no +. */
+  source: string;
+  dest: string;
+  text: string;
+  received_at: number;
+}
+
 export interface SmppTables {
   smpp_messages: SmppMessagesTable;
   smpp_parts: SmppPartsTable;
+  smpp_mo_parts: SmppMoPartsTable;
 }

@@ -7,20 +7,11 @@ import { RbmCarrier } from '../../src/carriers/rbm/carrier.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeRbm, signedCallback, type FakeRbm } from './fake-rbm.js';
 import { CONTENT_CASES, UNSUBSCRIBE_URL } from './fixtures.js';
+import { until } from './until.js';
 
 const CLIENT_TOKEN = 'client-token-0123456789';
 /** German mobile numbers (country in the default price list). */
 const num = (i: number) => `+49151${String(30_000_000 + i).padStart(8, '0')}`;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('Google RBM carrier against a local RBM peer', () => {
   let rbm: FakeRbm;

@@ -5,6 +5,7 @@ import { systemClock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeSmsc, type FakeSmsc } from './fake-smsc.js';
+import { until } from './until.js';
 
 /**
  * Concatenated incoming SMS when several instances bind to one SMSC (issue #19): the SMSC hands
@@ -13,16 +14,6 @@ import { startFakeSmsc, type FakeSmsc } from './fake-smsc.js';
  * stand in for the others (each has its own bind and hands messages to the same inbound path).
  */
 const num = (i: number) => `+49151${String(41_000_000 + i).padStart(8, '0')}`;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('SMPP concatenated incoming messages across instances', () => {
   let smsc: FakeSmsc;

@@ -10,18 +10,9 @@ import { createLogger } from '../../src/platform/logger.js';
 import { analyzeSms, splitSms } from '../../src/sms/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeSmsc, type FakeSmsc, type ReceivedSubmit } from './fake-smsc.js';
+import { until } from './until.js';
 
 const num = (i: number) => `+49151${String(40_000_000 + i).padStart(8, '0')}`;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function sms(i: number, text: string): OutboundSms {
   return { messageId: newId('msg'), accountId: 'acc_test', senderId: 'snd_none', senderName: 'ACME', to: num(i), text, parts: splitSms(text).map((p) => p.text), encoding: analyzeSms(text).encoding };

@@ -145,4 +145,20 @@ describe('SMPP concatenated incoming messages across instances', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await inboundTexts(from)).toEqual(['Crash test']);
   });
+
+  it('hands on, in one look, a backlog of more incomplete messages than one query takes, each once', async () => {
+    const c = await anotherInstance({ moReassemblyMs: 600_000 });
+    const from = num(7);
+    const n = 150; // more than DUE_PAGE
+    const smscKey = c.connectionKeys()[0]!;
+    const old = Date.now() - 700_000;
+    await t.ctx.db
+      .insertInto('smpp_mo_parts')
+      .values(Array.from({ length: n }, (_, i) => ({ mo_key: `${smscKey}|${from.slice(1)}|SMSCO1|${i}|2`, seq: 1, total: 2, smsc: smscKey, source: from.slice(1), dest: 'SMSCO1', text: `backlog ${i}`, received_at: old })))
+      .execute();
+    await c.sweepMo();
+    expect(await storedParts()).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await inboundTexts(from)).sort()).toEqual(Array.from({ length: n }, (_, i) => `backlog ${i}`).sort());
+  });
 });

@@ -8,7 +8,7 @@ import { type CarrierEvent, type CarrierEventSink, type OutboundSms, type SendOu
 import type { SenderDirectory, SenderEntry } from '../sender-config.js';
 import { ConnectionLostError, parseSmppUrl, SmppConnection, type SmppConnectionOptions, type SmppEndpoint, type SubmitResponse } from './connection.js';
 import { decodeGsm7, decodeUcs2, sourceAddress, submitBodies, type SubmitBody } from './encoding.js';
-import { type AssembledMo, MoAssembly } from './mo-assembly.js';
+import { type AssembledMo, DUE_PAGE, MoAssembly } from './mo-assembly.js';
 import { PartRecorder } from './part-recorder.js';
 import { DELIVERED_STAT, FAILED_STATS, parseReceipt, receiptIdVariants } from './receipt.js';
 import { DATA_CODING, ESM_CLASS, SMPP_STATUS, smppStatusName, type Pdu, type PduOptions, type ShortMessage } from './smpp-lib.js';
@@ -511,17 +511,22 @@ export class SmppCarrier implements SmsCarrier {
 
   /** Concatenated messages whose wait is over, wherever their parts came in: what came is handed on. */
   async sweepMo(): Promise<number> {
-    const due = await this.moAssembly.due(this.moReassemblyMs());
-    for (const m of due) {
-      if (!m.complete) this.logger.warn({ smsc: m.smsc, got: m.got, total: m.total }, 'SMPP concatenated message incomplete; delivering the parts received');
-      await this.deliverAssembled(m);
+    let handed = 0;
+    for (;;) {
+      const due = await this.moAssembly.due(this.moReassemblyMs());
+      for (const m of due) {
+        if (!m.complete) this.logger.warn({ smsc: m.smsc, got: m.got, total: m.total }, 'SMPP concatenated message incomplete; delivering the parts received');
+        await this.deliverAssembled(m);
+      }
+      handed += due.length;
+      // A full page: more may be waiting (handed-on parts are gone, so the next page is new ones).
+      if (due.length < DUE_PAGE || !this.started) return handed;
     }
-    return due.length;
   }
 
   private async deliverAssembled(m: AssembledMo): Promise<void> {
     await this.deliverMo({ smsc: m.smsc, source: m.source, dest: m.dest, text: m.text, at: m.firstAt, partial: !m.complete });
-    await this.moAssembly.done(m.key);
+    await this.moAssembly.done(m);
   }
 
   /**
@@ -532,7 +537,8 @@ export class SmppCarrier implements SmsCarrier {
    */
   private async deliverMo(m: { smsc: string; source: string; dest: string; text: string; at: number; partial: boolean }): Promise<void> {
     const sink = this.sink;
-    if (!sink) return;
+    // Thrown rather than returned: the caller would forget the parts of a message nobody took.
+    if (!sink) throw new Error('SMPP adapter stopped: incoming message not handed on');
     const sender = await this.senderFor(m.smsc, m.dest, m.source);
     if (!sender) {
       this.logger.warn({ smsc: m.smsc, to: m.dest }, 'SMPP message to an address without a sender ignored');

@@ -25,11 +25,16 @@ export interface AssembledMo {
   /** The parts' texts in order (only those that came, when `complete` is false). */
   text: string;
   complete: boolean;
+  /** The part numbers put together: only these are forgotten (a part arriving meanwhile stays). */
+  seqs: number[];
   got: number;
   total: number;
   /** When the first part came: what names the message (a stable id) wherever it is put together. */
   firstAt: number;
 }
+
+/** Messages looked at per query of `due`. */
+export const DUE_PAGE = 100;
 
 type PartRow = { seq: number; text: string; received_at: number; total: number; smsc: string; source: string; dest: string };
 
@@ -72,7 +77,7 @@ export class MoAssembly {
    * Messages whose first part came more than `waitMs` ago: incomplete ones (their siblings are not
    * coming; better the parts that came than nothing) and complete ones a crash left behind.
    */
-  async due(waitMs: number, limit = 100): Promise<AssembledMo[]> {
+  async due(waitMs: number, limit = DUE_PAGE): Promise<AssembledMo[]> {
     const cutoff = this.clock.now() - waitMs;
     const keys = await this.db
       .selectFrom('smpp_mo_parts')
@@ -96,9 +101,9 @@ export class MoAssembly {
     return [...byKey.entries()].map(([key, parts]) => assemble(key, parts));
   }
 
-  /** Forgets a message that was handed on. */
-  async done(key: string): Promise<void> {
-    await this.db.deleteFrom('smpp_mo_parts').where('mo_key', '=', key).execute();
+  /** Forgets the parts of a message that was handed on. */
+  async done(m: Pick<AssembledMo, 'key' | 'seqs'>): Promise<void> {
+    await this.db.deleteFrom('smpp_mo_parts').where('mo_key', '=', m.key).where('seq', 'in', m.seqs).execute();
   }
 }
 
@@ -118,6 +123,7 @@ function assemble(key: string, rows: readonly PartRow[]): AssembledMo {
     dest: first.dest,
     text: sorted.map((r) => r.text).join(''),
     complete: sorted.length >= total,
+    seqs: sorted.map((r) => r.seq),
     got: sorted.length,
     total,
     firstAt: Math.min(...sorted.map((r) => r.received_at)),

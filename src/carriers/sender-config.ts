@@ -145,6 +145,8 @@ export class SenderDirectory {
       const latest = await this.db
         .selectFrom('messages')
         .select('sendername_id')
+        // The accounts too: the number alone starts no index, and the look-up read the whole table.
+        .where('account_id', 'in', [...new Set(candidates.map((c) => c.accountId))].slice(0, 500))
         .where('phone', '=', phoneDigits)
         .where('direction', '=', 'OUTBOUND')
         .where('sendername_id', 'in', ids.slice(0, 500))

@@ -233,10 +233,13 @@ export class InboundService implements InboundHandler {
       .where('status', 'not in', ['SCHEDULED', 'FAILED'])
       .where('created_at', '>=', at - REPLY_ATTRIBUTION_MS)
       .where('created_at', '<=', at)
+      // Not also by id: with it SQLite walks (account_id, created_at, id) over every message the
+      // account sent in the window (a reply after a 10,000-recipient batch read 10,000 rows) instead
+      // of this number's few in (account_id, phone, created_at). Ties are ordered below.
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
       .limit(50)
       .execute();
+    recent.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     // The sender that actually delivered it: the fallback's SMS sender when the fallback went out.
     const deliveredBy = (m: MessagesTable): string =>
       m.fallback_used === 1 && m.method === 'SMS' ? (parseJson<{ sendernameId?: string } | null>(m.sms_fallback, null)?.sendernameId ?? m.sendername_id) : m.sendername_id;

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceAccountTokenSource } from '../../src/carriers/rbm/auth.js';
 import { RbmCarrier } from '../../src/carriers/rbm/carrier.js';
+import { sqliteHandle } from '../../src/platform/db/database.js';
+import { onPostgres } from '../helpers/database.js';
+import { phoneLookupsWithoutPhoneIndex, recordStatements } from '../helpers/query-plans.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeRbm, signedCallback, type FakeRbm } from './fake-rbm.js';
 import { CONTENT_CASES, UNSUBSCRIBE_URL } from './fixtures.js';
@@ -17,6 +20,7 @@ describe('Google RBM carrier against a local RBM peer', () => {
   let rbm: FakeRbm;
   let t: TestServer;
   let carrier: RbmCarrier;
+  let recorder: ReturnType<typeof recordStatements> | undefined;
 
   beforeAll(async () => {
     rbm = await startFakeRbm();
@@ -31,9 +35,12 @@ describe('Google RBM carrier against a local RBM peer', () => {
     });
     expect(t.ctx.carriers.rcs).toBeInstanceOf(RbmCarrier);
     carrier = t.ctx.carriers.rcs as RbmCarrier;
+    // Every statement this file's RBM traffic prepares, for the plan check at the end (SQLite).
+    if (t.ctx.database.dialect === 'sqlite') recorder = recordStatements(t.ctx.database.raw);
   });
 
   afterAll(async () => {
+    recorder?.stop();
     await t?.close();
     await rbm?.close();
   });
@@ -251,6 +258,15 @@ describe('Google RBM carrier against a local RBM peer', () => {
     const inbound = await t.ctx.db.selectFrom('messages').select('sendername_id').where('carrier_message_id', '=', 'user-msg-20').executeTakeFirstOrThrow();
     expect(inbound.sendername_id).toBe(sender.id);
     expect(rbm.problems).toEqual([]);
+  });
+
+  it.skipIf(onPostgres)('looks up the message a tap answers, and an inbound message, through an index on the number (SQLite plans)', () => {
+    // Runs last: the statements the taps above ran. A tap's look-up once read the whole table
+    // (no index starts with the sender).
+    const raw = sqliteHandle(t.ctx.database);
+    const byPhone = recorder!.statements().filter((q) => q.includes('from "messages"') && q.includes('"phone" = ?') && q.includes('"sendername_id" = ?'));
+    expect(byPhone.length).toBeGreaterThan(0);
+    expect(phoneLookupsWithoutPhoneIndex(raw, recorder!.statements())).toEqual([]);
   });
 });
 

@@ -261,7 +261,7 @@ export class RbmCarrier implements RcsCarrier {
       const label = str(r.text) ?? '';
       const decoded = decodePostback(str(r.postbackData));
       const events: CarrierEvent[] = [];
-      const original = await this.answeredMessage(sender.id, digits, decoded.postbackData, label);
+      const original = await this.answeredMessage(sender, digits, decoded.postbackData, label);
       if (original) {
         let type = decoded.kind;
         if (type === null) type = r.type === 'ACTION' ? 'action' : isCardPostback(original.content, decoded.postbackData, label) ? 'postback' : 'reply';
@@ -298,11 +298,13 @@ export class RbmCarrier implements RcsCarrier {
    * sender to that number whose content has the tapped chip (by postbackData, else label), else
    * simply the latest one.
    */
-  private async answeredMessage(senderId: string, digits: string, postbackData: string | null, label: string): Promise<{ id: string; content: string | null } | null> {
+  private async answeredMessage(sender: SenderEntry, digits: string, postbackData: string | null, label: string): Promise<{ id: string; content: string | null } | null> {
     const rows = await this.db
       .selectFrom('messages')
       .select(['id', 'content'])
-      .where('sendername_id', '=', senderId)
+      // The account too: no index starts with the sender, and without it every tap read the whole table.
+      .where('account_id', '=', sender.accountId)
+      .where('sendername_id', '=', sender.id)
       .where('phone', '=', digits)
       .where('direction', '=', 'OUTBOUND')
       .where('method', '=', 'RCS')

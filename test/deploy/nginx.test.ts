@@ -17,7 +17,7 @@ import { waitFor } from '../api/messaging/util.js';
  * deploy/nginx.conf as shipped (ports and certificate swapped in) in front of two instances of
  * the real entry point on one PostgreSQL schema: TLS terminated by nginx, the API, login, MCP and
  * the share page through it, requests spread over both instances, and everything still answering
- * after one instance is killed with SIGKILL. Skipped without nginx or PostgreSQL, unless
+ * after either instance is killed with SIGKILL. Skipped without nginx or PostgreSQL, unless
  * REQUIRE_NGINX=1 / REQUIRE_POSTGRES=1 (CI) make a missing one a failure.
  */
 const hasNginx = fs.existsSync(NGINX_BIN);
@@ -65,6 +65,12 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
   let previousDispatcher: Dispatcher;
   let demo: ReturnType<typeof demoCredentials>;
   const mcp: Client[] = [];
+  let shared: Record<string, string> = {};
+  const dataDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-nginx-instance-'));
+    dirs.push(d);
+    return d;
+  };
 
   const api = async (method: string, pathname: string, payload?: unknown, key = demo.automationKey) => {
     const res = await fetch(`${base}${pathname}`, {
@@ -94,7 +100,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
     httpPort = await freePort();
     base = `https://127.0.0.1:${httpsPort}`;
     schema = await createTestSchema('h4nginx');
-    const shared = {
+    shared = {
       DATABASE_URL: schema.url,
       DATABASE_POOL_MAX: '4',
       SEALING_KEY: randomBytes(32).toString('base64'),
@@ -102,11 +108,6 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
       TRUST_PROXY: 'true',
       SIM_DELIVERY_DELAY_MS: '0',
       SIM_READ_DELAY_MS: '0',
-    };
-    const dataDir = () => {
-      const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-nginx-instance-'));
-      dirs.push(d);
-      return d;
     };
     const dirA = dataDir();
     // One after the other: the first seeds the demo account, the second finds the database in use.
@@ -121,7 +122,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
   afterAll(async () => {
     for (const c of mcp) await c.close().catch(() => undefined);
     await nginx?.stop();
-    await a?.stop('SIGKILL');
+    await a?.stop();
     await b?.stop();
     await schema?.drop();
     if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
@@ -226,7 +227,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
     expect((await web.get('/console')).status).toBe(200);
   });
 
-  it('keeps answering when one instance is killed (SIGKILL): API, login session, MCP', async () => {
+  it('keeps answering when either instance is killed (SIGKILL): API, login session, MCP', async () => {
     const web = new WebClient(base);
     expect((await web.login(demo.email, demo.password, demo.totpSecret, '/console', Date.now() + 30_000)).status).toBe(303);
     const assistant = await mcpClient(base, demo.assistantKey);
@@ -247,5 +248,34 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
     const health = body(await assistant.callTool({ name: 'rcs_health', arguments: {} }));
     expect(health).toMatchObject({ status: 'healthy', database: 'up' });
     expect(nginx.errorLog()).toMatch(/connect\(\) failed \(111: Connection refused\)/);
+
+    // Either instance: the dead one is replaced on its port (a rolling restart), then the other one dies.
+    const port = new URL(a.url).port;
+    a = await startChildServer({ ...shared, DATA_DIR: dataDir(), PORT: port });
+    expect(new URL(a.url).port).toBe(port);
+    // nginx leaves a failed instance out for fail_timeout (10 s) before trying it again, so the replacement is
+    // back in rotation only once it has served a request through nginx (docs/deployment.md, rolling upgrades).
+    for (const end = Date.now() + 20_000; served(a, '/api/rcs/status') === 0; ) {
+      expect(Date.now(), 'the replacement never got a request from nginx').toBeLessThan(end);
+      expect((await api('GET', '/api/rcs/status')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await b.stop('SIGKILL');
+    const beforeB = served(a, '/api/rcs/status');
+    for (let i = 0; i < 8; i++) {
+      const r = await api('GET', '/api/rcs/status');
+      expect(r.status, `request ${i} after the second kill`).toBe(200);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(served(a, '/api/rcs/status') - beforeB).toBe(8);
+    for (let i = 0; i < 4; i++) expect((await api('POST', '/api/v1/contacts', { phone: `+49151234612${i}0` })).status).toBe(201);
+    // The login session and the MCP connection outlive both instances that served them.
+    expect((await web.get('/console')).status).toBe(200);
+    expect(body(await assistant.callTool({ name: 'rcs_health', arguments: {} }))).toMatchObject({ status: 'healthy', database: 'up' });
+    const listed = await api('GET', '/api/v1/contacts?limit=100');
+    expect(listed.status).toBe(200);
+    // Every contact written through nginx during both kills is there once.
+    const phones = (listed.body.data as { phone: string }[]).map((c) => c.phone).filter((p) => /^4915123461[12]\d0$/.test(p));
+    expect(phones.sort()).toEqual([0, 1, 2, 3].flatMap((i) => [`4915123461${1}${i}0`, `4915123461${2}${i}0`]).sort());
   });
 });

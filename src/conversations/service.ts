@@ -6,6 +6,7 @@ import type { ConversationCandidate, ConversationPricing } from '../messaging/pr
 import { normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
+import { sortAfterFilter } from '../platform/db/sort-key.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { ConversationsTable } from '../platform/db/tables/engagement.js';
@@ -196,7 +197,8 @@ export class ConversationsService implements ConversationPricing {
     const totalRow = await qb.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     const total = Number(totalRow?.n ?? 0);
     const rows = await qb
-      .orderBy('conversations.last_activity_at', 'desc')
+      // With a number: its windows through conversations_lookup, then sorted.
+      .orderBy(q.phoneNumber !== undefined ? sortAfterFilter('conversations.last_activity_at') : sql.ref('conversations.last_activity_at'), 'desc')
       .orderBy('conversations.id', 'desc')
       .limit(q.limit)
       .offset((q.page - 1) * q.limit)

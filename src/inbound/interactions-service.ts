@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
+import { sortAfterFilter } from '../platform/db/sort-key.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
 import { AppError } from '../platform/errors.js';
 import { keysetPage } from '../platform/pagination.js';
@@ -65,7 +66,8 @@ export class InteractionsService {
     if (end !== null) qb = qb.where('interactions.occurred_at', '<=', end);
     const page = await keysetPage(qb, {
       scope: { kind: 'interactions', sort: 'occurredAt', order: 'desc' },
-      sortExpr: sql.ref('interactions.occurred_at'),
+      // With a number or a campaign: their rows through (account_id, phone | campaign_name, occurred_at), then sorted.
+      sortExpr: q.phone !== undefined || q.campaign !== undefined ? sortAfterFilter('interactions.occurred_at') : sql.ref('interactions.occurred_at'),
       idExpr: sql.ref('interactions.id'),
       limit: q.limit,
       cursor: q.cursor,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MESSAGE_LOG_LIMIT_MAX, MESSAGE_LOG_MAX_RANGE_DAYS } from '../content/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { sortAfterFilter } from '../platform/db/sort-key.js';
 import { Corrections } from '../billing/ledger.js';
 import { AppError } from '../platform/errors.js';
 import { assertId, isId } from '../platform/ids.js';
@@ -85,11 +86,8 @@ export class LogService {
     }
     const page = await keysetPage(qb, {
       scope: { kind: 'messages', sort: 'createdAt', order: 'desc' },
-      // With a number, the unary plus keeps SQLite (which plans without statistics here) from walking
-      // (account_id, created_at, id) for the order over every message of the range, 750 ms for one number
-      // among 300,000 messages, instead of reading the number's own through (account_id, phone, created_at)
-      // and sorting those: 0.2 ms (docs/decisions.md, "Session 9"). Same order, same cursor.
-      sortExpr: q.phoneNumber !== undefined ? sql`+${sql.ref('created_at')}` : sql.ref('created_at'),
+      // With a number: its messages through (account_id, phone, created_at), then sorted.
+      sortExpr: q.phoneNumber !== undefined ? sortAfterFilter('created_at') : sql.ref('created_at'),
       idExpr: sql.ref('id'),
       limit: q.limit,
       cursor: q.cursor,

@@ -29,13 +29,18 @@ export function planOf(raw: SQLite.Database, source: string): string[] {
 }
 
 /**
- * The recorded SELECTs on `table` that filter by `"phone" = ?` but whose plan does not search an
- * index by the phone (a SCAN, or an index on other columns walked over every row it covers).
+ * The recorded SELECTs on `table` that filter by `"<column>" = ?` but whose plan does not search an
+ * index by that column (a SCAN, or an index on other columns walked over every row it covers).
  */
-export function phoneLookupsWithoutPhoneIndex(raw: SQLite.Database, statements: readonly string[], table = 'messages'): { sql: string; plan: string[] }[] {
-  const searchesPhone = new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX \\S+ \\([^)]*\\bphone=\\?`);
+export function lookupsWithoutIndexOn(raw: SQLite.Database, statements: readonly string[], table: string, column: string): { sql: string; plan: string[] }[] {
+  const searches = new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX \\S+ \\([^)]*\\b${column}=\\?`);
   return statements
-    .filter((s) => /^select/i.test(s) && s.includes(`from "${table}"`) && s.includes('"phone" = ?'))
+    .filter((s) => /^select/i.test(s) && s.includes(`from "${table}"`) && s.includes(`"${column}" = ?`))
     .map((s) => ({ sql: s, plan: planOf(raw, s) }))
-    .filter(({ plan }) => !plan.some((line) => searchesPhone.test(line)));
+    .filter(({ plan }) => !plan.some((line) => searches.test(line)));
+}
+
+/** lookupsWithoutIndexOn for `"phone" = ?`, on `messages` unless told. */
+export function phoneLookupsWithoutPhoneIndex(raw: SQLite.Database, statements: readonly string[], table = 'messages'): { sql: string; plan: string[] }[] {
+  return lookupsWithoutIndexOn(raw, statements, table, 'phone');
 }

@@ -26,6 +26,7 @@ import { createContext } from '../src/context.js';
 import { insertRowsAsJson } from '../src/platform/db/bulk.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createTestDatabase } from '../test/helpers/pg-database.js';
+import { median } from './lib/stats.js';
 
 export const BAR = 3;
 const NUMBERS = 100_000;
@@ -41,7 +42,6 @@ export interface LogByNumberFigures {
   pass: boolean;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(options: { rows?: number; queries?: number; print?: boolean } = {}): Promise<LogByNumberFigures> {
   const rows = options.rows ?? 300_000;

@@ -29,6 +29,7 @@ import { startHttp } from '../src/server.js';
 import { startWorkers, stopWorkers } from '../src/workers.js';
 import { startFakeSmsc } from '../test/carriers/fake-smsc.js';
 import { createTestDatabase } from '../test/helpers/pg-database.js';
+import { median } from './lib/stats.js';
 
 export const RATIO_BAR = 0.5;
 const CONCURRENCY = 20;
@@ -126,7 +127,6 @@ export async function run(options: { messages?: number; rounds?: number; print?:
       one.push(await measure(onePart(N), N));
       two.push(await measure(twoPart(N), N));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const figures: SmppMoFigures = {
       database: onPg ? 'postgres' : 'sqlite',
       onePartPerSecond: Math.round(median(one)),

@@ -24,6 +24,7 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { newId } from '../src/platform/ids.js';
 import { createLogger } from '../src/platform/logger.js';
 import { analyzeSms, splitSms } from '../src/sms/index.js';
+import { median } from './lib/stats.js';
 
 export const RATIO_BAR = 0.8;
 const WINDOW = 10;
@@ -161,7 +162,6 @@ export async function startSmscChild(): Promise<{ port: number; child: ChildProc
   return { port, child };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(options: { rounds?: number; print?: boolean } = {}): Promise<SmppBenchFigures> {
   const rounds = options.rounds ?? 7;

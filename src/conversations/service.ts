@@ -6,7 +6,7 @@ import type { ConversationCandidate, ConversationPricing } from '../messaging/pr
 import { normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
-import { sortAfterFilter } from '../platform/db/sort-key.js';
+import { sortKey } from '../platform/db/sort-key.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { SendersTable } from '../platform/db/tables/foundation.js';
 import type { ConversationsTable } from '../platform/db/tables/engagement.js';
@@ -198,7 +198,7 @@ export class ConversationsService implements ConversationPricing {
     const total = Number(totalRow?.n ?? 0);
     const rows = await qb
       // With a number: its windows through conversations_lookup, then sorted.
-      .orderBy(q.phoneNumber !== undefined ? sortAfterFilter('conversations.last_activity_at') : sql.ref('conversations.last_activity_at'), 'desc')
+      .orderBy(sortKey('conversations.last_activity_at', { afterFilter: q.phoneNumber !== undefined }), 'desc')
       .orderBy('conversations.id', 'desc')
       .limit(q.limit)
       .offset((q.page - 1) * q.limit)

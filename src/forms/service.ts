@@ -10,7 +10,7 @@ import type { SendService } from '../messaging/send-service.js';
 import { countryInPriceList, countryReach, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
-import { sortAfterFilter } from '../platform/db/sort-key.js';
+import { sortKey } from '../platform/db/sort-key.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import { parseJson } from '../platform/db/sql.js';
@@ -563,7 +563,7 @@ export class FormsService {
         .where('phone', '=', fresh.phone)
         .where('status', '=', 'PENDING')
         // Through (form_id, phone, submitted_at), not every newer submission of the form.
-        .orderBy(sortAfterFilter('submitted_at'), 'desc')
+        .orderBy(sortKey('submitted_at', { afterFilter: true }), 'desc')
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirstOrThrow();

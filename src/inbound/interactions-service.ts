@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
-import { sortAfterFilter } from '../platform/db/sort-key.js';
+import { sortKey } from '../platform/db/sort-key.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
 import { AppError } from '../platform/errors.js';
 import { keysetPage } from '../platform/pagination.js';
@@ -67,7 +67,7 @@ export class InteractionsService {
     const page = await keysetPage(qb, {
       scope: { kind: 'interactions', sort: 'occurredAt', order: 'desc' },
       // With a number or a campaign: their rows through (account_id, phone | campaign_name, occurred_at), then sorted.
-      sortExpr: q.phone !== undefined || q.campaign !== undefined ? sortAfterFilter('interactions.occurred_at') : sql.ref('interactions.occurred_at'),
+      sortExpr: sortKey('interactions.occurred_at', { afterFilter: q.phone !== undefined || q.campaign !== undefined }),
       idExpr: sql.ref('interactions.id'),
       limit: q.limit,
       cursor: q.cursor,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MESSAGE_LOG_LIMIT_MAX, MESSAGE_LOG_MAX_RANGE_DAYS } from '../content/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
-import { sortAfterFilter } from '../platform/db/sort-key.js';
+import { sortKey } from '../platform/db/sort-key.js';
 import { Corrections } from '../billing/ledger.js';
 import { AppError } from '../platform/errors.js';
 import { assertId, isId } from '../platform/ids.js';
@@ -87,7 +87,7 @@ export class LogService {
     const page = await keysetPage(qb, {
       scope: { kind: 'messages', sort: 'createdAt', order: 'desc' },
       // With a number: its messages through (account_id, phone, created_at), then sorted.
-      sortExpr: q.phoneNumber !== undefined ? sortAfterFilter('created_at') : sql.ref('created_at'),
+      sortExpr: sortKey('created_at', { afterFilter: q.phoneNumber !== undefined }),
       idExpr: sql.ref('id'),
       limit: q.limit,
       cursor: q.cursor,

@@ -8,7 +8,7 @@ import { WebClient } from '../helpers/web-client.js';
 /**
  * Lists filtered by a column with its own index, and ordered by another column for their order or
  * cursor, read through the filter's index (SQLite plans; PostgreSQL plans by statistics). Without
- * `sortAfterFilter`, SQLite walked an index that gives the order over every row of the account or
+ * `sortKey(…, { afterFilter: true })`, SQLite walked an index that gives the order over every row of the account or
  * form: the interactions of one number or campaign, the conversation windows of one number, and
  * the newest pending submission of a number when its confirmation link is used
  * (docs/decisions.md, "Session 9"). The message log has its own test (test/api/messaging/log-plans).

@@ -36,11 +36,13 @@ describe('message log by number: paged newest first, read through the index on t
     const raw = onPostgres ? undefined : sqliteHandle(t.ctx.database);
     const recorder = raw ? recordStatements(raw) : undefined;
     const seen: string[] = [];
+    let cursor = '';
     try {
       const first = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(phone)}&limit=2`, undefined, { key: acc.apiKey });
       expect(first.status).toBe(200);
       expect(first.body.pagination.hasNext).toBe(true);
       seen.push(...first.body.messages.map((m: { id: string }) => m.id));
+      cursor = first.body.pagination.nextCursor;
       const next = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(phone)}&limit=2&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`, undefined, { key: acc.apiKey });
       expect(next.status).toBe(200);
       expect(next.body.pagination.hasNext).toBe(false);
@@ -50,6 +52,14 @@ describe('message log by number: paged newest first, read through the index on t
     }
     // Same order as without the number: newest first, each message once.
     expect(seen).toEqual([...sent].reverse());
+    // Another tenant asking for the same number, even with this tenant's cursor, sees none of it.
+    const other = await t.createAccount();
+    const theirs = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(phone)}&limit=2`, undefined, { key: other.apiKey });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.messages).toEqual([]);
+    const borrowed = await t.api('GET', `/api/messages/log?phoneNumber=${encodeURIComponent(phone)}&limit=2&cursor=${encodeURIComponent(cursor)}`, undefined, { key: other.apiKey });
+    expect(borrowed.status).toBe(200);
+    expect(borrowed.body.messages).toEqual([]);
     if (!raw || !recorder) return;
     const byPhone = recorder.statements().filter((s) => s.includes('from "messages"') && s.includes('"phone" = ?'));
     expect(byPhone.length).toBeGreaterThanOrEqual(2);

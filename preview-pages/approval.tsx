@@ -1,6 +1,7 @@
 import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
 import { plural, PreviewMockup, WarningsCard } from './preview-mockup.js';
+import { MergeValuesCard, type MergeValuesProps } from './merge-values.js';
 
 /** One of the first recipients with the message merged for them (SendEstimate.samples). */
 export interface ApprovalSample {
@@ -33,6 +34,10 @@ export interface ApprovalPageProps {
   samples: ApprovalSample[];
   /** Index into samples of the recipient the mockup shows (?r=, 1-based in the URL). */
   selected: number;
+  /** Any recipient's merged message asked for with ?phone= (overrides `selected`); `missing` when not a recipient. */
+  picked?: { sample: ApprovalSample | null; asked: string } | undefined;
+  /** Every merged value per field (null: nothing varies between recipients). */
+  mergeValues: MergeValuesProps | null;
   schedule: { local: string; zone: string } | null;
   campaignName: string | null;
   credits: number;
@@ -127,7 +132,8 @@ export function ApprovalPage(p: ApprovalPageProps) {
         )}
       </section>
       <WarningsCard warnings={p.warnings} id="warnings" testId="warnings" />
-      <div class="approval-grid">
+      {p.mergeValues ? <MergeValuesCard {...p.mergeValues} /> : null}
+      <div class="approval-grid" id="mockup">
         <div class="approval-mockup">
           <RecipientSwitch p={p} />
           {emptyMerge.length > 0 ? (
@@ -226,18 +232,24 @@ function RecipientSwitch({ p }: { p: ApprovalPageProps }) {
     return <p class="recipient-switch muted">{p.recipients.total === 0 ? 'No recipient would get this message.' : 'The message as written (no merged sample available).'}</p>;
   }
   const more = Math.max(0, p.recipients.total - n);
-  const current = p.samples[p.selected]!;
+  const picked = p.picked?.sample ?? null;
+  const current = picked ?? p.samples[p.selected]!;
   return (
     <nav class="recipient-switch" aria-label="Recipients shown in the phone">
+      {p.picked && !picked ? (
+        <p class="error" role="alert">
+          {`${p.picked.asked} is not a recipient of this message.`}
+        </p>
+      ) : null}
       <p class="recipient-current" data-testid="sample-current">
-        {`Recipient ${p.selected + 1} of ${p.recipients.total}: `}
+        {picked ? 'Recipient ' : `Recipient ${p.selected + 1} of ${p.recipients.total}: `}
         <strong>{current.phoneNumber}</strong>
       </p>
       {n > 1 || more > 0 ? (
         <ul class="recipient-tabs">
           {p.samples.map((s, i) => (
             <li>
-              <a href={`?r=${i + 1}`} class={i === p.selected ? 'active' : undefined} aria-current={i === p.selected ? 'page' : undefined} data-testid="sample-link">
+              <a href={`?r=${i + 1}#mockup`} class={!picked && i === p.selected ? 'active' : undefined} aria-current={!picked && i === p.selected ? 'page' : undefined} data-testid="sample-link">
                 {s.phoneNumber}
               </a>
             </li>
@@ -251,5 +263,5 @@ function RecipientSwitch({ p }: { p: ApprovalPageProps }) {
 
 /** The phone(s) with the selected recipient's merged message (the same mockup as the in-chat preview). */
 function Mockup({ p }: { p: ApprovalPageProps }) {
-  return <PreviewMockup senderName={p.senderName} fallbackSenderName={p.fallbackSenderName} rcs={p.rcs} sms={p.sms} sample={p.samples[p.selected]} />;
+  return <PreviewMockup senderName={p.senderName} fallbackSenderName={p.fallbackSenderName} rcs={p.rcs} sms={p.sms} sample={p.picked?.sample ?? p.samples[p.selected]} />;
 }

@@ -16,6 +16,8 @@ export interface RecipientContact {
   disabled: boolean;
   /** Values by custom-field tag. */
   customFields: Record<string, string>;
+  /** Merge values an approval-bound credential (an assistant) wrote, by merge field name. */
+  assistantWrites?: Record<string, { by: string; credentialId: string; at: number }>;
 }
 
 // SQLite allows 32,766 bound parameters per statement; stay well below it.

@@ -26,6 +26,40 @@ const STRONG_CHARS = 16;
 const TAG_CHARS = 4;
 /** Stands for a placeholder left as written (unknown name in RCS, unsubscribe link without a contact). */
 const LEFT_AS_WRITTEN = '\u0000';
+/** Marks the custom unsubscribe URL in the fingerprint when the account has none (our own per-recipient link). */
+const OWN_UNSUBSCRIBE_LINK = 'own-link';
+
+/** An approval-bound credential's write of one merge value of a contact (src/contacts). */
+export interface AssistantWrite {
+  by: string;
+  at: number;
+}
+
+/**
+ * Every per-recipient merged value of a preview's dry run, compactly: each field's distinct values
+ * and, per recipient, the index of its value in each field. previews/merge-report.ts turns it into
+ * what the person sees (DESIGN §6: every varying value, not five samples).
+ */
+export interface CollectedMergeValues {
+  /** Per-recipient placeholder names, in tag order (as MergeFingerprint.fields). */
+  fields: string[];
+  /** Per field, its distinct values in order of first appearance. */
+  values: string[][];
+  /** Phone digits and the index of its value in each field, in the order recipients were accepted. */
+  recipients: [phone: string, valueIndexes: number[]][];
+  /** Values the same for every recipient (company fields, today, the custom unsubscribe URL): name → value. */
+  shared: Record<string, string>;
+  /** Merged values an approval-bound credential wrote: phone digits, field index, by whom, when. */
+  writes: [phone: string, field: number, by: string, at: number][];
+}
+
+export interface MergeAuditOptions {
+  /** The account's custom unsubscribe URL (null: our own per-recipient link). Part of the fingerprint. */
+  unsubscribeUrl?: string | null;
+  /** Keep every merged value (previews' dry run): costs memory a plain send of a preview does not need. */
+  collectValues?: boolean;
+}
+
 /** The pseudo-field naming a change of the contact behind a number (deleted, replaced, newly created). */
 export const CONTACT_IDENTITY = 'contact';
 
@@ -55,35 +89,75 @@ export class MergeAudit {
   private readonly emptyCounts: number[];
   private readonly counted: boolean[];
   private readonly recipients = new Map<string, string>();
+  private readonly collected: CollectedMergeValues | null;
+  private readonly valueIndex: Map<string, number>[] = [];
 
   /** `sharedCtx`: any merge context of this send (company values and today are everybody's). */
-  constructor(names: readonly string[], private readonly channel: MergeChannel, sharedCtx: MergeContext) {
+  constructor(names: readonly string[], private readonly channel: MergeChannel, sharedCtx: MergeContext, opts: MergeAuditOptions = {}) {
+    let unsubscribe = false;
     for (const n of names) {
-      if (n === UNSUBSCRIBE_MERGE_FIELD) continue;
-      if (isCompanyMergeField(n) || n === TODAY_MERGE_FIELD) this.shared.push(n);
+      if (n === UNSUBSCRIBE_MERGE_FIELD) unsubscribe = true;
+      else if (isCompanyMergeField(n) || n === TODAY_MERGE_FIELD) this.shared.push(n);
       else this.perRecipient.push(n);
     }
+    const sharedValues: Record<string, string> = {};
     for (const n of this.shared) {
       const v = resolveMergeField(n, sharedCtx, channel) ?? LEFT_AS_WRITTEN;
       this.sharedHashes[n] = strongHash(v);
+      sharedValues[n] = v === LEFT_AS_WRITTEN ? `{{${n}}}` : v;
       if (n !== TODAY_MERGE_FIELD && v.trim() === '') this.sharedEmpty.push(n);
     }
+    // The per-recipient token is fresh on every send (§2.13 rule 4), but where the link leads is an
+    // account setting the person approved: a custom unsubscribe URL changed afterwards is a change.
+    if (unsubscribe) {
+      const custom = opts.unsubscribeUrl ?? null;
+      this.sharedHashes[UNSUBSCRIBE_MERGE_FIELD] = strongHash(custom ?? OWN_UNSUBSCRIBE_LINK);
+      if (custom !== null) sharedValues[UNSUBSCRIBE_MERGE_FIELD] = custom;
+    }
+    this.collected = opts.collectValues ? { fields: [...this.perRecipient], values: this.perRecipient.map(() => []), recipients: [], shared: sharedValues, writes: [] } : null;
+    if (this.collected) for (let i = 0; i < this.perRecipient.length; i++) this.valueIndex.push(new Map());
     // Unknown names already get `unknown_merge_field` from the validator; only real fields are counted.
     this.counted = this.perRecipient.map((n) => isContactMergeField(n) || sharedCtx.customFieldTags.has(n));
     this.emptyCounts = this.perRecipient.map(() => 0);
   }
 
-  /** `identity`: the contact id, `new` for a contact this send creates, `none` without a contact. */
-  add(phone: string, identity: string, ctx: MergeContext): void {
+  /**
+   * `identity`: the contact id, `new` for a contact this send creates, `none` without a contact.
+   * `writes`: the contact's values an approval-bound credential wrote, by merge field name.
+   */
+  add(phone: string, identity: string, ctx: MergeContext, writes?: Readonly<Record<string, AssistantWrite>>): void {
     const values = [identity];
     let tags = tag(identity);
+    const indexes: number[] = [];
     for (let i = 0; i < this.perRecipient.length; i++) {
-      const v = resolveMergeField(this.perRecipient[i]!, ctx, this.channel) ?? LEFT_AS_WRITTEN;
+      const name = this.perRecipient[i]!;
+      const v = resolveMergeField(name, ctx, this.channel) ?? LEFT_AS_WRITTEN;
       values.push(v);
       tags += tag(v);
       if (this.counted[i] && v.trim() === '') this.emptyCounts[i]!++;
+      if (this.collected) {
+        indexes.push(this.collect(i, v === LEFT_AS_WRITTEN ? `{{${name}}}` : v));
+        const w = writes?.[name];
+        if (w) this.collected.writes.push([phone, i, w.by, w.at]);
+      }
     }
     this.recipients.set(phone, strongHash(JSON.stringify(values)) + tags);
+    this.collected?.recipients.push([phone, indexes]);
+  }
+
+  private collect(field: number, value: string): number {
+    const index = this.valueIndex[field]!;
+    let at = index.get(value);
+    if (at === undefined) {
+      at = this.collected!.values[field]!.push(value) - 1;
+      index.set(value, at);
+    }
+    return at;
+  }
+
+  /** Every merged value, when collected (previews' dry run), else null. */
+  values(): CollectedMergeValues | null {
+    return this.collected;
   }
 
   fingerprint(): MergeFingerprint {

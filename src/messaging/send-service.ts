@@ -30,7 +30,7 @@ import {
 import type { LinkTokens } from './link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
-import { compareFingerprints, MergeAudit, staleError, type MergeFingerprint } from './merge-audit.js';
+import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';
 
 /** FORM: a form's double opt-in confirmation SMS (src/forms). */
 export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM';
@@ -71,6 +71,8 @@ export interface SendEstimate {
   mergeWarnings?: ErrorDetail[];
   /** What was merged per recipient; the preview stores it and its send compares (not for display). */
   mergeFingerprint?: MergeFingerprint;
+  /** Every per-recipient merged value (dry runs): the preview lists them for the person (previews/merge-report.ts). */
+  mergeValues?: CollectedMergeValues;
 }
 
 /** One recipient's message as it would go out, after merging. */
@@ -121,12 +123,17 @@ function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], 
     ...(channel === 'SMS' && first ? { sms: { segments: first.sms_segments ?? 0, encoding: (first.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' } } : {}),
     ...(schedule ? { schedule: { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource } } : {}),
     ...(audit ? { mergeWarnings: audit.emptyWarnings(), mergeFingerprint: audit.fingerprint() } : {}),
+    ...(audit?.values() ? { mergeValues: audit.values()! } : {}),
   };
 }
 
+/** false: no audit; true: the fingerprint (the send of a preview checks it); 'collect': also every value (the preview lists them). */
+type AuditMode = boolean | 'collect';
+
 /** Previews (dry run) record what was merged; the send of a preview checks it did not change. */
-function auditFor(opts: SendOptions): boolean {
-  return opts.dryRun === true || opts.expectMerge !== undefined;
+function auditFor(opts: SendOptions): AuditMode {
+  if (opts.dryRun === true) return 'collect';
+  return opts.expectMerge !== undefined;
 }
 
 /** Refuses the send of a preview whose merged values changed (inside the send's transaction). */
@@ -441,13 +448,13 @@ export class SendService {
     payload: { messageType: MessageType; content: Content },
     sender: SendersTable,
     fallback: { message: string; sender: SendersTable } | null,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: boolean },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: AuditMode },
   ): Promise<{ rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[]; rejected: RejectedRecipient[]; audit: MergeAudit | null }> {
     const contentText = JSON.stringify(payload.content);
     const wantsUnsubscribe = containsUnsubscribePlaceholder(contentText) || (fallback !== null && containsUnsubscribePlaceholder(fallback.message));
     const hasPlaceholders = contentText.includes('{{');
     const plan = rcsMergePlan(payload.messageType, payload.content, fallback?.message ?? null);
-    const audit = o.audit ? new MergeAudit(plan.names, 'rcs', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
+    const audit = o.audit ? new MergeAudit(plan.names, 'rcs', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect' }) : null;
     const fallbackJson = fallback ? JSON.stringify({ message: fallback.message, sendernameId: fallback.sender.id }) : null;
     // Merge and check every recipient first: one whose merged message breaks a content rule is
     // rejected here, the same way in the preview's dry run and in the real send, and takes no
@@ -466,7 +473,7 @@ export class SendService {
         rejected.push(mergeRejection(r.e164, problems));
         continue;
       }
-      audit?.add(r.phone, identityOf(r), ctx);
+      audit?.add(r.phone, identityOf(r), ctx, r.contact?.assistantWrites);
       merged.push({ r, id, link, content, fallbackText });
     }
     // Conversation windows (spec §3.3): one question per send, inside this transaction.
@@ -518,18 +525,18 @@ export class SendService {
     r: Recipient,
     text: string,
     sender: SendersTable,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: boolean },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: AuditMode },
   ) {
     const id = newId('msg', c.now);
     const plan: MergePlan = smsMergePlan(text);
     const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
     const ctx: MergeContext = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
-    const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null })) : null;
+    const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect' }) : null;
     const merged = mergeSmsText(text, ctx, 'sms');
     refuseMergedCharacters(r.e164, null, null, merged);
     const problems = checkMergedMessage(plan, null, merged);
     if (problems.length > 0) return { row: null, rejected: mergeRejection(r.e164, problems), audit };
-    audit?.add(r.phone, identityOf(r), ctx);
+    audit?.add(r.phone, identityOf(r), ctx, r.contact?.assistantWrites);
     const sms = analyzeSms(merged);
     const cost = priceMessage(c.priceList, { channel: 'SMS', country: r.country, segments: sms.segments, testTraffic: r.testPhone, inOpenWindow: false, outcome: 'quoted' }).milli ?? 0;
     return {

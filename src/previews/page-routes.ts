@@ -14,6 +14,12 @@ import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import type { PreviewsService } from './service.js';
+import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
+import { fieldStats, queryValues, recipientMessage, recipientsWith, type StoredMergeValues } from './merge-report.js';
+import { visibleText } from '../content/text-risks.js';
+
+const VALUES_PAGE = 50;
+const RECIPIENTS_PAGE = 200;
 
 const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
 
@@ -28,11 +34,12 @@ export function previewPages({ previews, senders, templates, clock }: { previews
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
     const s = req.session!;
     const row = await previews.bySlug(s.accountId, slug);
-    sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, sampleIndex(req.query.r), extra)), extra.status ?? 200);
+    sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, sampleIndex(req.query.r), req.query, extra)), extra.status ?? 200);
   }
 
-  async function props(row: PreviewsTable, accountId: string, user: ApprovalPageProps['user'], wanted: number, extra: { notice?: string; error?: string }): Promise<ApprovalPageProps> {
+  async function props(row: PreviewsTable, accountId: string, user: ApprovalPageProps['user'], wanted: number, query: Request['query'], extra: { notice?: string; error?: string }): Promise<ApprovalPageProps> {
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    const report = previews.mergeReport(row);
     const estimate = parseJson<SendEstimate | null>(row.estimate, null);
     const senderName = await senders.get(accountId, String(payload.sendernameId)).then((x) => x.name, () => String(payload.sendernameId));
     const fallback = payload.smsFallback as { message: string; sendernameId: string } | undefined;
@@ -58,6 +65,8 @@ export function previewPages({ previews, senders, templates, clock }: { previews
       recipients: { total: estimate?.accepted ?? numbers.length, shown: numbers.slice(0, 10), rejected: estimate?.rejected ?? [], duplicates: estimate?.duplicates ?? 0 },
       samples: samples(estimate),
       selected: Math.min(wanted, Math.max(0, (estimate?.samples.length ?? 0) - 1)),
+      picked: pickRecipient(report, row, payload, query.phone, previews.unsubscribeLinkLabel(), { numbers, first: samples(estimate)[0] }),
+      mergeValues: report ? valuesView(report, query) : null,
       schedule: estimate?.schedule ? { local: estimate.schedule.localScheduleTime.replace('T', ' ').slice(0, 16), zone: estimate.schedule.effectiveTimezone } : null,
       campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
       credits: estimate?.creditsEstimated ?? 0,
@@ -132,6 +141,67 @@ export function previewPages({ previews, senders, templates, clock }: { previews
   });
 
   return router;
+}
+
+const str = (v: unknown, max: number): string => (typeof v === 'string' && v.length <= max ? v : '');
+const pageOf = (v: unknown): number => (typeof v === 'string' && /^[1-9][0-9]{0,5}$/.test(v) ? Number(v) : 1);
+
+/** The values card from the query (?q=, ?field=, ?flagged=1, ?page=, ?v= with ?rp=); anything malformed is ignored. */
+function valuesView(report: StoredMergeValues, query: Request['query']): MergeValuesProps {
+  const fieldNames = report.fields.map((f) => f.name);
+  const field = fieldNames.includes(str(query.field, 200)) ? str(query.field, 200) : '';
+  const q = str(query.q, 200);
+  const flagged = query.flagged === '1';
+  const page = pageOf(query.page);
+  const { rows, matched } = queryValues(report, { field: field || undefined, q, flaggedOnly: flagged, offset: (page - 1) * VALUES_PAGE, limit: VALUES_PAGE });
+  let recipientsOf: MergeValuesProps['recipientsOf'] = null;
+  const v = typeof query.v === 'string' && /^[0-9]{1,6}$/.test(query.v) ? Number(query.v) : null;
+  const fi = fieldNames.indexOf(field);
+  if (v !== null && fi !== -1 && v < report.fields[fi]!.values.length) {
+    const all = recipientsWith(report, fi, v);
+    const rp = pageOf(query.rp);
+    recipientsOf = { field, index: v, shown: visibleText(report.fields[fi]!.values[v]!.value), phones: all.slice((rp - 1) * RECIPIENTS_PAGE, rp * RECIPIENTS_PAGE), total: all.length, page: rp, pageSize: RECIPIENTS_PAGE };
+  }
+  return {
+    total: report.total,
+    stats: fieldStats(report),
+    rows: rows.map((r) => ({ ...r, recipients: recipientsWith(report, fieldNames.indexOf(r.field), r.index).slice(0, 3) })),
+    matched,
+    page,
+    pageSize: VALUES_PAGE,
+    query: { q, field, flagged },
+    recipientsOf,
+  };
+}
+
+/** ?phone=: any recipient's whole merged message, rebuilt from the values the preview recorded. */
+function pickRecipient(
+  report: StoredMergeValues | null,
+  row: PreviewsTable,
+  payload: Record<string, unknown>,
+  phone: unknown,
+  unsubscribeLink: string,
+  plain: { numbers: string[]; first: ApprovalSample | undefined },
+): ApprovalPageProps['picked'] {
+  const asked = str(phone, 32).replace(/[\s()-]/g, '');
+  if (!asked) return undefined;
+  if (!/^\+?[0-9]{6,20}$/.test(asked)) return { sample: null, asked: str(phone, 32) };
+  if (!report) {
+    // Nothing varies between recipients: everyone gets the first sample's message.
+    const digits = asked.replace(/^\+/, '');
+    const hit = plain.numbers.some((n) => n.replace(/[^0-9]/g, '') === digits);
+    return { sample: hit && plain.first ? { ...plain.first, phoneNumber: `+${digits}` } : null, asked };
+  }
+  const fallback = (payload.smsFallback as { message?: string } | undefined)?.message ?? null;
+  const sample = recipientMessage(
+    report,
+    asked,
+    row.kind === 'sms'
+      ? { messageType: null, content: null, fallback: null, sms: textOf(payload.message) }
+      : { messageType: payload.messageType as MessageType, content: payload.content as Content, fallback, sms: null },
+    unsubscribeLink,
+  );
+  return { sample, asked };
 }
 
 /** ?r=2 → 1 (0-based); anything else → the first recipient. */

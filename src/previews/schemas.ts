@@ -79,6 +79,21 @@ export const PreviewResultSchema = z.object({
   smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
   samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable(), creditsCost: z.number() })),
   schedule: z.object({ scheduleTime: z.string(), localScheduleTime: z.string(), effectiveTimezone: z.string(), timezoneSource: z.enum(['request', 'account']) }).optional(),
+  mergeValues: z
+    .object({
+      recipients: z.number().int(),
+      fields: z.array(
+        z.object({
+          name: z.string(),
+          distinct: z.number().int(),
+          flaggedValues: z.number().int(),
+          values: z.array(z.object({ value: z.string(), recipients: z.number().int(), risks: z.array(z.string()) })),
+          more: z.number().int(),
+        }),
+      ),
+    })
+    .optional()
+    .describe('Per merge field, its distinct values (riskiest first) and how many recipients get each; the share page lists all.'),
   warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
   payload: z.record(z.string(), z.unknown()).describe('Exactly what to pass to the send tool, with preview_id.'),
   nextStep: z.string(),

@@ -20,6 +20,10 @@ import { parseSendBody } from '../messaging/prepare.js';
 import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson, differingPaths } from './canonical.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
+import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
+
+/** An assistant's write to a contact is flagged on previews for this long (and until a person next approves). */
+export const ASSISTANT_WRITE_FLAG_MS = 24 * 3_600_000;
 
 /** How long a preview can be approved and sent. */
 export const PREVIEW_TTL_MS = 24 * 3_600_000;
@@ -56,6 +60,11 @@ export interface PreviewDeps {
  */
 export class PreviewsService {
   constructor(private readonly d: PreviewDeps) {}
+
+  /** What the page shows for a recipient's own unsubscribe link (its token is issued when the message is sent). */
+  unsubscribeLinkLabel(): string {
+    return `${this.d.config.publicUrl}/u/(this recipient's own link)`;
+  }
 
   shareUrl(slug: string): string {
     return `${this.d.config.publicUrl}/preview/${slug}`;
@@ -121,9 +130,10 @@ export class PreviewsService {
     const canonical = canonicalJson(payload);
     const hash = sha256Hex(canonical);
     // The fingerprint is kept beside the estimate, not in it: it is for the send's check only.
-    const { mergeFingerprint, mergeWarnings, ...estimate } = dryRun;
+    const { mergeFingerprint, mergeWarnings, mergeValues, ...estimate } = dryRun;
     const fingerprint = mergeFingerprint ?? null;
-    const warnings = [...contentWarnings, ...(mergeWarnings ?? [])];
+    const report = mergeValues && mergeValues.fields.length > 0 ? buildMergeReport(mergeValues, { now, assistantSince: await this.assistantSince(principal.accountId, now) }) : null;
+    const warnings = [...contentWarnings, ...(mergeWarnings ?? []), ...(report ? mergeValueWarnings(report) : [])];
     if (reuse) {
       const existing = await this.d.db
         .selectFrom('previews')
@@ -160,9 +170,30 @@ export class PreviewsService {
       send_started_at: null,
       result: null,
       merge_fingerprint: fingerprint ? JSON.stringify(fingerprint) : null,
+      merge_values: report ? JSON.stringify(report) : null,
     };
     await this.d.db.insertInto('previews').values(row).execute();
     return this.toResult(row);
+  }
+
+  /**
+   * Assistant writes to contacts at or after this time are flagged on a new preview: those of the
+   * last 24 hours, and older ones a person has not approved a send since (docs/decisions.md).
+   */
+  private async assistantSince(accountId: string, now: number): Promise<number> {
+    const last = await this.d.db
+      .selectFrom('previews')
+      .select((eb) => eb.fn.max('decided_at').as('at'))
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['approved', 'sending', 'sent'])
+      .executeTakeFirst();
+    const approvedAt = last?.at === null || last?.at === undefined ? null : Number(last.at);
+    return Math.min(now - ASSISTANT_WRITE_FLAG_MS, approvedAt ?? now - ASSISTANT_WRITE_FLAG_MS);
+  }
+
+  /** The preview's merged values, arranged for the person (null: none vary, or made before migration 023). */
+  mergeReport(row: PreviewsTable): StoredMergeValues | null {
+    return parseJson<StoredMergeValues | null>(row.merge_values, null);
   }
 
   private isStale(row: PreviewsTable, current: MergeFingerprint): boolean {
@@ -189,6 +220,7 @@ export class PreviewsService {
       // The tool answers the texts only: the merged content of each sample is for the share page, and would repeat the payload's content five times.
       samples: estimate.samples.map((x) => ({ phoneNumber: x.phoneNumber, text: x.text, fallbackText: x.fallbackText, creditsCost: x.creditsCost })),
       ...(estimate.schedule ? { schedule: estimate.schedule } : {}),
+      ...(row.merge_values ? { mergeValues: mergeValuesSummary(this.mergeReport(row)!) } : {}),
       warnings: parseJson<ErrorDetail[]>(row.warnings, []),
       payload: JSON.parse(row.payload) as Record<string, unknown>,
       nextStep:

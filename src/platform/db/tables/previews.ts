@@ -32,6 +32,12 @@ export interface PreviewsTable {
    * current data and refuses with PREVIEW_STALE on any change. Null: made before migration 013.
    */
   merge_fingerprint: string | null;
+  /**
+   * Every distinct merged value per merge field, the recipients that get it and its risks
+   * (StoredMergeValues JSON, src/previews/merge-report.ts). Null: made before migration 023, or a
+   * message without per-recipient merge fields.
+   */
+  merge_values: string | null;
 }
 
 export interface PreviewTables {

@@ -1,0 +1,202 @@
+/**
+ * What a person approving a message must not miss in a piece of text (DESIGN §6, issue #27): the
+ * one place that decides which text is risky and how a link is shown. The share page, the REST and
+ * MCP preview warnings, the in-chat view and the content validator all call these functions, so a
+ * value flagged in one place is flagged in every place. Pure: no I/O.
+ *
+ * The rules (docs/decisions.md "Risky text"):
+ * - bidi controls (U+202A–E, U+2066–9, U+200E/F, U+061C) reorder what a reader sees ("exe.nacs" shown
+ *   as "scan.exe"); invisible characters (zero-width, word joiner, BOM, soft hyphen, Hangul fillers, tag
+ *   characters) hide text or split words a filter would catch. Both are flagged wherever they appear and
+ *   refused inside URLs. A zero-width joiner between emoji is how emoji sequences are written: not flagged.
+ * - a link (scheme, `www.`, or a host ending in a common or two-letter top-level domain), a phone number
+ *   (7 or more digits with the usual separators) or an e-mail address inside a merged value is flagged:
+ *   a merge field is for a name or a date, not for a new call to action.
+ * - mixed scripts: letters of more than one script in one word (Cyrillic "а" in "аpple"), except the
+ *   combinations UTS #39 calls highly restrictive (Latin with Han, Hiragana, Katakana, Hangul or Bopomofo).
+ * - a host that is not plain ASCII is shown as its punycode beside the Unicode form; a host label mixing
+ *   scripts is a warning.
+ */
+import { domainToASCII, domainToUnicode } from 'node:url';
+
+export type TextRiskCode = 'bidi_control' | 'invisible_character' | 'contains_link' | 'contains_phone' | 'contains_email' | 'mixed_scripts' | 'unusual_length' | 'written_by_assistant';
+export type LinkRiskCode = 'bidi_control' | 'invisible_character' | 'idn_host' | 'mixed_script_host';
+
+export interface TextRisk {
+  code: TextRiskCode;
+  /** A sentence for the person: what was found, shown with invisible characters made visible. */
+  message: string;
+}
+
+/** Most serious first: the order risky values are listed in. */
+export const RISK_ORDER: readonly TextRiskCode[] = ['bidi_control', 'invisible_character', 'written_by_assistant', 'contains_link', 'contains_phone', 'contains_email', 'mixed_scripts', 'unusual_length'];
+
+// eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+// Zero-width space/non-joiner/joiner, word joiner and invisible operators, BOM, soft hyphen, Mongolian
+// vowel separator, Hangul fillers, combining grapheme joiner, tag characters.
+// eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
+const INVISIBLE_ALL = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
+const PICTO = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\ufe0f/u;
+
+const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"]+|(?<![@\p{L}\p{N}._-])(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:com|net|org|info|biz|io|co|me|app|dev|ly|to|gl|xyz|top|site|online|link|click|shop|store|page|live|[a-z]{2})(?![\p{L}\p{N}@-])(?:\/[^\s]*)?/giu;
+const EMAIL_IN_TEXT = /[^\s@<>()"]+@[^\s@<>()"]+\.[\p{L}]{2,}/u;
+const PHONE_IN_TEXT = /(?:\+|\b)\d(?:[\s().\-/]{0,2}\d){6,}/u;
+
+const HIGHLY_RESTRICTIVE: readonly (readonly string[])[] = [
+  ['Latin', 'Han', 'Hiragana', 'Katakana'],
+  ['Latin', 'Han', 'Bopomofo'],
+  ['Latin', 'Han', 'Hangul'],
+];
+const SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Hebrew', 'Arabic', 'Devanagari', 'Bengali', 'Thai', 'Georgian', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Bopomofo', 'Cherokee', 'Ethiopic', 'Tamil', 'Telugu', 'Gujarati', 'Gurmukhi', 'Kannada', 'Malayalam', 'Sinhala', 'Khmer', 'Lao', 'Myanmar', 'Tibetan', 'Mongolian', 'Coptic', 'Runic', 'Ogham'] as const;
+const SCRIPT_RES = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
+
+/** The script of one letter, or 'Other' for a letter of a script not listed. */
+function scriptOf(ch: string): string {
+  for (const [name, re] of SCRIPT_RES) if (re.test(ch)) return name;
+  return 'Other';
+}
+
+/** Scripts of the letters of a word (Common and Inherited characters — digits, marks, punctuation — have none). */
+export function scriptsOf(word: string): Set<string> {
+  const out = new Set<string>();
+  for (const ch of word) if (/\p{L}/u.test(ch)) out.add(scriptOf(ch));
+  return out;
+}
+
+/** True when a word's letters come from scripts a reader would not expect together. */
+export function mixesScripts(word: string): boolean {
+  const scripts = scriptsOf(word);
+  if (scripts.size <= 1) return false;
+  return !HIGHLY_RESTRICTIVE.some((allowed) => [...scripts].every((s) => allowed.includes(s)));
+}
+
+const hex = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Bidi controls in the text, as U+ codes (none: empty). */
+export function bidiControls(s: string): string[] {
+  return [...new Set(s.match(BIDI_ALL) ?? [])].map((c) => hex(c.codePointAt(0)!));
+}
+
+const INVISIBLE_ONE = /^[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]$/u;
+const BIDI_ONE = /^[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]$/u;
+
+/** Whether the character `ch` at UTF-16 index `at` of `s` is invisible (a joiner between emoji is not). */
+function invisibleAt(s: string, at: number, ch: string): boolean {
+  if (!INVISIBLE_ONE.test(ch)) return false;
+  if (ch === '\u200d' || ch === '\u200c') {
+    const before = s.slice(Math.max(0, at - 2), at);
+    const after = s.slice(at + 1, at + 3);
+    if (PICTO.test(before) && PICTO.test(after)) return false;
+  }
+  return true;
+}
+
+/** Invisible characters in the text, as U+ codes; a zero-width joiner inside an emoji sequence is not one. */
+export function invisibleCharacters(s: string): string[] {
+  const found = new Set<string>();
+  for (const m of s.matchAll(INVISIBLE_ALL)) if (invisibleAt(s, m.index, m[0])) found.add(hex(m[0].codePointAt(0)!));
+  return [...found];
+}
+
+/**
+ * The text with every bidi control and invisible character replaced by a visible `⟦U+202E⟧`, so a
+ * page can print what a value really holds (a reversed "exe.nacs" stays reversed, marked).
+ */
+export function visibleText(s: string): string {
+  if (!BIDI.test(s) && invisibleCharacters(s).length === 0) return s;
+  let out = '';
+  let at = 0;
+  for (const ch of s) {
+    out += BIDI_ONE.test(ch) || invisibleAt(s, at, ch) ? `⟦${hex(ch.codePointAt(0)!)}⟧` : ch;
+    at += ch.length;
+  }
+  return out;
+}
+
+const quote = (s: string, max = 80) => {
+  const v = visibleText(s);
+  return `"${v.length > max ? `${v.slice(0, max - 1)}…` : v}"`;
+};
+
+/** Links in free text (scheme, www., or a host with a common TLD), e-mail addresses excluded. */
+export function linksIn(s: string): string[] {
+  const withoutEmails = s.replace(/[^\s@<>()"]+@[^\s@<>()"]+/gu, ' ');
+  return [...withoutEmails.matchAll(URL_IN_TEXT)].map((m) => m[0]);
+}
+
+export interface TextRiskOptions {
+  /** The merge field the value fills: its own kind of value is expected (an e-mail in contact_email). */
+  field?: string;
+}
+
+/**
+ * The risks of one piece of text (a merged value, a literal string of the content). Length and
+ * authorship depend on the other values and on who wrote them; the caller adds those.
+ */
+export function textRisks(s: string, opts: TextRiskOptions = {}): TextRisk[] {
+  const out: TextRisk[] = [];
+  const bidi = bidiControls(s);
+  if (bidi.length) out.push({ code: 'bidi_control', message: `holds a text-direction control (${bidi.join(', ')}) that changes the order a reader sees: ${quote(s)}` });
+  const invisible = invisibleCharacters(s);
+  if (invisible.length) out.push({ code: 'invisible_character', message: `holds invisible characters (${invisible.join(', ')}): ${quote(s)}` });
+  const expects = opts.field;
+  const links = linksIn(s);
+  if (links.length && expects !== 'company_website') out.push({ code: 'contains_link', message: `contains a link: ${links.slice(0, 3).map((l) => linkLabel(l)).join(', ')}` });
+  if (expects !== 'contact_phone' && expects !== 'company_phone' && expects !== 'gdpr_phone' && PHONE_IN_TEXT.test(s)) out.push({ code: 'contains_phone', message: `contains a phone number: ${quote(PHONE_IN_TEXT.exec(s)![0])}` });
+  if (expects !== 'contact_email' && expects !== 'company_email' && expects !== 'gdpr_email' && EMAIL_IN_TEXT.test(s)) out.push({ code: 'contains_email', message: `contains an e-mail address: ${quote(EMAIL_IN_TEXT.exec(s)![0])}` });
+  const mixed = s.split(/[\s\p{P}\p{S}\d]+/u).find((w) => w !== '' && mixesScripts(w));
+  if (mixed) out.push({ code: 'mixed_scripts', message: `mixes scripts in one word (${[...scriptsOf(mixed)].join(' and ')}): ${quote(mixed)} — a look-alike letter can pass for another` });
+  return out;
+}
+
+/** How a link is shown to the person: the host as it resolves (punycode) beside its Unicode form. */
+export interface LinkView {
+  /** The URL as written (with invisible characters made visible). */
+  url: string;
+  /** The host a browser connects to (punycode for internationalised names); '' when there is none. */
+  host: string;
+  /** The Unicode form of the host when it differs from `host`, else null. */
+  unicodeHost: string | null;
+  risks: { code: LinkRiskCode; message: string }[];
+}
+
+function hostPart(url: string): string | null {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url.trim()) ?? /^(www\.[^/?#\s]*)/i.exec(url.trim()) ?? /^([^/?#\s@]+\.[^/?#\s@]+)(?:[/?#]|$)/.exec(url.trim());
+  if (!m) return null;
+  const authority = m[1]!;
+  const at = authority.lastIndexOf('@');
+  const hostPort = at === -1 ? authority : authority.slice(at + 1);
+  return hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.replace(/:\d*$/, '');
+}
+
+/** What a person must know about a link before approving it. */
+export function linkView(url: string): LinkView {
+  const risks: LinkView['risks'] = [];
+  const bidi = bidiControls(url);
+  if (bidi.length) risks.push({ code: 'bidi_control', message: `The link holds a text-direction control (${bidi.join(', ')}): ${quote(url)}` });
+  const invisible = invisibleCharacters(url);
+  if (invisible.length) risks.push({ code: 'invisible_character', message: `The link holds invisible characters (${invisible.join(', ')}): ${quote(url)}` });
+  const raw = hostPart(url);
+  if (raw === null || raw === '') return { url: visibleText(url), host: '', unicodeHost: null, risks };
+  const ascii = raw.startsWith('[') ? raw : domainToASCII(raw.toLowerCase()) || raw.toLowerCase();
+  const unicode = raw.startsWith('[') ? raw : domainToUnicode(ascii) || raw;
+  const idn = ascii !== unicode;
+  if (idn) risks.push({ code: 'idn_host', message: `The link's host is internationalised: it is ${ascii} (shown as ${visibleText(unicode)}). Check it is the site you expect.` });
+  const mixedLabel = unicode.split('.').find((label) => mixesScripts(label));
+  if (mixedLabel) risks.push({ code: 'mixed_script_host', message: `The link's host mixes scripts (${[...scriptsOf(mixedLabel)].join(' and ')}) in "${visibleText(mixedLabel)}": a look-alike of another site. It really goes to ${ascii}.` });
+  return { url: visibleText(url), host: ascii, unicodeHost: idn ? unicode : null, risks };
+}
+
+/** A short label for a link: its host as it resolves, with the Unicode form when it differs. */
+export function linkLabel(url: string): string {
+  const v = linkView(url);
+  if (!v.host) return quote(url);
+  return v.unicodeHost ? `${v.host} (shown as ${visibleText(v.unicodeHost)})` : v.host;
+}
+
+/** True when a URL must be refused: bidi controls or invisible characters have no place in a link. */
+export function urlHasHiddenCharacters(url: string): boolean {
+  return BIDI.test(url) || invisibleCharacters(url).length > 0;
+}

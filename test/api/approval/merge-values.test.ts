@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/platform/clock.js';
+import { ALL_PERMISSIONS } from '../../../src/platform/permissions.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { WebClient } from '../../helpers/web-client.js';
+import { decideOnSharePage } from './helpers.js';
+
+/**
+ * The approver sees every merged value (issue #27): an assistant key may write contacts, so what it
+ * writes into recipient 12 of a 12-recipient batch must be listed, flagged and named in the REST
+ * preview, on the share page and in the warnings — not hidden behind five samples.
+ */
+const clock = new FakeClock(Date.now());
+let t: TestServer;
+/** Every permission, sends need approval: what an assistant holds. */
+let assistantKey: string;
+
+let seq = 0;
+const phone = () => `+49151124${41000 + ++seq}`;
+const BAD = 'URGENT card blocked call +4990012345 now';
+
+async function contacts(n: number, name = (i: number) => `Person${i}`): Promise<string[]> {
+  const phones: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    const p = phone();
+    const res = await t.api('POST', '/api/v1/contacts', { phone: p, firstName: name(i) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    phones.push(p);
+  }
+  return phones;
+}
+
+async function contactId(p: string): Promise<string> {
+  const res = await t.api('GET', `/api/v1/contacts/${encodeURIComponent(p)}`);
+  return res.body.data?.id ?? res.body.id;
+}
+
+beforeAll(async () => {
+  t = await startTestServer({ clock });
+  assistantKey = (await t.ctx.services.apiKeys.create(t.account.accountId, 'Assistant', ALL_PERMISSIONS, { sendsNeedApproval: true })).key;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('every merged value of a batch preview', () => {
+  it('the hidden 12th recipient is listed, flagged and named in the REST preview and its warnings', async () => {
+    const phones = await contacts(12);
+    const id12 = await contactId(phones[11]!);
+    const upd = await t.api('PUT', `/api/v1/contacts/${id12}`, { firstName: BAD }, { key: assistantKey });
+    expect(upd.status, JSON.stringify(upd.body)).toBe(200);
+
+    const res = await t.api('POST', '/api/rcs/previews/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Hello {{contact_first_name}}, see you at 9' }, sendernameId: t.account.senders.rcs }, { key: assistantKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const p = res.body.data;
+    // Five samples, as before: recipient 12 is not among them.
+    expect(p.samples.map((s: { phoneNumber: string }) => s.phoneNumber)).not.toContain(phones[11]);
+    const field = p.mergeValues.fields.find((f: { name: string }) => f.name === 'contact_first_name');
+    expect(field).toMatchObject({ distinct: 12, flaggedValues: 1, more: 2 });
+    // Riskiest first: the value with a phone number heads the list.
+    expect(field.values[0]).toEqual({ value: BAD, recipients: 1, risks: expect.arrayContaining(['contains_phone']) });
+    const warning = p.warnings.find((w: { code: string }) => w.code === 'risky_merge_value');
+    expect(warning.path).toBe('merge.contact_first_name');
+    expect(warning.message).toContain(BAD);
+    expect(warning.message).toContain(phones[11]);
+    expect(warning.message).toContain('phone number');
+  });
+
+  it('every value is reachable on the share page: listed, searchable, and any recipient’s whole message shown', async () => {
+    const phones = await contacts(30, (i) => (i === 27 ? 'Visit www.example-prize.test/claim' : `Name${i}`));
+    const res = await t.api('POST', '/api/rcs/previews/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Hi {{contact_first_name}}' }, sendernameId: t.account.senders.rcs }, { key: assistantKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const path = new URL(res.body.data.share_url).pathname;
+    const web = new WebClient(t.url);
+    await web.login(t.account.email, t.account.password, t.account.totpSecret, path, clock.now());
+    clock.advance(31_000);
+    const page = await web.get(path);
+    expect(page.status).toBe(200);
+    // The first screen shows the risky value first.
+    const risky = page.text.indexOf('www.example-prize.test/claim');
+    expect(risky).toBeGreaterThan(-1);
+    expect(page.text.indexOf('Name1<')).toBeGreaterThan(risky);
+    // Search finds any value; the recipient's message is shown whole.
+    const found = await web.get(`${path}?q=Name29`);
+    expect(found.text).toContain('Name29');
+    expect(found.text).not.toContain('Name28<');
+    const one = await web.get(`${path}?phone=${encodeURIComponent(phones[28]!)}`);
+    expect(one.status).toBe(200);
+    expect(one.text).toContain('Hi Name29');
+    // Paging reaches the last values.
+    const second = await web.get(`${path}?page=2`);
+    expect(second.status).toBe(200);
+  });
+});
+
+describe('what a person approved is what is sent', () => {
+  it('a custom unsubscribe URL changed after approval refuses the send with PREVIEW_STALE', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { unsubscribeUrl: 'https://example.com/optout' });
+    const [p1] = await contacts(1);
+    const res = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: p1, messageType: 'text', content: { text: 'Offer! Stop: {{unsubscribe_link}}' }, sendernameId: t.account.senders.rcs }, { key: assistantKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await decideOnSharePage(t, t.account, res.body.data.share_url, clock.now());
+    clock.advance(31_000);
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { unsubscribeUrl: 'https://example.com/elsewhere' });
+    const sent = await t.api('POST', `/api/rcs/previews/${res.body.data.preview_id}/send`, undefined, { key: assistantKey });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(409);
+    expect(sent.body.error.code).toBe('PREVIEW_STALE');
+    expect(sent.body.error.message).toContain('unsubscribe_link');
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { unsubscribeUrl: null });
+  });
+
+  it('a company profile value changed after approval refuses the send with PREVIEW_STALE', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Co' } });
+    const [p1] = await contacts(1);
+    const res = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: p1, messageType: 'text', content: { text: 'From {{company_name}}' }, sendernameId: t.account.senders.rcs }, { key: assistantKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await decideOnSharePage(t, t.account, res.body.data.share_url, clock.now());
+    clock.advance(31_000);
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Other Co' } });
+    const sent = await t.api('POST', `/api/rcs/previews/${res.body.data.preview_id}/send`, undefined, { key: assistantKey });
+    expect(sent.body.error?.code).toBe('PREVIEW_STALE');
+  });
+});

@@ -203,3 +203,40 @@ function RecipientsOf({ p }: { p: MergeValuesProps }) {
     </div>
   );
 }
+
+/** What the REST/MCP preview result carries per field (previews/merge-report.ts MergeValuesSummary). */
+export interface MergeValuesSummaryProps {
+  recipients: number;
+  fields: { name: string; distinct: number; flaggedValues: number; values: { value: string; recipients: number; risks: string[] }[]; more: number }[];
+}
+
+/**
+ * The in-chat view's short form of the values card: per field the first values, riskiest first, and
+ * how many more the approval page lists. Values arrive with hidden characters already made visible.
+ */
+export function MergeValuesSummaryCard({ summary }: { summary: MergeValuesSummaryProps }) {
+  return (
+    <section class="card merge-values" data-testid="app-merge-values">
+      <h2>What differs between recipients</h2>
+      {summary.fields.map((f) => (
+        <div class="merge-field-summary">
+          <h3>
+            <code>{`{{${f.name}}}`}</code>
+            {`: ${plural(f.distinct, 'different value')}`}
+            {f.flaggedValues > 0 ? <strong class="flag-text">{` · ${plural(f.flaggedValues, 'flagged')}`}</strong> : ''}
+          </h3>
+          <ul class="merge-summary-list">
+            {f.values.map((v) => (
+              <li class={v.risks.length > 0 ? 'flagged-row' : undefined}>
+                <bdi>{v.value === '' ? '(empty)' : v.value}</bdi>
+                {` — ${plural(v.recipients, 'recipient')}`}
+                {v.risks.length > 0 ? <strong class="flag-text">{` · ${v.risks.map((k) => RISK_LABEL[k] ?? k).join(', ')}`}</strong> : ''}
+              </li>
+            ))}
+            {f.more > 0 ? <li class="muted">{`and ${plural(f.more, 'more value')} on the approval page`}</li> : null}
+          </ul>
+        </div>
+      ))}
+    </section>
+  );
+}

@@ -14,6 +14,7 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Action, CardContent, Content, Media, MessageType, Suggestion } from '../../src/content/index.js';
 import { Icon, type IconName } from './icons.js';
+import { linkView, visibleText } from '../../src/content/text-risks.js';
 
 /** Media the page must not load (foreign URLs in the sandbox): JSON path of the URL → its host. */
 export interface ReplacedMedia {
@@ -130,7 +131,7 @@ export function PhoneFrame({ senderName, channel = 'rcs', label, children }: { s
 export function describeAction(action: Action): string {
   switch (action.type) {
     case 'openUrl':
-      return `Opens ${action.openUrlAction?.url ?? 'a link'}`;
+      return `Opens ${action.openUrlAction?.url ? shownLink(action.openUrlAction.url) : 'a link'}`;
     case 'openUrlInWebview':
       return `Opens ${action.openUrlInWebviewAction?.url ?? 'a page'} inside the app (${action.openUrlInWebviewAction?.viewMode ?? 'FULL'})`;
     case 'dial':
@@ -170,9 +171,9 @@ export function actionTarget(action: Action): string | null {
   const join = (parts: (string | undefined)[]) => parts.filter((x): x is string => !!x).join(' · ') || null;
   switch (action.type) {
     case 'openUrl':
-      return action.openUrlAction?.url ?? null;
+      return action.openUrlAction?.url ? shownLink(action.openUrlAction.url) : null;
     case 'openUrlInWebview':
-      return action.openUrlInWebviewAction?.url ? `${action.openUrlInWebviewAction.url} (in app, ${action.openUrlInWebviewAction.viewMode ?? 'FULL'})` : null;
+      return action.openUrlInWebviewAction?.url ? `${shownLink(action.openUrlInWebviewAction.url)} (in app, ${action.openUrlInWebviewAction.viewMode ?? 'FULL'})` : null;
     case 'dial':
       return action.dialAction?.phoneNumber ? `Calls ${action.dialAction.phoneNumber}` : null;
     case 'addToCalendar': {
@@ -192,16 +193,37 @@ export function actionTarget(action: Action): string | null {
     case 'unsubscribe':
       return `Sends ${action.unsubscribeAction?.stopKeyword ?? 'STOP'}`;
     case 'postback':
-      return action.postbackData ? `Postback “${action.postbackData}”` : null;
+      return tapSends(action.postbackData, action.webhookUrl);
     default:
       return null;
   }
 }
 
+/**
+ * A link as the person must read it: invisible and direction characters made visible, and the host
+ * it really goes to (punycode) when that is not what it looks like (content/text-risks.ts).
+ */
+export function shownLink(url: string): string {
+  const v = linkView(url);
+  return v.unicodeHost ? `${v.url} — really goes to ${v.host}` : v.url;
+}
+
+/**
+ * What a reply or postback tap sends, and where (spec §6 button_interaction): the recipient's phone
+ * number and name go to the button's own webhookUrl — a host the assistant chose — or to the
+ * account's webhooks.
+ */
+export function tapSends(postbackData: string | undefined, webhookUrl: string | undefined): string {
+  const data = postbackData ? ` and “${visibleText(postbackData)}”` : '';
+  if (!webhookUrl) return `Tapping sends the recipient's phone number and name${data} to this account's webhooks`;
+  const v = linkView(webhookUrl);
+  return `Tapping sends the recipient's phone number and name${data} to ${v.host || v.url} (${shownLink(webhookUrl)})`;
+}
+
 /** The label, with the action's target as a second line when the page reveals targets. */
-function Labelled({ action, labelClass, children }: { action: Action | undefined; labelClass: string; children: ComponentChildren }) {
+function Labelled({ action, reply, labelClass, children }: { action: Action | undefined; reply?: Suggestion['reply']; labelClass: string; children: ComponentChildren }) {
   const reveal = useContext(RevealContext);
-  const target = reveal && action ? actionTarget(action) : null;
+  const target = !reveal ? null : action ? actionTarget(action) : reply ? tapSends(reply.postbackData, reply.webhookUrl) : null;
   if (target === null) return <>{children}</>;
   return (
     <>
@@ -232,7 +254,7 @@ export function Chip({ suggestion }: { suggestion: Suggestion }) {
   const title = action ? describeAction(action) : `Replies “${text}”`;
   return (
     <li class={`chip${action ? ' chip-action' : ' chip-reply'}`} title={title} data-action-type={action ? action.type : 'reply'}>
-      <Labelled action={action} labelClass="chip-label">
+      <Labelled action={action} reply={reply} labelClass="chip-label">
         {action ? <Icon name={icon} /> : null}
         <span class="chip-text">{text}</span>
       </Labelled>
@@ -397,8 +419,18 @@ export function MediaTile({ url, contentType, thumbnailUrl, path, kind, resolver
 // ---------------------------------------------------------------------------------------------
 // Messages
 
+/** Text as the page shows it: where targets are revealed, hidden and direction characters are marked (⟦U+202E⟧). */
+function Shown({ text }: { text: string }) {
+  const reveal = useContext(RevealContext);
+  return <>{reveal ? visibleText(text) : text}</>;
+}
+
 export function TextBubble({ text }: { text: string }) {
-  return <div class="bubble bubble-rcs">{text}</div>;
+  return (
+    <div class="bubble bubble-rcs">
+      <Shown text={text} />
+    </div>
+  );
 }
 
 export interface RichCardProps {
@@ -440,8 +472,16 @@ export function RichCard({ card, path, orientation = 'VERTICAL', imageAlignment 
 function CardBody({ card }: { card: CardContent }) {
   return (
     <div class="card-body">
-      {card.title ? <h3 class="card-title">{card.title}</h3> : null}
-      {card.description ? <p class="card-description">{card.description}</p> : null}
+      {card.title ? (
+        <h3 class="card-title">
+          <Shown text={card.title} />
+        </h3>
+      ) : null}
+      {card.description ? (
+        <p class="card-description">
+          <Shown text={card.description} />
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -457,7 +497,11 @@ export function Carousel({ cards, resolver }: { cards: readonly CardContent[]; r
 }
 
 export function SmsBubble({ text }: { text: string }) {
-  return <div class="bubble bubble-sms">{text}</div>;
+  return (
+    <div class="bubble bubble-sms">
+      <Shown text={text} />
+    </div>
+  );
 }
 
 export interface RcsMessageProps {

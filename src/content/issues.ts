@@ -44,6 +44,11 @@ export const CONTENT_WARNING_CODES = [
   'sms_unicode',
   'sms_many_segments',
   'empty_merge_value',
+  'bidi_control',
+  'invisible_character',
+  'mixed_scripts',
+  'idn_host',
+  'mixed_script_host',
 ] as const;
 
 export type ContentErrorCode = (typeof CONTENT_ERROR_CODES)[number];

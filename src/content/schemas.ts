@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { containsUnsubscribePlaceholder, isUnsubscribePlaceholder, placeholderPattern, startsWithPlaceholder } from '../merge/placeholders.js';
 import { isRecord } from '../platform/guards.js';
 import { findForbiddenCharacter, forbiddenCharacterMessage } from './characters.js';
+import { bidiControls, invisibleCharacters, urlHasHiddenCharacters } from './text-risks.js';
 import type { ContentErrorCode } from './issues.js';
 import {
   ACTION_TEXT_MAX_LENGTH,
@@ -131,6 +132,13 @@ function text(rule: TextRule): z.ZodString {
   return Object.keys(meta).length > 0 ? schema.meta(meta) : schema;
 }
 
+/** Bidi controls and invisible characters have no place in a link: refused, not warned (text-risks.ts). */
+function hiddenInUrl(s: string, payload: Payload): boolean {
+  if (!urlHasHiddenCharacters(s)) return false;
+  report(payload, 'invalid_character', `$field holds a text-direction control or an invisible character (${[...bidiControls(s), ...invisibleCharacters(s)].join(', ')}): a link must read as it goes.`);
+  return true;
+}
+
 function httpOrHttps(s: string): URL | null {
   const url = tryUrl(s);
   return url && url.hostname !== '' && (url.protocol === 'https:' || url.protocol === 'http:') ? url : null;
@@ -146,6 +154,7 @@ const MEDIA_URL: TextRule = {
       report(payload, 'placeholder_not_allowed', 'Merge placeholders are not replaced in media URLs; give the direct URL of the file.');
       return;
     }
+    if (hiddenInUrl(s, payload)) return;
     const url = tryUrl(s);
     if (!url || url.hostname === '') report(payload, 'invalid_url', '$field must be an absolute HTTPS URL.');
     else if (url.protocol !== 'https:') report(payload, 'https_required', `$field must use HTTPS (got ${url.protocol.slice(0, -1)}).`);
@@ -163,7 +172,7 @@ const buttonUrl = (what: string) =>
     max: URL_MAX_LENGTH,
     nonBlank: true,
     kind: (s, payload) => {
-      if (startsWithPlaceholder(s)) return;
+      if (hiddenInUrl(s, payload) || startsWithPlaceholder(s)) return;
       if (!httpOrHttps(s.includes('{{') ? s.replace(placeholderPattern(), 'x') : s)) {
         report(payload, 'invalid_url', '$field must be an absolute http(s) URL or start with a merge placeholder.');
       }
@@ -178,6 +187,7 @@ export const MergedButtonUrlSchema = text({
   max: URL_MAX_LENGTH,
   nonBlank: true,
   kind: (s, payload) => {
+    if (hiddenInUrl(s, payload)) return;
     if (httpOrHttps(s)) return;
     const url = tryUrl(s);
     report(payload, 'invalid_url', `$field must be an absolute http(s) URL after merge fields are filled in (got ${url ? `a ${url.protocol.slice(0, -1)} URL` : 'no URL'}).`);
@@ -189,6 +199,7 @@ const webhookUrl = text({
   nonBlank: true,
   format: 'uri',
   kind: (s, payload) => {
+    if (hiddenInUrl(s, payload)) return;
     if (!httpOrHttps(s)) report(payload, 'invalid_url', 'webhookUrl must be an absolute http(s) URL.');
   },
 });

@@ -17,7 +17,26 @@
  * - a host that is not plain ASCII is shown as its punycode beside the Unicode form; a host label mixing
  *   scripts is a warning.
  */
-import { domainToASCII, domainToUnicode } from 'node:url';
+// Not node:url: the in-chat preview bundles this module for the browser. WHATWG URL gives the ASCII
+// host (IDNA mapping as browsers do); the punycode package decodes it back for display.
+import punycode from 'punycode/punycode.js';
+
+/** The host as a browser resolves it (punycode), or null when it is not a valid host. */
+function asciiHost(host: string): string | null {
+  try {
+    return new URL(`https://${host}/`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+function unicodeHost(ascii: string): string {
+  try {
+    return punycode.toUnicode(ascii);
+  } catch {
+    return ascii;
+  }
+}
 
 export type TextRiskCode = 'bidi_control' | 'invisible_character' | 'contains_link' | 'contains_phone' | 'contains_email' | 'mixed_scripts' | 'unusual_length' | 'written_by_assistant';
 export type LinkRiskCode = 'bidi_control' | 'invisible_character' | 'idn_host' | 'mixed_script_host';
@@ -31,7 +50,6 @@ export interface TextRisk {
 /** Most serious first: the order risky values are listed in. */
 export const RISK_ORDER: readonly TextRiskCode[] = ['bidi_control', 'invisible_character', 'written_by_assistant', 'contains_link', 'contains_phone', 'contains_email', 'mixed_scripts', 'unusual_length'];
 
-// eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 // Zero-width space/non-joiner/joiner, word joiner and invisible operators, BOM, soft hyphen, Mongolian
@@ -79,6 +97,7 @@ export function bidiControls(s: string): string[] {
   return [...new Set(s.match(BIDI_ALL) ?? [])].map((c) => hex(c.codePointAt(0)!));
 }
 
+// eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
 const INVISIBLE_ONE = /^[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]$/u;
 const BIDI_ONE = /^[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]$/u;
 
@@ -180,8 +199,8 @@ export function linkView(url: string): LinkView {
   if (invisible.length) risks.push({ code: 'invisible_character', message: `The link holds invisible characters (${invisible.join(', ')}): ${quote(url)}` });
   const raw = hostPart(url);
   if (raw === null || raw === '') return { url: visibleText(url), host: '', unicodeHost: null, risks };
-  const ascii = raw.startsWith('[') ? raw : domainToASCII(raw.toLowerCase()) || raw.toLowerCase();
-  const unicode = raw.startsWith('[') ? raw : domainToUnicode(ascii) || raw;
+  const ascii = raw.startsWith('[') ? raw : (asciiHost(raw) ?? raw.toLowerCase());
+  const unicode = raw.startsWith('[') ? raw : unicodeHost(ascii);
   const idn = ascii !== unicode;
   if (idn) risks.push({ code: 'idn_host', message: `The link's host is internationalised: it is ${ascii} (shown as ${visibleText(unicode)}). Check it is the site you expect.` });
   const mixedLabel = unicode.split('.').find((label) => mixesScripts(label));
@@ -199,4 +218,36 @@ export function linkLabel(url: string): string {
 /** True when a URL must be refused: bidi controls or invisible characters have no place in a link. */
 export function urlHasHiddenCharacters(url: string): boolean {
   return BIDI.test(url) || invisibleCharacters(url).length > 0;
+}
+
+/** A warning about written text (not a merged value): what the approver must look at twice. */
+export interface TextWarning {
+  path: string;
+  code: 'bidi_control' | 'invisible_character' | 'mixed_scripts' | 'idn_host' | 'mixed_script_host';
+  message: string;
+}
+
+const URL_KEYS = new Set(['url', 'fileUrl', 'thumbnailUrl', 'webhookUrl']);
+
+/**
+ * Hidden and look-alike text in a message as written (content strings, SMS text): bidi controls,
+ * invisible characters, words mixing scripts, and links whose host is internationalised or mixes
+ * scripts — in URL fields and in links written inside text. Walks every string of `value`.
+ */
+export function textWarnings(value: unknown, path: string, out: TextWarning[] = [], depth = 0): TextWarning[] {
+  if (out.length >= 50 || depth > 8) return out;
+  if (typeof value === 'string') {
+    const key = path.replace(/\[\d+\]$/, '').split('.').pop() ?? '';
+    const isUrl = URL_KEYS.has(key);
+    for (const r of textRisks(value)) {
+      if (r.code === 'bidi_control' || r.code === 'invisible_character' || (r.code === 'mixed_scripts' && !isUrl)) out.push({ path, code: r.code, message: `${key || 'The text'} ${r.message}.` });
+    }
+    for (const link of isUrl ? [value] : linksIn(value)) {
+      for (const r of linkView(link).risks) if (r.code === 'idn_host' || r.code === 'mixed_script_host') out.push({ path, code: r.code, message: r.message });
+    }
+    return out;
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => textWarnings(v, `${path}[${i}]`, out, depth + 1));
+  else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) textWarnings(v, `${path}.${k}`, out, depth + 1);
+  return out;
 }

@@ -8,6 +8,7 @@
 import { BUILTIN_MERGE_FIELD_SET } from '../merge/fields.js';
 import { findMalformedPlaceholders, findPlaceholders, startsWithPlaceholder } from '../merge/placeholders.js';
 import { isRecord } from '../platform/guards.js';
+import { textWarnings } from './text-risks.js';
 import { analyzeSms } from '../sms/analyze.js';
 import type { ContentWarningCode, Issue, SmsFacts } from './issues.js';
 import { GSM7_MULTI_SEGMENT_UNITS, GSM7_SINGLE_SEGMENT_UNITS, SMS_MAX_SEGMENTS, UCS2_SINGLE_SEGMENT_UNITS } from './limits.js';
@@ -269,5 +270,8 @@ export function contentWarnings(input: WarningInput): Issue<ContentWarningCode>[
   const w = new Warnings(input.knownMergeFields ?? null);
   content(input.messageType, input.content, w);
   smsFallback(input.smsFallback, input.sms ?? smsFactsOf(input.smsFallback), w);
+  // Hidden and look-alike text: the same rules as merged values on the share page (text-risks.ts).
+  for (const t of textWarnings(input.content, 'content')) w.add(t.path, t.code, t.message);
+  if (isRecord(input.smsFallback)) for (const t of textWarnings(input.smsFallback.message, 'smsFallback.message')) w.add(t.path, t.code, t.message);
   return w.list;
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import { contentWarnings, type Content, type MessageType } from '../content/index.js';
+import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -121,7 +122,8 @@ export class PreviewsService {
     const payload = this.expandSms(input);
     const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP' });
     const sms = analyzeSms(textOf(payload.message));
-    const warnings = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
+    const warnings: ErrorDetail[] = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
+    warnings.push(...textWarnings(payload.message, 'message'));
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }
 

@@ -24,6 +24,20 @@ const ViewResultSchema = z.object({
   samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable() })),
   schedule: z.object({ localScheduleTime: z.string(), effectiveTimezone: z.string() }).optional(),
   warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
+  mergeValues: z
+    .object({
+      recipients: z.number(),
+      fields: z.array(
+        z.object({
+          name: z.string(),
+          distinct: z.number(),
+          flaggedValues: z.number(),
+          values: z.array(z.object({ value: z.string(), recipients: z.number(), risks: z.array(z.string()) })),
+          more: z.number(),
+        }),
+      ),
+    })
+    .optional(),
   payload: z.record(z.string(), z.unknown()),
   display: z
     .object({

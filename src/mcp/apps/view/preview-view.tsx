@@ -1,4 +1,5 @@
 import { plural, PreviewMockup, WarningsCard } from '../../../../preview-pages/preview-mockup.js';
+import { MergeValuesSummaryCard } from '../../../../preview-pages/merge-values.js';
 import { mediaPaths, mockupInput, type ViewResult, type ViewState } from './model.js';
 
 const EMPTY_MERGE_CODE = 'empty_merge_value';
@@ -128,6 +129,7 @@ export function PreviewView({ state, onOpenLink }: PreviewViewProps) {
         ) : null}
       </section>
       <WarningsCard warnings={r.warnings} testId="app-warnings" />
+      {r.mergeValues ? <MergeValuesSummaryCard summary={r.mergeValues} /> : null}
       <section class="approval-mockup app-mockup">
         {firstNumber ? (
           <p class="recipient-current" data-testid="app-sample">

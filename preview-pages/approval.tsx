@@ -1,5 +1,6 @@
 import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
+import type { ReplacedMedia } from './phone/index.js';
 import { plural, PreviewMockup, WarningsCard } from './preview-mockup.js';
 import { MergeValuesCard, type MergeValuesProps } from './merge-values.js';
 
@@ -45,6 +46,8 @@ export interface ApprovalPageProps {
   templateGroups: { id: string; name: string }[];
   notice?: string | undefined;
   error?: string | undefined;
+  /** How the mockup loads media: page sources and placeholders (src/previews/share-media.ts). */
+  media?: { src: (url: string) => string; replaced: ReplacedMedia[] } | undefined;
 }
 
 /** The warning code of a merge field that is empty or missing for some recipients. */
@@ -263,5 +266,15 @@ function RecipientSwitch({ p }: { p: ApprovalPageProps }) {
 
 /** The phone(s) with the selected recipient's merged message (the same mockup as the in-chat preview). */
 function Mockup({ p }: { p: ApprovalPageProps }) {
-  return <PreviewMockup senderName={p.senderName} fallbackSenderName={p.fallbackSenderName} rcs={p.rcs} sms={p.sms} sample={p.picked?.sample ?? p.samples[p.selected]} />;
+  return (
+    <PreviewMockup
+      senderName={p.senderName}
+      fallbackSenderName={p.fallbackSenderName}
+      rcs={p.rcs}
+      sms={p.sms}
+      sample={p.picked?.sample ?? p.samples[p.selected]}
+      mediaSrc={p.media?.src ?? (() => '')}
+      replacedMedia={p.media?.replaced}
+    />
+  );
 }

@@ -4,10 +4,10 @@
  * chips and card buttons, reply, send STOP. No script: every tap and reply is a form POST with the
  * session's CSRF token, answered with a redirect back here.
  */
-import type { Action, Content, Suggestion } from '../src/content/index.js';
+import type { Action, Content, MessageType, Suggestion } from '../src/content/index.js';
 import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from '../src/inbound/virtual-phone.js';
 import { ErrorNote, Layout } from './layout.js';
-import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver } from './phone/index.js';
+import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver, type ReplacedMedia } from './phone/index.js';
 
 export interface VirtualPhonePageProps {
   user: { email: string; csrfToken: string };
@@ -18,6 +18,8 @@ export interface VirtualPhonePageProps {
   /** The account's time zone, for times on the page. */
   timeZone: string;
   mediaSrc: (url: string) => string;
+  /** Media of a message shown as a placeholder naming its host instead of being loaded (anything not on this server). */
+  replacedMedia?: ((messageType: MessageType, content: Content) => ReplacedMedia[]) | undefined;
   error?: string | undefined;
 }
 
@@ -26,7 +28,7 @@ const timeOf = (ms: number, zone: string): string =>
 
 const phoneHref = (e164: string): string => `/phone?number=${encodeURIComponent(e164)}`;
 
-export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, mediaSrc, error }: VirtualPhonePageProps) {
+export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, mediaSrc, replacedMedia, error }: VirtualPhonePageProps) {
   return (
     <Layout title="Virtual phone" user={user} wide>
       <div class="vp-head">
@@ -72,7 +74,7 @@ export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, m
               </p>
               <div class="phones">
                 {view.threads.map((t) => (
-                  <Thread thread={t} phone={view.phone} csrf={user.csrfToken} timeZone={timeZone} resolver={mediaResolver({ mediaSrc })} />
+                  <Thread thread={t} phone={view.phone} csrf={user.csrfToken} timeZone={timeZone} media={(messageType, content) => mediaResolver({ mediaSrc, replacedMedia: replacedMedia?.(messageType, content) })} />
                 ))}
               </div>
             </>
@@ -94,7 +96,10 @@ function Hidden({ csrf, phone }: { csrf: string; phone: string }) {
   );
 }
 
-function Thread({ thread, phone, csrf, timeZone, resolver }: { thread: PhoneThread; phone: string; csrf: string; timeZone: string; resolver: MediaResolver }) {
+/** The media resolver of one message (placeholders are by JSON path, so each message has its own). */
+type MediaOf = (messageType: MessageType, content: Content) => MediaResolver;
+
+function Thread({ thread, phone, csrf, timeZone, media }: { thread: PhoneThread; phone: string; csrf: string; timeZone: string; media: MediaOf }) {
   const channel = thread.channel === 'SMS' ? 'sms' : 'rcs';
   return (
     <figure class={`phone phone-${channel} vp-phone`} id={`thread-${thread.senderId}`} data-sender={thread.senderId}>
@@ -103,7 +108,7 @@ function Thread({ thread, phone, csrf, timeZone, resolver }: { thread: PhoneThre
         <SenderHeader name={thread.senderName} channel={channel} />
         <div class="phone-thread">
           {thread.items.map((item) => (
-            <Item item={item} phone={phone} csrf={csrf} timeZone={timeZone} resolver={resolver} />
+            <Item item={item} phone={phone} csrf={csrf} timeZone={timeZone} media={media} />
           ))}
         </div>
         <form method="post" action="/phone/reply" class="vp-compose">
@@ -125,7 +130,7 @@ function Thread({ thread, phone, csrf, timeZone, resolver }: { thread: PhoneThre
   );
 }
 
-function Item({ item, phone, csrf, timeZone, resolver }: { item: ThreadItem; phone: string; csrf: string; timeZone: string; resolver: MediaResolver }) {
+function Item({ item, phone, csrf, timeZone, media }: { item: ThreadItem; phone: string; csrf: string; timeZone: string; media: MediaOf }) {
   if (item.kind === 'in') {
     return (
       <div class="vp-sent" data-kind="reply">
@@ -162,7 +167,7 @@ function Item({ item, phone, csrf, timeZone, resolver }: { item: ThreadItem; pho
   const cardButtons = cards.flatMap((card, c) => (card.cardActions ?? []).map((action, a) => ({ action, target: `c:${c}:${a}`, card: c })));
   return (
     <div class="vp-received" data-message-id={item.messageId}>
-      <RcsMessage messageType={messageType} content={shown} resolver={resolver} />
+      <RcsMessage messageType={messageType} content={shown} resolver={media(messageType, shown)} />
       {cardButtons.length > 0 ? (
         <ul class="vp-card-buttons" aria-label="Card buttons">
           {cardButtons.map((b) => (

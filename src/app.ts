@@ -6,6 +6,7 @@ import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
 import { mcpBodyError, mcpHandler } from './mcp/routes.js';
 import { previewPages } from './previews/page-routes.js';
+import { previewMediaRoutes } from './previews/media-routes.js';
 import { previewsRoutes } from './previews/routes.js';
 import { consoleFeeds } from './console/feeds.js';
 import { logRoutes } from './messaging/log-routes.js';
@@ -78,8 +79,10 @@ export function createApp(ctx: AppContext): Express {
           defaultSrc: ["'none'"],
           scriptSrc: ["'self'"],
           styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:', 'https:'],
-          mediaSrc: ["'self'", 'https:'],
+          // Pages load no media from other hosts: the share page fetches images through this
+          // server (/preview/<slug>/media/<n>), the others show foreign media as placeholders.
+          imgSrc: ["'self'"],
+          mediaSrc: ["'self'"],
           fontSrc: ["'self'"],
           connectSrc: ["'self'"],
           formAction: ["'self'"],
@@ -143,6 +146,7 @@ export function createApp(ctx: AppContext): Express {
   pages.use(loginRoutes(deps));
   pages.use(consentRoutes(deps));
   pages.use(previewPages(deps));
+  pages.use(previewMediaRoutes(deps));
   // The simulated network's virtual phone (/phone).
   pages.use(phoneRoutes(deps));
   // Other areas plug into the console here (src/console/sources.ts).

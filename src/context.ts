@@ -32,6 +32,8 @@ import { SendService } from './messaging/send-service.js';
 import { StatsService } from './messaging/stats-service.js';
 import { StatusService } from './messaging/status-service.js';
 import { PreviewsService } from './previews/service.js';
+import { PreviewMediaFetcher } from './previews/media-fetch.js';
+import type { ResolveAll } from './platform/net/network-guard.js';
 import { ValidationService } from './validation-api/service.js';
 import { SimulatedNetwork } from './carriers/simulated/network.js';
 import { ConversationsService } from './conversations/service.js';
@@ -93,6 +95,8 @@ export interface Services {
   status: StatusService;
   validation: ValidationService;
   previews: PreviewsService;
+  /** The server's guarded fetch of preview images for the share page (src/previews/media-fetch.ts). */
+  previewMedia: PreviewMediaFetcher;
   /** Conversation windows and billing (§3.3), billing preview, per-recipient throttle (src/conversations/). */
   conversations: ConversationsService;
   /** Taps and replies for analytics (list_rcs_interactions). */
@@ -118,6 +122,8 @@ export interface Services {
 export interface ContextOptions {
   clock?: Clock;
   logger?: Logger;
+  /** DNS of the share page's media fetches; tests pass one that resolves no public name. */
+  previewMediaResolve?: ResolveAll;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -192,6 +198,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     status,
     validation: new ValidationService(accounts, fields, clock),
     previews: new PreviewsService({ db, clock, config, accounts, send, templates }),
+    previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
     interactions: new InteractionsService(db),
     inbound,

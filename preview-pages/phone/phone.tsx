@@ -302,10 +302,11 @@ function hostOf(url: string): string {
 /**
  * An image whose failure is visible: on the approval page its alt text (styled by CSS, shown by
  * the browser only when the image does not load) says that it could not be loaded and from where.
+ * There the src is this server's fetch of the image (src/previews/share-media.ts), never the host.
  */
 function PreviewImage({ src, url }: { src: string; url: string }) {
   const reveal = useContext(RevealContext);
-  return <img src={src} alt={reveal ? `Image could not be loaded from ${hostOf(url)} — recipients may see an empty space` : ''} loading={reveal ? undefined : 'lazy'} />;
+  return <img src={src} alt={reveal ? `Image could not be loaded from ${hostOf(url)} — it may not show for recipients either` : ''} loading={reveal ? undefined : 'lazy'} />;
 }
 
 /** The media URL as text under the media (approval page only). */

@@ -5,7 +5,9 @@ import type { AccountsService } from '../accounts/service.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
-import { sampleSrc } from '../sandbox/samples.js';
+import { isSampleUrl, PLACEHOLDER_SRC, sampleSrc } from '../sandbox/samples.js';
+import type { Content, MessageType } from '../content/index.js';
+import { mediaItems, replacedMediaOf } from '../../preview-pages/phone/media-list.js';
 import { MessagePage } from '../../preview-pages/login.js';
 import { VirtualPhonePage } from '../../preview-pages/virtual-phone.js';
 import type { VirtualPhoneService } from './virtual-phone.js';
@@ -40,7 +42,10 @@ export function phoneRoutes({ accounts, virtualPhone: phone, config }: { account
         numbers,
         view,
         timeZone: account.timezone,
-        mediaSrc: (url: string) => sampleSrc(url, config.publicUrl),
+        // What a recipient got, without this page contacting the sender's media host: this
+        // server's samples load, anything else is a placeholder naming its host.
+        mediaSrc: (url: string) => (isSampleUrl(url, config.publicUrl) ? sampleSrc(url, config.publicUrl) : PLACEHOLDER_SRC),
+        replacedMedia: (messageType: MessageType, content: Content) => replacedMediaOf(mediaItems(messageType, content), (m) => isSampleUrl(m.url, config.publicUrl)),
         error,
       }),
       status,

@@ -14,6 +14,8 @@ import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import type { PreviewsService } from './service.js';
+import { shareMedia } from './share-media.js';
+import type { Config } from '../config.js';
 import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
 import { fieldStats, queryValues, recipientMessage, recipientsWith, type StoredMergeValues } from './merge-report.js';
 import { visibleText } from '../content/text-risks.js';
@@ -28,7 +30,7 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
  * token. Another account's slug is a plain 404, like an unknown one.
  */
-export function previewPages({ previews, senders, templates, clock }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; clock: Clock }): Router {
+export function previewPages({ previews, senders, templates, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
@@ -72,6 +74,8 @@ export function previewPages({ previews, senders, templates, clock }: { previews
       credits: estimate?.creditsEstimated ?? 0,
       warnings: parseJson(row.warnings, []),
       templateGroups: groups,
+      // Media through this server or as placeholders, never from the assistant's host (share-media.ts).
+      media: shareMedia(row, config.publicUrl),
       ...extra,
     };
   }

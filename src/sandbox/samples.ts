@@ -11,6 +11,8 @@ export const SAMPLES_PATH = `${SANDBOX_PATH}/samples`;
 export const SAMPLES_DIR = path.join(ASSETS_DIR, 'samples');
 /** Shown instead of media the sandbox does not render (any URL not under SAMPLES_PATH). */
 export const PLACEHOLDER_FILE = 'placeholder.png';
+/** Page source (same origin) of the placeholder image behind media a page does not load. */
+export const PLACEHOLDER_SRC = `${SAMPLES_PATH}/${PLACEHOLDER_FILE}`;
 
 export type SampleKind = 'image' | 'video' | 'pdf';
 

@@ -10,14 +10,15 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots land here (git-ignored); look at them after a run. */
 export const SCREENSHOT_DIR = path.join(PROJECT_ROOT, '.screenshots');
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches, e.g. `--host-resolver-rules=…` so the browser resolves no name. */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH`);
   }
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 

@@ -8,6 +8,7 @@ import { startWorkers, stopWorkers } from '../../src/workers.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
 import { createLogger } from '../../src/platform/logger.js';
+import type { ResolveAll } from '../../src/platform/net/network-guard.js';
 import { expectLedgerBalanced } from '../billing/invariant.js';
 import { testDatabaseEnv } from './database.js';
 
@@ -42,6 +43,15 @@ export interface TestServer {
 let counter = 0;
 
 /**
+ * DNS of the share page's media fetches in tests: `localhost` is loopback, every other name is
+ * unknown, so a preview naming media.example.com never makes the test machine ask a resolver.
+ */
+export const offlineResolve: ResolveAll = (hostname, _options, callback) => {
+  if (hostname.toLowerCase() === 'localhost') return callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (no DNS in tests)`), { code: 'ENOTFOUND' }), []);
+};
+
+/**
  * A real server on an ephemeral loopback port with a temporary SQLite file, or with TEST_DATABASE=postgres a
  * PostgreSQL schema of its own (dropped by close()), unless the test's env names a database itself.
  */
@@ -51,7 +61,7 @@ export async function startTestServer(opts: { clock?: Clock; env?: Record<string
   const { env: dbEnv, schema } = ownsDatabase ? await testDatabaseEnv('srv') : { env: {}, schema: null };
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...dbEnv, ...opts.env });
   // TEST_SERVER_LOG=warn (or debug) shows the server's log while a test is being debugged.
-  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger(process.env.TEST_SERVER_LOG ?? 'silent') }), 0, '127.0.0.1').catch(async (err: unknown) => {
+  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger(process.env.TEST_SERVER_LOG ?? 'silent'), previewMediaResolve: offlineResolve }), 0, '127.0.0.1').catch(async (err: unknown) => {
     await schema?.drop();
     throw err;
   });

@@ -67,13 +67,18 @@ export async function assertPublicHost(hostname: string, allowPrivate: boolean):
   for (const a of answers) if (isPrivateAddress(a.address)) throw new BlockedAddressError(hostname, a.address);
 }
 
+/** Resolves a name to all its addresses (dns.lookup with `all: true`); replaceable so tests resolve nothing. */
+export type ResolveAll = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+const systemResolve: ResolveAll = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
 /**
  * A `lookup` for net/tls.connect (undici's `connect.lookup`) that refuses non-public answers:
  * the address checked is the address connected to.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: ResolveAll = systemResolve): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
       const list = addresses;
       if (!allowPrivate) {

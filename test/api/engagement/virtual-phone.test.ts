@@ -76,3 +76,23 @@ describe('virtual phone pages (forms, CSRF, tenancy)', () => {
     expect((await web2.post('/phone/reply', { csrf: csrf2, number: P, sender: t.account.senders.rcs, text: 'x' })).status).toBe(404);
   });
 });
+
+describe('virtual phone media (issue #27)', () => {
+  it('loads this server\'s samples from the same origin and shows any other media as a placeholder naming its host', async () => {
+    const Q = num(901);
+    const own = `https://${new URL(t.url).host}/api/rcs/sandbox/samples/landscape.jpg`;
+    const cards = [
+      { title: 'Theirs', media: { height: 'MEDIUM', contentInfo: { fileUrl: 'https://cdn.example.org/pixel.png' } } },
+      { title: 'Ours', media: { height: 'MEDIUM', contentInfo: { fileUrl: own } } },
+    ];
+    const sent = await t.api('POST', '/api/rcs/send', { phoneNumber: Q, messageType: 'carousel', content: { cardContents: cards }, sendernameId: t.account.senders.rcs });
+    expect(sent.status).toBe(200);
+    const page = await web.get(`/phone?number=${encodeURIComponent(Q)}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Media from cdn.example.org is not shown here');
+    expect(page.text).toContain('src="/api/rcs/sandbox/samples/landscape.jpg"');
+    expect(page.text).toContain('src="/api/rcs/sandbox/samples/placeholder.png"');
+    expect(page.text).not.toMatch(/src="(https?:)?\/\//);
+    expect(page.text).not.toContain('pixel.png');
+  });
+});

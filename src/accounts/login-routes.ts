@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
 import type { Config } from '../config.js';
-import type { LoginService } from './login.js';
+import { KNOWN_DEVICE_TTL_MS, type LoginService } from './login.js';
 import type { SessionsService } from './sessions.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { clearCookie, readCookie, setCookie } from '../platform/http/cookies.js';
@@ -14,6 +14,10 @@ import { field } from '../platform/http/form-fields.js';
 // Before login there is no session to hold a CSRF token, so the login form uses a double-submit
 // cookie: the form's hidden value must equal this cookie, which another site can neither read nor set.
 const LOGIN_CSRF_COOKIE = 'rcs_login_csrf';
+// A browser that finished a login keeps a random token here (only its SHA-256 is stored, bound to
+// the user): its attempts are not slowed by strangers' failures (see login.ts). Sent only to /login.
+const DEVICE_COOKIE = 'rcs_device';
+const DEVICE_COOKIE_PATH = '/login';
 
 export function loginRoutes({ sessions, login, config }: { sessions: SessionsService; login: LoginService; config: Pick<Config, 'secureCookies' | 'sessionTtlMs'> }): Router {
   const secure = config.secureCookies;
@@ -40,7 +44,7 @@ export function loginRoutes({ sessions, login, config }: { sessions: SessionsSer
       return showLogin(req, res, 403, 'The form has expired. Please try again.');
     }
     try {
-      const { userId, accountId } = await login.checkPassword(field(req, 'email'), field(req, 'password'), req.ip ?? 'unknown');
+      const { userId, accountId } = await login.checkPassword(field(req, 'email'), field(req, 'password'), req.ip ?? 'unknown', readCookie(req, DEVICE_COOKIE));
       await sessions.destroy(readCookie(req, SESSION_COOKIE));
       const pending = await sessions.create(userId, accountId, false);
       setCookie(res, SESSION_COOKIE, pending.cookie, { secure });
@@ -66,20 +70,18 @@ export function loginRoutes({ sessions, login, config }: { sessions: SessionsSer
     if (!safeEqual(field(req, 'csrf'), s.csrfToken)) {
       return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: 'The form has expired. Please try again.' }), 403);
     }
+    let device: string;
     try {
-      await login.checkTotp(s.user.id, field(req, 'code'), req.ip ?? 'unknown');
+      ({ deviceToken: device } = await login.checkTotp(s.user.id, field(req, 'code'), req.ip ?? 'unknown', readCookie(req, DEVICE_COOKIE)));
     } catch (err) {
       if (!isAppError(err)) throw err;
+      // A slowed attempt keeps the half-finished login: the person may try again after Retry-After.
       for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-      if (err.code === 'LOGIN_LOCKED') {
-        await sessions.destroy(cookie);
-        clearCookie(res, SESSION_COOKIE, secure);
-        return sendPage(res, h(MessagePage, { title: 'Locked', message: err.message, status: 'error' }), err.status);
-      }
       return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: err.message }), err.status);
     }
     const full = await sessions.promote(cookie, s.user.id, s.accountId);
     setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: config.sessionTtlMs });
+    setCookie(res, DEVICE_COOKIE, device, { secure, maxAgeMs: KNOWN_DEVICE_TTL_MS, path: DEVICE_COOKIE_PATH });
     clearCookie(res, LOGIN_CSRF_COOKIE, secure);
     res.redirect(303, safeNext(field(req, 'next')));
   });

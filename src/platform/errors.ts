@@ -36,7 +36,8 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_MISMATCH: 422,
-  LOGIN_LOCKED: 429,
+  /** Login attempts slowed after failures; Retry-After says when to try again (the page says so too). */
+  LOGIN_THROTTLED: 429,
   RATE_LIMITED: 429,
   SANDBOX_RATE_LIMITED: 429,
   INTERNAL: 500,

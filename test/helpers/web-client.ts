@@ -3,11 +3,13 @@ import * as OTPAuth from 'otpauth';
 /** A tiny cookie-keeping HTTP client for page flows (login forms) without a browser. */
 export class WebClient {
   readonly cookies = new Map<string, string>();
+  /** Sent with every request (e.g. X-Forwarded-For, to play another client address behind a trusted proxy). */
+  readonly headers: Record<string, string> = {};
 
   constructor(readonly baseUrl: string) {}
 
   async request(method: string, path: string, form?: Record<string, string>, extraHeaders: Record<string, string> = {}): Promise<{ status: number; text: string; location: string | null; headers: Headers }> {
-    const headers: Record<string, string> = { Accept: 'text/html', ...extraHeaders };
+    const headers: Record<string, string> = { Accept: 'text/html', ...this.headers, ...extraHeaders };
     if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (form) {

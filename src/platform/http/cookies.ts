@@ -21,6 +21,8 @@ export interface CookieOptions {
   secure: boolean;
   maxAgeMs?: number;
   httpOnly?: boolean;
+  /** Default `/`. */
+  path?: string;
 }
 
 export function setCookie(res: Response, name: string, value: string, opts: CookieOptions): void {
@@ -28,7 +30,7 @@ export function setCookie(res: Response, name: string, value: string, opts: Cook
     httpOnly: opts.httpOnly ?? true,
     sameSite: 'lax',
     secure: opts.secure,
-    path: '/',
+    path: opts.path ?? '/',
     ...(opts.maxAgeMs !== undefined ? { maxAge: opts.maxAgeMs } : {}),
   });
 }

@@ -8,44 +8,83 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * time (see guardedLookup), so a name that resolves to a private address — or changes its answer
  * between a check and the connection (DNS rebinding) — is refused too. One switch,
  * DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS, lifts this for every outbound fetch (see outbound.ts).
+ *
+ * IPv6 is allowed only inside global unicast 2000::/3, minus its special ranges. IPv6 forms that
+ * carry an IPv4 address (issue #27):
+ * - checked by their IPv4 address, because the packet goes to exactly that IPv4 host:
+ *   IPv4-mapped ::ffff:0:0/96 (the kernel connects over IPv4) and the well-known NAT64 prefix
+ *   64:ff9b::/96 (RFC 6052: a DNS64 network's translator forwards to the embedded address);
+ * - refused outright, whatever IPv4 they hold: IPv4-compatible ::/96 (deprecated, RFC 4291),
+ *   SIIT ::ffff:0:0:0/96, local-use NAT64 64:ff9b:1::/48 (where the IPv4 sits depends on the
+ *   local prefix length), 6to4 2002::/16 and Teredo 2001::/32 (deprecated tunnels that deliver to
+ *   an IPv4 relay or client), and ISATAP interface ids (…:0000/0100/0200/0300:5efe:a.b.c.d behind
+ *   any prefix, which an ISATAP router forwards to that IPv4 address in its own network).
  */
-const blocked = new BlockList();
+const blockedV4 = new BlockList();
 const V4: Array<[string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
-const V6: Array<[string, number]> = [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-];
-for (const [net, prefix] of V4) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of V6) blocked.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of V4) blockedV4.addSubnet(net, prefix, 'ipv4');
 
-/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:127.0.0.1` or `::ffff:7f00:1`). */
-function mappedV4(ip: string): string | null {
-  const m = /^(?:0{0,4}:){0,5}:?ffff:(.+)$/i.exec(ip);
-  if (!m) return null;
-  const rest = m[1]!;
-  if (isIP(rest) === 4) return rest;
-  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(rest);
-  if (!hex) return null;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The only IPv6 space that may be a target: global unicast. */
+const globalV6 = new BlockList();
+globalV6.addSubnet('2000::', 3, 'ipv6');
+/** Special ranges inside 2000::/3 (IANA IPv6 special-purpose registry). */
+const blockedV6 = new BlockList();
+const V6: Array<[string, number]> = [
+  ['2001::', 23], // IETF protocol assignments, Teredo 2001::/32 among them
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4
+  ['3fff::', 20], // documentation (RFC 9637)
+];
+for (const [net, prefix] of V6) blockedV6.addSubnet(net, prefix, 'ipv6');
+
+/** The eight 16-bit groups of a valid IPv6 address (any spelling: compressed, full, dotted tail). */
+function ipv6Groups(ip: string): number[] {
+  let s = ip.toLowerCase();
+  const dotted = /:(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    s = `${s.slice(0, dotted.index + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = s.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return groups.map((g) => parseInt(g, 16));
 }
+
+const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 address an IPv6 address stands for, when the packet would go to that IPv4 host:
+ * IPv4-mapped (::ffff:a.b.c.d) and well-known-prefix NAT64 (64:ff9b::a.b.c.d).
+ */
+function translatedV4(g: number[]): string | null {
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(5) && g[5] === 0xffff) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Of(g[6]!, g[7]!);
+  return null;
+}
+
+/** An ISATAP interface id (RFC 5214): 0000:5efe or 0200:5efe (either u/g bit) before an IPv4 address. */
+const isatapId = (g: number[]) => (g[4]! & 0xfcff) === 0 && g[5] === 0x5efe;
 
 /** True for any address outside the public unicast internet. Unparseable input counts as private. */
 export function isPrivateAddress(address: string): boolean {
   const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(ip);
-  if (family === 4) return blocked.check(ip, 'ipv4');
-  if (family === 6) {
-    const v4 = mappedV4(ip);
-    if (v4) return blocked.check(v4, 'ipv4');
-    return blocked.check(ip, 'ipv6');
-  }
-  return true;
+  if (family === 4) return blockedV4.check(ip, 'ipv4');
+  if (family !== 6) return true;
+  const groups = ipv6Groups(ip);
+  const v4 = translatedV4(groups);
+  if (v4 !== null) return blockedV4.check(v4, 'ipv4');
+  // ::/96, ::ffff:0:0:0/96, 64:ff9b:1::/48, ULA, link-local, multicast… all lie outside 2000::/3.
+  if (!globalV6.check(ip, 'ipv6')) return true;
+  if (isatapId(groups)) return true;
+  return blockedV6.check(ip, 'ipv6');
 }
 
 export class BlockedAddressError extends Error {

@@ -25,6 +25,13 @@ describe('without DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS', () => {
     ['https://169.254.169.254/latest/meta-data', 'private_address'],
     ['https://10.1.2.3/hook', 'private_address'],
     ['https://[::ffff:192.168.0.1]/hook', 'private_address'],
+    // Issue #27: IPv6 forms embedding an IPv4 address (the URL parser writes [::127.0.0.1] as [::7f00:1]).
+    ['https://[::127.0.0.1]:PORT/hook', 'private_address'],
+    ['https://[::ffff:7f00:1]:PORT/hook', 'private_address'],
+    ['https://[::ffff:0:127.0.0.1]:PORT/hook', 'private_address'],
+    ['https://[64:ff9b::169.254.169.254]/latest/meta-data', 'private_address'],
+    ['https://[2002:7f00:1::1]/hook', 'private_address'],
+    ['https://[::5efe:10.0.0.1]/hook', 'private_address'],
     ['http://example.com/hook', 'invalid_url'],
     ['http://127.0.0.1:PORT/hook', 'invalid_url'],
   ])('refuses %s when it is configured', async (url, code) => {

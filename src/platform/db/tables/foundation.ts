@@ -70,11 +70,36 @@ export interface SessionsTable {
 }
 
 export interface LoginThrottleTable {
-  /** "ip:<address>" — failures per client address, on top of the per-user lockout. */
+  /** "ip:<address>". No longer written since migration 024: login_failures took its place. */
   key: string;
   failures: number;
   window_start: number;
   locked_until: number | null;
+}
+
+/** Login failure counters with growing delays (src/accounts/login.ts), shared by every instance. */
+export interface LoginFailuresTable {
+  /**
+   * "ip:<address>" — failures per client address; "acct:<SHA-256 hex of the normalised email>" —
+   * failures per typed email from devices not known for it (unknown emails too, so the answer does
+   * not tell which exist); "dev:<token hash>" — failures of one known device.
+   */
+  key: string;
+  /** Failures since the counter last started (it starts again after a quiet period). */
+  failures: number;
+  last_failure_at: number;
+  /** Attempts before this time are refused (429 LOGIN_THROTTLED); null while under the free failures. */
+  next_attempt_at: number | null;
+}
+
+/** Browsers that finished a login (password and second factor): their attempts are not slowed by others' failures. */
+export interface LoginDevicesTable {
+  /** SHA-256 hex of the random token in the rcs_device cookie. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
 }
 
 /** Hit counters of the express-rate-limit limiters (platform/http/rate-limit-store.ts): one fixed window per row. */
@@ -115,6 +140,8 @@ export interface FoundationTables {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  login_devices: LoginDevicesTable;
+  login_failures: LoginFailuresTable;
   rate_limit_hits: RateLimitHitsTable;
   senders: SendersTable;
   settings: SettingsTable;

@@ -1,7 +1,7 @@
 import type { Config } from '../src/config.js';
 import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
-import type { Principal } from '../src/platform/permissions.js';
+import { credentialLabel, type Principal } from '../src/platform/permissions.js';
 import type { Sealer } from '../src/platform/sealing.js';
 import { ClientsStore } from './clients.js';
 import { ConnectedApps } from './connected-apps.js';
@@ -72,6 +72,14 @@ export class OAuthService {
     if (!result.ok) return null;
     const t = result.token;
     // Tokens are held by assistants: their sends always go through a preview a person approved.
-    return { accountId: t.accountId, permissions: new Set(t.scopes), via: 'oauth', subjectId: t.userId, userId: t.userId, sendsNeedApproval: true };
+    return {
+      accountId: t.accountId,
+      permissions: new Set(t.scopes),
+      via: 'oauth',
+      subjectId: t.userId,
+      userId: t.userId,
+      sendsNeedApproval: true,
+      credential: { id: t.clientId, label: credentialLabel('app', t.clientName ?? t.clientId) },
+    };
   }
 }

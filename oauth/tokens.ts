@@ -22,6 +22,8 @@ export interface IssuedToken {
 export interface VerifiedToken {
   id: string;
   clientId: string;
+  /** The client's name when the token was issued (as on the consent page); null when it has none. */
+  clientName: string | null;
   userId: string;
   accountId: string;
   scopes: Permission[];
@@ -80,6 +82,8 @@ export class AccessTokens {
         expires_at: expiresAt,
         revoked_at: null,
         last_used_at: null,
+        // The name the person saw on the consent page moments ago, kept with the token.
+        client_name: (eb) => eb.selectFrom('oauth_clients').select('oauth_clients.client_name').where('oauth_clients.client_id', '=', input.clientId),
       })
       .execute();
     return { token, id, expiresAt, scopes };
@@ -96,6 +100,7 @@ export class AccessTokens {
       .select([
         'oauth_tokens.id',
         'oauth_tokens.client_id',
+        'oauth_tokens.client_name',
         'oauth_tokens.user_id',
         'oauth_tokens.account_id',
         'oauth_tokens.scopes',
@@ -122,6 +127,7 @@ export class AccessTokens {
       token: {
         id: row.id,
         clientId: row.client_id,
+        clientName: row.client_name,
         userId: row.user_id,
         accountId: row.account_id,
         scopes: knownScopes(parseJson<string[]>(row.scopes, [])),

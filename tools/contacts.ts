@@ -16,6 +16,7 @@ import {
   UpdateContactSchema,
 } from '../src/contacts/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
+import { actorOf } from '../src/platform/permissions.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
 /*
@@ -101,7 +102,7 @@ export const createContact = defineTool({
   annotations: WRITE,
   nextSteps: { NOT_FOUND: ['A group or custom field named in the request is not in this account: list_groups and list_custom_fields show their ids.', 'A group or custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   uses: ['contacts'],
-  run: async ({ contacts, principal }, input) => ok(await contacts.create(principal.accountId, input)),
+  run: async ({ contacts, principal }, input) => ok(await contacts.create(principal.accountId, input, actorOf(principal))),
 });
 
 export const updateContact = defineTool({
@@ -116,7 +117,7 @@ export const updateContact = defineTool({
   annotations: WRITE_IDEMPOTENT,
   nextSteps: { NOT_FOUND: ['The contact, a group or a custom field named in the request is not in this account: list_contacts, list_groups and list_custom_fields show their ids.', 'The contact, a group or a custom field named in the request is not in this account: use ids exactly as the account lists them.'] },
   uses: ['contacts'],
-  run: async ({ contacts, principal }, { id, ...patch }) => ok(await contacts.update(principal.accountId, id, patch)),
+  run: async ({ contacts, principal }, { id, ...patch }) => ok(await contacts.update(principal.accountId, id, patch, actorOf(principal))),
 });
 
 export const deleteContact = defineTool({
@@ -143,7 +144,7 @@ export const bulkCreateContacts = defineTool({
   annotations: WRITE,
   nextSteps: { NOT_FOUND: ['A group named in groups is not in this account (nothing was saved): list_groups shows the group ids.', 'A group named in groups is not in this account (nothing was saved): use group ids exactly as the account lists them.'] },
   uses: ['contacts'],
-  run: ({ contacts, principal }, input) => contacts.bulkUpsert(principal.accountId, input),
+  run: ({ contacts, principal }, input) => contacts.bulkUpsert(principal.accountId, input, actorOf(principal)),
 });
 
 export const bulkDisableContacts = defineTool({

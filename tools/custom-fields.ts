@@ -7,6 +7,7 @@ import {
   SetFieldValuesSchema,
 } from '../src/fields/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
+import { actorOf } from '../src/platform/permissions.js';
 import { idArg } from './contacts.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
@@ -68,7 +69,7 @@ export const setContactCustomFields = defineTool({
   annotations: WRITE_IDEMPOTENT,
   nextSteps: { NOT_FOUND: ['The contact or a custom field is not in this account: list_contacts and list_custom_fields show their ids and tags.', 'The contact or a custom field is not in this account: use ids and tags exactly as the account lists them.'] },
   uses: ['fields'],
-  run: async ({ fields, principal }, { contactId, ...body }) => ok(await fields.setValues(principal.accountId, contactId, body)),
+  run: async ({ fields, principal }, { contactId, ...body }) => ok(await fields.setValues(principal.accountId, contactId, body, actorOf(principal))),
 });
 
 export const customFieldsTools = [listCustomFields, createCustomField, deleteCustomField, setContactCustomFields];

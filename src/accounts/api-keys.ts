@@ -5,7 +5,7 @@ import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { PermissionSchema, type Permission, type Principal } from '../platform/permissions.js';
+import { credentialLabel, PermissionSchema, type Permission, type Principal } from '../platform/permissions.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
 
 /** Every secret key starts with this, so leaked keys are easy to grep for and scanners can match them. */
@@ -98,7 +98,7 @@ export class ApiKeysService {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.permissions', 'api_keys.sends_need_approval', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
+      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'api_keys.permissions', 'api_keys.sends_need_approval', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
       .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || row.active !== 1) {
@@ -114,6 +114,7 @@ export class ApiKeysService {
       via: 'api_key',
       subjectId: row.id,
       sendsNeedApproval: row.sends_need_approval === 1,
+      credential: { id: row.id, label: credentialLabel('key', row.name) },
     };
     if (stamp !== undefined) {
       if (this.principals.size >= PRINCIPAL_CACHE_MAX) this.principals.clear();

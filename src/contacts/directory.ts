@@ -1,6 +1,7 @@
-import { jsonList, jsonObjectAgg, selectRowsViaJson } from '../platform/db/sql.js';
+import { jsonList, jsonObjectAgg, parseJson, selectRowsViaJson } from '../platform/db/sql.js';
 import type { Clock } from '../platform/clock.js';
 import type { DbOrTx } from '../platform/db/database.js';
+import { namesCustomFields, readAssistantWrites, type AssistantWrites } from './provenance.js';
 import { newContactRow } from './service.js';
 
 /** What the messaging engine needs of a contact to address and merge a message. */
@@ -16,9 +17,16 @@ export interface RecipientContact {
   disabled: boolean;
   /** Values by custom-field tag. */
   customFields: Record<string, string>;
-  /** Merge values an approval-bound credential (an assistant) wrote, by merge field name. */
-  assistantWrites?: Record<string, { by: string; credentialId: string; at: number }>;
+  /**
+   * Merge values an approval-bound credential (an assistant) wrote last, by merge field name
+   * (`contact_first_name`, … and custom field tags as in `{{tag}}`): who (`key "Assistant"`,
+   * `app "Claude Desktop"`), which credential (key_… or OAuth client id) and when (epoch ms).
+   * Empty when none (src/contacts/provenance.ts).
+   */
+  assistantWrites: AssistantWrites;
 }
+
+const NO_TAGS: ReadonlyMap<string, string> = new Map();
 
 // SQLite allows 32,766 bound parameters per statement; stay well below it.
 const CHUNK = 900;
@@ -29,11 +37,11 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   return out;
 }
 
-/** One contact as findByPhones reads it: id, phone, country, first, last, email, disabled, fields. */
-type ContactTuple = [string, string, string, string | null, string | null, string | null, number, Record<string, string> | null];
-const CONTACT_FIELDS = ['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled'] as const;
+/** One contact as findByPhones reads it: id, phone, country, first, last, email, disabled, assistant writes, fields. */
+type ContactTuple = [string, string, string, string | null, string | null, string | null, number, AssistantWrites | null, Record<string, string> | null];
+const CONTACT_FIELDS = ['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled', 'assistant_writes'] as const;
 const CONTACT_COLUMNS = [...CONTACT_FIELDS, 'fields'] as const;
-const FIELDS_COLUMN: ReadonlySet<string> = new Set(['fields']);
+const JSON_COLUMNS: ReadonlySet<string> = new Set(['assistant_writes', 'fields']);
 
 /**
  * Bulk contact access for sends: look-ups by phone for up to 10,000 recipients in a few queries,
@@ -65,22 +73,41 @@ export class ContactDirectory {
       )
       .where('c.account_id', '=', accountId)
       .where('c.phone', 'in', jsonList(tx, phones));
-    const rows = await selectRowsViaJson<ContactTuple>(tx, query, CONTACT_COLUMNS, FIELDS_COLUMN);
-    for (const [id, phone, country, firstName, lastName, email, disabled, fields] of rows) {
-      result.set(phone, { id, phone, country, firstName, lastName, email, disabled: disabled === 1, customFields: fields ?? {} });
+    const rows = await selectRowsViaJson<ContactTuple>(tx, query, CONTACT_COLUMNS, JSON_COLUMNS);
+    // Custom fields are recorded by id (tags can be renamed): their tags are read once, and only when needed.
+    const tags = rows.some((r) => r[7] !== null && namesCustomFields(r[7])) ? await this.tagsById(tx, accountId) : NO_TAGS;
+    for (const [id, phone, country, firstName, lastName, email, disabled, writes, fields] of rows) {
+      result.set(phone, { id, phone, country, firstName, lastName, email, disabled: disabled === 1, customFields: fields ?? {}, assistantWrites: readAssistantWrites(writes, tags) });
     }
     return result;
+  }
+
+  private async tagsById(tx: DbOrTx, accountId: string): Promise<Map<string, string>> {
+    const rows = await tx.selectFrom('custom_fields').select(['id', 'tag']).where('account_id', '=', accountId).execute();
+    return new Map(rows.map((r) => [r.id, r.tag]));
   }
 
   async findById(tx: DbOrTx, accountId: string, id: string): Promise<RecipientContact | null> {
     const r = await tx
       .selectFrom('contacts')
-      .select(['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled'])
+      .select(['id', 'phone', 'country', 'first_name', 'last_name', 'email', 'disabled', 'assistant_writes'])
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
     if (!r) return null;
-    const contact = { id: r.id, phone: r.phone, country: r.country, firstName: r.first_name, lastName: r.last_name, email: r.email, disabled: r.disabled === 1, customFields: {} };
+    const writes = parseJson<AssistantWrites>(r.assistant_writes, {});
+    const tags = namesCustomFields(writes) ? await this.tagsById(tx, accountId) : NO_TAGS;
+    const contact: RecipientContact = {
+      id: r.id,
+      phone: r.phone,
+      country: r.country,
+      firstName: r.first_name,
+      lastName: r.last_name,
+      email: r.email,
+      disabled: r.disabled === 1,
+      customFields: {},
+      assistantWrites: readAssistantWrites(writes, tags),
+    };
     await this.attachCustomFields(tx, accountId, [contact]);
     return contact;
   }

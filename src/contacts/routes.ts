@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ContactsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
+import { actorOf } from '../platform/permissions.js';
 import {
   BulkContactsSchema,
   BulkDisableResultSchema,
@@ -68,7 +69,7 @@ export function contactsRoutes({ contacts }: { contacts: ContactsService }): Rou
       auth: 'contacts:write',
       body: BulkContactsSchema,
       responses: { 200: { description: 'Per-row outcome', schema: BulkResultSchema }, 400: { description: 'Invalid request' }, 404: { description: 'Unknown group' } },
-      handler: ({ body, principal }) => contacts.bulkUpsert(principal.accountId, body),
+      handler: ({ body, principal }) => contacts.bulkUpsert(principal.accountId, body, actorOf(principal)),
     }),
     defineRoute({
       method: 'patch',
@@ -108,7 +109,7 @@ export function contactsRoutes({ contacts }: { contacts: ContactsService }): Rou
         404: { description: 'Unknown group or custom field' },
         409: { description: 'A contact with this phone exists' },
       },
-      handler: async ({ body, principal }) => ok(await contacts.create(principal.accountId, body)),
+      handler: async ({ body, principal }) => ok(await contacts.create(principal.accountId, body, actorOf(principal))),
     }),
     defineRoute({
       method: 'get',
@@ -138,7 +139,7 @@ export function contactsRoutes({ contacts }: { contacts: ContactsService }): Rou
         404: { description: 'Unknown contact, group or custom field' },
         409: { description: 'Another contact has this phone' },
       },
-      handler: async ({ params, body, principal }) => ok(await contacts.update(principal.accountId, params.id, body)),
+      handler: async ({ params, body, principal }) => ok(await contacts.update(principal.accountId, params.id, body, actorOf(principal))),
     }),
     defineRoute({
       method: 'delete',

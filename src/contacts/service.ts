@@ -2,7 +2,7 @@ import { sql, type Expression } from 'kysely';
 import type { AccountsService } from '../accounts/service.js';
 import type { FieldValueInput } from '../fields/schemas.js';
 import type { FieldsService, ResolvedFieldValue } from '../fields/service.js';
-import { unknownFields } from '../fields/service.js';
+import { changedFieldIds, unknownFields } from '../fields/service.js';
 import type { GroupsService } from '../groups/service.js';
 import { countryInPriceList, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
@@ -12,7 +12,9 @@ import type { ContactsTable } from '../platform/db/tables/address-book.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { assertId, isId, newId } from '../platform/ids.js';
 import { keysetPage, singlePage, type CursorPage } from '../platform/pagination.js';
+import type { Actor } from '../platform/permissions.js';
 import { parseOrThrow, zodDetails } from '../platform/validation.js';
+import { assistantWritesAfter, changedContactFields, initialAssistantWrites, provenanceChange } from './provenance.js';
 import { noopContactLifecycle, type ContactLifecycle } from './lifecycle.js';
 import {
   BulkContactRowStrictSchema,
@@ -58,6 +60,8 @@ export function newContactRow(
   accountId: string,
   c: { phone: string; country: string; firstName?: string | null | undefined; lastName?: string | null | undefined; email?: string | null | undefined },
   now: number,
+  /** Who creates it, with the custom field ids it sets: an approval-bound actor is recorded for every value given. */
+  writer?: { actor: Actor | undefined; fieldIds: readonly string[] },
 ): ContactsTable {
   const row: ContactsTable = {
     id: newId('ct', now),
@@ -73,8 +77,10 @@ export function newContactRow(
     disabled_at: null,
     created_at: now,
     updated_at: now,
+    assistant_writes: '{}',
   };
   row.search_text = contactSearchText(row);
+  if (writer?.actor?.sendsNeedApproval) row.assistant_writes = initialAssistantWrites([...changedContactFields(null, row), ...writer.fieldIds], writer.actor, now);
   return row;
 }
 
@@ -275,15 +281,18 @@ export class ContactsService {
   }
 
   /** 201 on the route. 400 VALIDATION_ERROR / COUNTRY_NOT_SUPPORTED, 404 unknown group or field, 409 duplicate phone. */
-  async create(accountId: string, input: CreateContactInput): Promise<Contact> {
+  async create(accountId: string, input: CreateContactInput, actor?: Actor): Promise<Contact> {
     const data = parseOrThrow(CreateContactSchema, input);
     const phone = await this.checkPhone(accountId, data.phone);
     const now = this.clock.now();
-    const row = newContactRow(accountId, { phone: phone.digits, country: phone.country, firstName: data.firstName, lastName: data.lastName, email: data.email }, now);
     try {
       return await inTransaction(this.db, async (tx) => {
         const groupIds = await this.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
         const values = await this.resolveValues(accountId, data.customFields ?? [], 'customFields', tx);
+        const row = newContactRow(accountId, { phone: phone.digits, country: phone.country, firstName: data.firstName, lastName: data.lastName, email: data.email }, now, {
+          actor,
+          fieldIds: changedFieldIds(undefined, values),
+        });
         await this.assertPhoneFree(tx, accountId, phone.digits);
         await tx.insertInto('contacts').values(row).execute();
         await this.groups.addMemberships(accountId, [row.id], groupIds, tx);
@@ -361,8 +370,16 @@ export class ContactsService {
       }
     }
     next.search_text = contactSearchText(next);
-    const { id: _id, account_id: _acc, created_at: _created, ...patch } = next;
-    await tx.updateTable('contacts').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
+    // Data a person submitted and confirmed: not approval-bound, so what it changes is no longer an assistant's.
+    const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.fields.currentValues(accountId, [id], tx)).get(id), values)];
+    const provenance = provenanceChange(changed, undefined, now);
+    const { id: _id, account_id: _acc, created_at: _created, assistant_writes: _writes, ...patch } = next;
+    await tx
+      .updateTable('contacts')
+      .set({ ...patch, ...(provenance ? { assistant_writes: assistantWritesAfter(tx, provenance) } : {}) })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .execute();
     await this.fields.writeValues(accountId, id, values, tx);
     await this.groups.addMemberships(accountId, [id], groupIds, tx);
     return { id, applied };
@@ -372,7 +389,7 @@ export class ContactsService {
    * Partial update. `groups` replaces the contact's group set; `customFields` sets the listed
    * values; `disabled: true` cancels the contact's scheduled messages (same hook as bulk disable).
    */
-  async update(accountId: string, contactId: string, input: UpdateContactInput): Promise<Contact> {
+  async update(accountId: string, contactId: string, input: UpdateContactInput, actor?: Actor): Promise<Contact> {
     assertId('ct', contactId, 'contactId');
     const data = parseOrThrow(UpdateContactSchema, input);
     const phone = data.phone !== undefined ? await this.checkPhone(accountId, data.phone) : undefined;
@@ -398,8 +415,15 @@ export class ContactsService {
           next.disabled_reason = null;
         }
         next.search_text = contactSearchText(next);
-        const { id: _id, account_id: _acc, created_at: _created, ...patch } = next;
-        await tx.updateTable('contacts').set(patch).where('id', '=', contactId).where('account_id', '=', accountId).execute();
+        const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.fields.currentValues(accountId, [contactId], tx)).get(contactId), values)];
+        const provenance = provenanceChange(changed, actor, now);
+        const { id: _id, account_id: _acc, created_at: _created, assistant_writes: _writes, ...patch } = next;
+        await tx
+          .updateTable('contacts')
+          .set({ ...patch, ...(provenance ? { assistant_writes: assistantWritesAfter(tx, provenance) } : {}) })
+          .where('id', '=', contactId)
+          .where('account_id', '=', accountId)
+          .execute();
         if (groupIds) await this.groups.setMemberships(accountId, contactId, groupIds, tx);
         await this.fields.writeValues(accountId, contactId, values, tx);
         if (disabling) await this.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
@@ -433,7 +457,7 @@ export class ContactsService {
    * updates the existing contact with the non-empty values of the row. `groups` applies to every
    * created or updated contact; an unknown group fails the whole request before anything is written.
    */
-  async bulkUpsert(accountId: string, input: BulkContactsInput): Promise<BulkResult> {
+  async bulkUpsert(accountId: string, input: BulkContactsInput, actor?: Actor): Promise<BulkResult> {
     const data = parseOrThrow(BulkContactsSchema, input);
     const prices = await this.accounts.priceList(accountId);
     return inTransaction(this.db, async (tx) => {
@@ -491,6 +515,9 @@ export class ContactsService {
       let updated = 0;
       const touched: string[] = [];
       const now = this.clock.now();
+      // Custom field values of the contacts an upsert may change, to record only what really changes.
+      const updating = data.upsert ? ready.filter((r) => r.values.length > 0).flatMap((r) => existing.get(r.phone.digits)?.id ?? []) : [];
+      const storedValues = await this.fields.currentValues(accountId, updating, tx);
       for (const item of ready) {
         const current = existing.get(item.phone.digits);
         if (current && !data.upsert) {
@@ -504,17 +531,29 @@ export class ContactsService {
           if (item.row.lastName) next.last_name = item.row.lastName;
           if (item.row.email) next.email = item.row.email;
           next.search_text = contactSearchText(next);
+          const values = item.values.filter((v) => v.value !== null);
+          const provenance = provenanceChange([...changedContactFields(current, next), ...changedFieldIds(storedValues.get(current.id), values)], actor, now);
           await tx
             .updateTable('contacts')
-            .set({ first_name: next.first_name, last_name: next.last_name, email: next.email, search_text: next.search_text, updated_at: now })
+            .set({
+              first_name: next.first_name,
+              last_name: next.last_name,
+              email: next.email,
+              search_text: next.search_text,
+              updated_at: now,
+              ...(provenance ? { assistant_writes: assistantWritesAfter(tx, provenance) } : {}),
+            })
             .where('id', '=', current.id)
             .where('account_id', '=', accountId)
             .execute();
-          await this.fields.writeValues(accountId, current.id, item.values.filter((v) => v.value !== null), tx);
+          await this.fields.writeValues(accountId, current.id, values, tx);
           touched.push(current.id);
           updated++;
         } else {
-          const row = newContactRow(accountId, { phone: item.phone.digits, country: item.phone.country, firstName: item.row.firstName, lastName: item.row.lastName, email: item.row.email }, now);
+          const row = newContactRow(accountId, { phone: item.phone.digits, country: item.phone.country, firstName: item.row.firstName, lastName: item.row.lastName, email: item.row.email }, now, {
+            actor,
+            fieldIds: changedFieldIds(undefined, item.values),
+          });
           await tx.insertInto('contacts').values(row).execute();
           await this.fields.writeValues(accountId, row.id, item.values, tx);
           touched.push(row.id);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FieldsService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../platform/pagination.js';
+import { actorOf } from '../platform/permissions.js';
 import {
   ContactFieldValuesSchema,
   CreateFieldSchema,
@@ -118,7 +119,7 @@ export function fieldsRoutes({ fields }: { fields: FieldsService }): RouteSpec[]
       params: ContactParams,
       body: SetFieldValuesSchema,
       responses: { 200: { description: 'All values after the change', schema: dataResponseSchema(ContactFieldValuesSchema) }, 400: { description: 'Invalid' }, 404: { description: 'Unknown contact or field' } },
-      handler: async ({ params, body, principal }) => ok(await fields.setValues(principal.accountId, params.id, body)),
+      handler: async ({ params, body, principal }) => ok(await fields.setValues(principal.accountId, params.id, body, actorOf(principal))),
     }),
     defineRoute({
       method: 'put',
@@ -130,7 +131,7 @@ export function fieldsRoutes({ fields }: { fields: FieldsService }): RouteSpec[]
       params: ContactFieldParams,
       body: SetOneFieldValueSchema,
       responses: { 200: { description: 'The value', schema: dataResponseSchema(OneFieldValueSchema) }, 400: { description: 'Invalid' }, 404: { description: 'Unknown contact or field' } },
-      handler: async ({ params, body, principal }) => ok(await fields.setValue(principal.accountId, params.id, params.fieldId, body)),
+      handler: async ({ params, body, principal }) => ok(await fields.setValue(principal.accountId, params.id, params.fieldId, body, actorOf(principal))),
     }),
     defineRoute({
       method: 'delete',
@@ -145,7 +146,7 @@ export function fieldsRoutes({ fields }: { fields: FieldsService }): RouteSpec[]
         400: { description: 'Malformed id' },
         404: { description: 'Unknown contact or field' },
       },
-      handler: async ({ params, principal }) => ok(await fields.deleteValue(principal.accountId, params.id, params.fieldId)),
+      handler: async ({ params, principal }) => ok(await fields.deleteValue(principal.accountId, params.id, params.fieldId, actorOf(principal))),
     }),
   ];
 }

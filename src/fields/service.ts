@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { recordContactWrites } from '../contacts/provenance.js';
 import { isBuiltinMergeField } from '../merge/fields.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { selectCompiledOnce } from '../platform/db/compiled-once.js';
@@ -6,6 +7,7 @@ import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js'
 import type { CustomFieldsTable } from '../platform/db/tables/address-book.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
+import type { Actor } from '../platform/permissions.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
@@ -250,6 +252,36 @@ export class FieldsService {
     return (await this.resolver(accountId, tx))(items, pathPrefix);
   }
 
+  /** Stored values of these contacts by contact id, then field id (provenance compares against them). */
+  async currentValues(accountId: string, contactIds: readonly string[], tx: DbOrTx): Promise<Map<string, Map<string, string>>> {
+    const out = new Map<string, Map<string, string>>();
+    for (let i = 0; i < contactIds.length; i += 500) {
+      const rows = await tx
+        .selectFrom('contact_field_values')
+        .select(['contact_id', 'field_id', 'value'])
+        .where('account_id', '=', accountId)
+        .where('contact_id', 'in', contactIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) {
+        let m = out.get(r.contact_id);
+        if (!m) out.set(r.contact_id, (m = new Map<string, string>()));
+        m.set(r.field_id, r.value);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Writes values of one contact and records who changed which (contacts.assistant_writes, see
+   * src/contacts/provenance.ts). For writes that do not also update the contacts row.
+   */
+  private async writeValuesAs(accountId: string, contactId: string, values: readonly ResolvedFieldValue[], actor: Actor | undefined, tx: DbOrTx): Promise<void> {
+    const current = (await this.currentValues(accountId, [contactId], tx)).get(contactId);
+    const changed = changedFieldIds(current, values);
+    await this.writeValues(accountId, contactId, values, tx);
+    await recordContactWrites(tx, accountId, contactId, changed, actor, this.clock.now());
+  }
+
   /** Writes resolved values of one contact (null deletes). The caller checked contact and fields. */
   async writeValues(accountId: string, contactId: string, values: readonly ResolvedFieldValue[], tx: DbOrTx): Promise<void> {
     const now = this.clock.now();
@@ -273,31 +305,34 @@ export class FieldsService {
     }
   }
 
-  /** PUT /{id}/fields: sets the listed values (by fieldId or tag), null deletes; others unchanged. */
-  async setValues(accountId: string, contactId: string, input: SetFieldValuesInput): Promise<ContactFieldValues> {
+  /**
+   * PUT /{id}/fields: sets the listed values (by fieldId or tag), null deletes; others unchanged.
+   * `actor` (absent: not approval-bound) decides what the contact's record of assistant writes keeps.
+   */
+  async setValues(accountId: string, contactId: string, input: SetFieldValuesInput, actor?: Actor): Promise<ContactFieldValues> {
     const data = parseOrThrow(SetFieldValuesSchema, input);
     await inTransaction(this.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       const { values, problems } = await this.resolve(accountId, data.customFields, 'customFields', tx);
       if (problems.length > 0) throw unknownFields(problems);
-      await this.writeValues(accountId, contactId, values, tx);
+      await this.writeValuesAs(accountId, contactId, values, actor, tx);
     });
     return this.getValues(accountId, contactId);
   }
 
   /** PUT /{id}/fields/{fieldId}: sets one value; null deletes it. */
-  async setValue(accountId: string, contactId: string, fieldId: string, input: { value: string | null }): Promise<OneFieldValue> {
+  async setValue(accountId: string, contactId: string, fieldId: string, input: { value: string | null }, actor?: Actor): Promise<OneFieldValue> {
     const data = parseOrThrow(SetOneFieldValueSchema, input);
     return inTransaction(this.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       const field = await this.get(accountId, fieldId, tx);
-      await this.writeValues(accountId, contactId, [{ fieldId, value: data.value }], tx);
+      await this.writeValuesAs(accountId, contactId, [{ fieldId, value: data.value }], actor, tx);
       return { contactId, fieldId, tag: field.tag, name: field.name, value: data.value };
     });
   }
 
   /** DELETE /{id}/fields/{fieldId}: idempotent; `deleted` says whether a value existed. */
-  async deleteValue(accountId: string, contactId: string, fieldId: string): Promise<{ contactId: string; fieldId: string; deleted: boolean }> {
+  async deleteValue(accountId: string, contactId: string, fieldId: string, actor?: Actor): Promise<{ contactId: string; fieldId: string; deleted: boolean }> {
     return inTransaction(this.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       await this.get(accountId, fieldId, tx);
@@ -307,9 +342,21 @@ export class FieldsService {
         .where('field_id', '=', fieldId)
         .where('account_id', '=', accountId)
         .executeTakeFirst();
-      return { contactId, fieldId, deleted: Number(res.numDeletedRows) > 0 };
+      const deleted = Number(res.numDeletedRows) > 0;
+      if (deleted) await recordContactWrites(tx, accountId, contactId, [fieldId], actor, this.clock.now());
+      return { contactId, fieldId, deleted };
     });
   }
+}
+
+/** The field ids whose stored value `values` change (`current`: field id → value; a null value deletes). */
+export function changedFieldIds(current: ReadonlyMap<string, string> | undefined, values: readonly ResolvedFieldValue[]): string[] {
+  const after = new Map(current);
+  for (const { fieldId, value } of values) {
+    if (value === null) after.delete(fieldId);
+    else after.set(fieldId, value);
+  }
+  return [...new Set(values.map((v) => v.fieldId))].filter((id) => (after.get(id) ?? null) !== (current?.get(id) ?? null));
 }
 
 function tagConflict(tag: string, existingId?: string): AppError {

@@ -48,4 +48,31 @@ export interface Principal {
    * approved, on every door; it never sees a webhook signing secret.
    */
   sendsNeedApproval: boolean;
+  /**
+   * The credential itself, for labels a person reads: the API key (`key_…`, `key "<name>"`) or the
+   * OAuth client (its client_id, `app "<name shown on the consent page>"`). Filled where principals
+   * are built, from the rows they already read.
+   */
+  credential?: { id: string; label: string };
+}
+
+/**
+ * Who writes, as the services that keep provenance need it (issue #27: contacts remember which
+ * approval-bound credential last wrote each merge value). Built once per call from the principal
+ * by actorOf; a service called without one treats the writer as not approval-bound.
+ */
+export interface Actor {
+  sendsNeedApproval: boolean;
+  /** key_… of an API key, the client_id of an OAuth client, or the principal's subject. */
+  credentialId: string;
+  /** `key "Assistant"`, `app "Claude Desktop"`. */
+  label: string;
+}
+
+/** The label of a credential as people see it: `key "Assistant"`, `app "Claude Desktop"`. */
+export const credentialLabel = (kind: 'key' | 'app', name: string): string => `${kind} ${JSON.stringify(name)}`;
+
+export function actorOf(principal: Principal): Actor {
+  const credential = principal.credential ?? { id: principal.subjectId, label: principal.via === 'oauth' ? credentialLabel('app', principal.subjectId) : credentialLabel('key', principal.subjectId) };
+  return { sendsNeedApproval: principal.sendsNeedApproval, credentialId: credential.id, label: credential.label };
 }

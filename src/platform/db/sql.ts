@@ -54,6 +54,21 @@ export const jsonObjectAgg = (db: DbOrTx, key: string, value: string): RawBuilde
   dialectOf(db) === 'postgres' ? sql<string>`coalesce(json_object_agg(${sql.ref(key)}, ${sql.ref(value)})::text, '{}')` : sql<string>`json_group_object(${sql.ref(key)}, ${sql.ref(value)})`;
 
 /**
+ * A JSON object kept as text in `column`, with the keys of `set` set and those of `remove` removed
+ * by the statement that writes it (an UPDATE's `.set({ column: jsonObjectPatch(…) })`), so writers
+ * of other keys of the same row lose nothing: SQLite `json_patch(column, patch)` (RFC 7396, a null
+ * member removes), PostgreSQL `((column::jsonb - remove) || set)::text`. Values are replaced whole
+ * when they are objects with the same members. A key in both lists is set.
+ */
+export function jsonObjectPatch(db: DbOrTx, column: string, set: Readonly<Record<string, unknown>>, remove: readonly string[]): RawBuilder<string> {
+  const removed = remove.filter((k) => !Object.hasOwn(set, k));
+  if (dialectOf(db) === 'postgres') return sql<string>`((${sql.ref(column)}::jsonb - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb)::text`;
+  const patch: Record<string, unknown> = Object.fromEntries(removed.map((k) => [k, null]));
+  Object.assign(patch, set);
+  return sql<string>`json_patch(${sql.ref(column)}, ${JSON.stringify(patch)})`;
+}
+
+/**
  * Runs `query` and returns its rows as arrays of the values of `columns`, in that order, read from
  * one JSON value the database aggregates and parsed once: SQLite `json_group_array(json_array(…))`,
  * PostgreSQL `json_agg(json_build_array(…))` (NULL when there are no rows: read as []).

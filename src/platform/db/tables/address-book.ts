@@ -20,6 +20,14 @@ export interface ContactsTable {
   disabled_at: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * Migration 026: JSON object of the merge values an approval-bound credential (an assistant) last
+   * wrote, by merge field — `contact_first_name`, `contact_last_name`, `contact_email`,
+   * `contact_phone`, and custom fields by field id (fld_…: a tag can be renamed) — each
+   * `{"by": "key \"Assistant\"", "credentialId": "key_…", "at": <epoch ms>}`. `{}` when none. Written
+   * only through src/contacts/provenance.ts.
+   */
+  assistant_writes: string;
 }
 
 export interface CustomFieldsTable {

@@ -80,6 +80,11 @@ export interface OAuthTokensTable {
   revoked_at: number | null;
   /** Updated at most once a minute; a hint for the console. */
   last_used_at: number | null;
+  /**
+   * Migration 026: the client's name when the token was issued (right after the person's consent),
+   * so what the token writes is labelled with the name the person saw; null when the client has none.
+   */
+  client_name: string | null;
 }
 
 export interface OAuthTables {

@@ -58,12 +58,29 @@ describe('every merged value of a batch preview', () => {
     const field = p.mergeValues.fields.find((f: { name: string }) => f.name === 'contact_first_name');
     expect(field).toMatchObject({ distinct: 12, flaggedValues: 1, more: 2 });
     // Riskiest first: the value with a phone number heads the list.
-    expect(field.values[0]).toEqual({ value: BAD, recipients: 1, risks: expect.arrayContaining(['contains_phone']) });
+    expect(field.values[0]).toEqual({ value: BAD, recipients: 1, risks: ['written_by_assistant', 'contains_phone', 'unusual_length'] });
     const warning = p.warnings.find((w: { code: string }) => w.code === 'risky_merge_value');
     expect(warning.path).toBe('merge.contact_first_name');
     expect(warning.message).toContain(BAD);
     expect(warning.message).toContain(phones[11]);
     expect(warning.message).toContain('phone number');
+    expect(warning.message).toContain('written by key "Assistant" less than a minute before this preview');
+  });
+
+  it('a value an assistant wrote is flagged even when it looks harmless; a person rewriting it clears the flag', async () => {
+    const phones = await contacts(3);
+    const id2 = await contactId(phones[1]!);
+    expect((await t.api('PUT', `/api/v1/contacts/${id2}`, { firstName: 'Bob' }, { key: assistantKey })).status).toBe(200);
+    clock.advance(3 * 60_000);
+    const preview = async () => (await t.api('POST', '/api/rcs/previews/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Dear {{contact_first_name}}' }, sendernameId: t.account.senders.rcs }, { key: assistantKey })).body.data;
+    const first = await preview();
+    const bob = first.mergeValues.fields[0].values[0];
+    expect(bob).toEqual({ value: 'Bob', recipients: 1, risks: ['written_by_assistant'] });
+    expect(first.warnings.find((w: { code: string }) => w.code === 'risky_merge_value').message).toContain('written by key "Assistant" 3 minutes before this preview');
+    // The automation key (a person's own integration) writes the same name again: no longer the assistant's.
+    expect((await t.api('PUT', `/api/v1/contacts/${id2}`, { firstName: 'Bobby' })).status).toBe(200);
+    const second = await preview();
+    expect(second.mergeValues.fields[0].flaggedValues).toBe(0);
   });
 
   it('every value is reachable on the share page: listed, searchable, and any recipient’s whole message shown', async () => {

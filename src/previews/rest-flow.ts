@@ -6,6 +6,7 @@ import type { Principal } from '../platform/permissions.js';
 import { PreviewResultSchema, type PreviewResult, type RcsPayload, type SmsPayload } from './schemas.js';
 import type { PreviewsService } from './service.js';
 import { isRecord } from '../platform/guards.js';
+import { isEmptyBody, kindOfBody, waitsForPerson } from './policy.js';
 
 type Kind = PreviewsTable['kind'];
 
@@ -53,7 +54,7 @@ export class RestPreviewFlow {
     const row = await this.d.previews.get(principal.accountId, id);
     const stored = JSON.parse(row.payload) as Record<string, unknown>;
     let payload = stored;
-    if (body !== undefined && !(isRecord(body) && Object.keys(body).length === 0)) {
+    if (!isEmptyBody(body)) {
       const kind = kindOfBody(body);
       if (kind !== row.kind) {
         throw new AppError('PREVIEW_MISMATCH', `This preview was made by ${ROUTE[row.kind].create}; the body given is one for ${ROUTE[kind].create}`, {
@@ -114,17 +115,10 @@ export class RestPreviewFlow {
         ? `Already sent; POST ${url} again returns the same result.`
         : p.status === 'rejected'
           ? 'A person rejected this preview; nothing will be sent. Create a new preview with the changes.'
-          : (p.approval_required || principal.sendsNeedApproval) && p.status !== 'approved'
+          : waitsForPerson({ approvalRequired: p.approval_required, status: p.status }, principal)
             ? `Ask a person of the account to open ${p.share_url}, log in and approve; then POST ${url}.`
             : `POST ${url} to send it.`;
     return { ...rest, send_url: url, nextStep };
   }
 }
 
-
-/** Which creation route a body belongs to: recipients list → batch, SMS text → SMS, otherwise one RCS message. */
-function kindOfBody(body: unknown): Kind {
-  if (isRecord(body) && body.phoneNumbers !== undefined) return 'rcs_batch';
-  if (isRecord(body) && body.message !== undefined && body.messageType === undefined && body.content === undefined) return 'sms';
-  return 'rcs';
-}

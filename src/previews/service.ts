@@ -19,7 +19,8 @@ import type { BatchResponse } from '../messaging/schemas.js';
 import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema, type SendBatchRequest, type SendMessageRequest, type SendSmsRequest } from '../messaging/schemas.js';
 import { parseSendBody } from '../messaging/prepare.js';
 import type { TemplatesService } from '../templates/service.js';
-import { canonicalJson, differingPaths } from './canonical.js';
+import { canonicalJson } from './canonical.js';
+import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
 import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
 
@@ -28,8 +29,6 @@ export const ASSISTANT_WRITE_FLAG_MS = 24 * 3_600_000;
 
 /** How long a preview can be approved and sent. */
 export const PREVIEW_TTL_MS = 24 * 3_600_000;
-/** A send that started this long ago without finishing is reported as stuck, not repeated. */
-const SENDING_STUCK_MS = 60_000;
 
 type Kind = PreviewsTable['kind'];
 const SEND_TOOL: Record<Kind, PreviewResult['send_with']> = { rcs: 'rcs_send', rcs_batch: 'rcs_send_batch', sms: 'sms_send' };
@@ -149,7 +148,7 @@ export class PreviewsService {
         .executeTakeFirst();
       // Only while it still shows what would be sent (a stale one would be refused at send time), and a
       // preview that needs no approval is not handed to a credential whose sends need it.
-      if (existing && fingerprint && !this.isStale(existing, fingerprint) && (existing.approval_required === 1 || !principal.sendsNeedApproval)) return this.toResult(existing);
+      if (existing && mayReuse(existing, principal, fingerprint !== null && !this.isStale(existing, fingerprint))) return this.toResult(existing);
     }
     const account = await this.d.accounts.get(principal.accountId);
     const row: PreviewsTable = {
@@ -163,7 +162,7 @@ export class PreviewsService {
       warnings: JSON.stringify(warnings),
       status: 'pending',
       // The account's switch (§3.5) or the credential: an assistant's preview always waits for a person.
-      approval_required: account.approvalRequired || principal.sendsNeedApproval ? 1 : 0,
+      approval_required: previewNeedsPerson(account, principal) ? 1 : 0,
       created_by: principal.subjectId,
       created_at: now,
       expires_at: now + PREVIEW_TTL_MS,
@@ -228,7 +227,7 @@ export class PreviewsService {
       nextStep:
         row.status === 'sent'
           ? 'This preview was already sent; calling the send tool again returns the same result.'
-          : approvalRequired && row.status !== 'approved'
+          : waitsForPerson({ approvalRequired, status: row.status }, { sendsNeedApproval: false })
             ? `Ask the user to open ${shareUrl}, log in and approve. Then call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`
             : `Call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`,
     };
@@ -286,8 +285,7 @@ export class PreviewsService {
       throw new AppError('PREVIEW_MISMATCH', `This preview is for ${SEND_TOOL[row.kind]}, not ${SEND_TOOL[kind]}`, { extra: { nextStep: `Call ${SEND_TOOL[row.kind]} with this preview_id, or preview again for ${SEND_TOOL[kind]}.` } });
     }
     const stored = JSON.parse(row.payload) as Record<string, unknown>;
-    // Without a payload the stored one is sent: the preview_id names exactly what the person saw.
-    const diff = payload === undefined ? [] : differingPaths(stored, payload);
+    const diff = payloadDifferences(stored, payload);
     if (diff.length > 0) {
       throw new AppError('PREVIEW_MISMATCH', `The payload differs from the preview at: ${diff.join(', ')}`, {
         details: diff.map((p) => ({ path: p, code: 'differs_from_preview', message: 'Not the previewed value' })),
@@ -296,18 +294,22 @@ export class PreviewsService {
     }
     if (row.result !== null) return JSON.parse(row.result) as PreviewSendResults[K];
     const now = this.d.clock.now();
-    if (row.status === 'rejected') throw new AppError('PREVIEW_REJECTED', 'The user rejected this preview; nothing was sent.');
-    if (row.expires_at <= now) throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; nothing was sent.');
-    if (row.status === 'sending') {
-      const stuck = row.send_started_at !== null && now - row.send_started_at > SENDING_STUCK_MS;
-      throw new AppError('CONFLICT', stuck ? 'A send of this preview started but did not finish; check rcs_message_log before trying anything else.' : 'This preview is being sent right now; call again in a moment to get the result.');
-    }
-    // The sender's credential counts too: an assistant must not send an unapproved preview that an
-    // automation key created while the account's switch was off.
-    if ((row.approval_required === 1 || principal.sendsNeedApproval) && row.status !== 'approved') {
-      throw new AppError('PREVIEW_NOT_APPROVED', `The user has not approved this preview yet. Ask them to open ${shareUrl}, log in and approve it.`, {
-        extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same preview_id.` },
-      });
+    switch (sendRefusal(row, kind, principal, now)) {
+      case 'rejected':
+        throw new AppError('PREVIEW_REJECTED', 'The user rejected this preview; nothing was sent.');
+      case 'expired':
+        throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; nothing was sent.');
+      case 'stuck':
+        throw new AppError('CONFLICT', 'A send of this preview started but did not finish; check rcs_message_log before trying anything else.');
+      case 'sending':
+        throw new AppError('CONFLICT', 'This preview is being sent right now; call again in a moment to get the result.');
+      case 'not_approved':
+        throw new AppError('PREVIEW_NOT_APPROVED', `The user has not approved this preview yet. Ask them to open ${shareUrl}, log in and approve it.`, {
+          extra: { share_url: shareUrl, nextStep: `Ask the user to open ${shareUrl} and approve, then call ${SEND_TOOL[kind]} again with the same preview_id.` },
+        });
+      case 'wrong_kind':
+      case null:
+        break;
     }
     // Claim the preview so two concurrent calls cannot both send.
     const claim = await this.d.db

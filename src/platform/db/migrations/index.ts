@@ -20,10 +20,11 @@ import * as m019 from './019_shared_limits.js';
 import * as m020 from './020_change_notifications.js';
 import * as m021 from './021_sender_throughput.js';
 import * as m022 from './022_smpp_mo_parts.js';
+import * as m025 from './025_form_confirmation_limits.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger, 019 limits shared by instances (rate limiter counters, the forms' identical-submission key), 020 cache change notifications (PostgreSQL), 021 the per-sender throughput budget, 022 the parts of concatenated incoming SMS.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger, 019 limits shared by instances (rate limiter counters, the forms' identical-submission key), 020 cache change notifications (PostgreSQL), 021 the per-sender throughput budget, 022 the parts of concatenated incoming SMS, 025 the caps on opt-in forms' confirmation SMS.
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '020_change_notifications': m020,
   '021_sender_throughput': m021,
   '022_smpp_mo_parts': m022,
+  '025_form_confirmation_limits': m025,
 };

@@ -1,4 +1,4 @@
-import type { Form, Submission } from '../../src/forms/schemas.js';
+import { describeConfirmationLimit, type Form, type Submission } from '../../src/forms/schemas.js';
 import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
@@ -27,6 +27,23 @@ export interface EditorChoices {
   groups: Array<{ id: string; name: string }>;
   senders: Array<{ id: string; name: string }>;
   defaultMessage: string;
+}
+
+/** A cap on confirmation SMS held back a submission of the form in the last 24 hours: which cap and when. */
+function LimitWarning({ form, timezone, detail }: { form: Form; timezone: string; detail?: boolean }) {
+  const hit = form.confirmationLimitHit;
+  if (!hit) return null;
+  return (
+    <p class="confirmation-limit-warning small" role="status">
+      Confirmation SMS held back: the limit of {describeConfirmationLimit(hit.limit, hit.max)} was reached (last at {formatTime(hit.at, timezone)}). Visitors were
+      asked to try again later.{' '}
+      {detail ? (
+        <>
+          The limits are in <a href="/console/settings">Settings</a>.
+        </>
+      ) : null}
+    </p>
+  );
 }
 
 const MODES: Array<[string, string]> = [
@@ -134,7 +151,11 @@ function FormEditor({ user, action, values, choices, submitLabel }: { user: Cons
           </select>
         </label>
         <label>
-          Confirmation SMS <span class="hint">must contain {'{{confirm_link}}'}; {'{{form_name}}'} is the form's name</span>
+          Confirmation SMS{' '}
+          <span class="hint">
+            must contain {'{{confirm_link}}'}; may use {'{{form_name}}'}, {'{{submitted_first_name}}'} (the first name typed into the form), {'{{today}}'} and the
+            company fields such as {'{{company_name}}'} — no contact or custom fields: nobody approves these messages
+          </span>
           <textarea name="message" rows={2} maxlength={400}>
             {values.message || choices.defaultMessage}
           </textarea>
@@ -200,6 +221,7 @@ export function FormsPage({ user, accountName, timezone, forms, choices, values,
                   <td>
                     <a href={`/console/forms/${f.id}`}>{f.name}</a> {f.active ? null : <span class="badge">closed</span>}
                     {f.doubleOptIn ? <span class="badge">double opt-in</span> : null}
+                    <LimitWarning form={f} timezone={timezone} />
                   </td>
                   <td class="url-cell">
                     <a href={`/f/${f.slug}`}>{f.url}</a>
@@ -242,6 +264,7 @@ export function FormDetailPage({ user, accountName, timezone, form, submissions,
       </p>
       <section class="card">
         <h1>{form.name}</h1>
+        <LimitWarning form={form} timezone={timezone} detail />
         <p>
           Public page: <a href={`/f/${form.slug}`}>{form.url}</a>
         </p>

@@ -1,5 +1,5 @@
 import { PostForm } from '../layout.js';
-import type { CompanyField } from '../../src/accounts/schemas.js';
+import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, type CompanyField, type FormConfirmationLimitName } from '../../src/accounts/schemas.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 
 export interface SettingsForm {
@@ -8,7 +8,19 @@ export interface SettingsForm {
   approvalRequired: boolean;
   unsubscribeUrl: string;
   companyProfile: Partial<Record<CompanyField, string>>;
+  /** As typed (text), so a refused value is shown again. */
+  formConfirmationLimits: Record<FormConfirmationLimitName, string>;
 }
+
+/** The name of a limit's input: formPerFormPerHour, … */
+export const limitInput = (name: FormConfirmationLimitName): string => `form${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+const LIMIT_LABELS: ReadonlyArray<[FormConfirmationLimitName, string]> = [
+  ['perFormPerHour', 'Per form, per hour'],
+  ['perFormPerDay', 'Per form, per day'],
+  ['perAccountPerHour', 'All forms of the account, per hour'],
+  ['perAccountPerDay', 'All forms of the account, per day'],
+];
 
 export interface SettingsPageProps {
   user: ConsoleUser;
@@ -78,6 +90,32 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
               <label>
                 {label}
                 <input name={`profile_${field}`} maxlength={500} value={form.companyProfile[field] ?? ''} />
+              </label>
+            ))}
+          </div>
+        </section>
+
+        <section class="card">
+          <h2>Opt-in form confirmations</h2>
+          <p class="muted small">
+            A double opt-in form texts a confirmation link to whatever number a visitor types in, and nobody approves these
+            messages. These caps limit how many go out (rolling hour and 24 hours). A visitor held back by a cap is asked to try
+            again later; the form shows a warning in the console. 0 stops confirmation messages.
+          </p>
+          <div class="field-grid">
+            {LIMIT_LABELS.map(([name, label]) => (
+              <label>
+                {label}
+                <input
+                  name={limitInput(name)}
+                  type="number"
+                  inputmode="numeric"
+                  min={0}
+                  max={name.endsWith('PerHour') ? FORM_CONFIRMATION_LIMIT_MAX.hour : FORM_CONFIRMATION_LIMIT_MAX.day}
+                  step={1}
+                  value={form.formConfirmationLimits[name]}
+                />
+                <span class="hint">default {FORM_CONFIRMATION_LIMIT_DEFAULTS[name]}</span>
               </label>
             ))}
           </div>

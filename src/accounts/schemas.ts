@@ -13,6 +13,23 @@ export type CompanyProfile = z.infer<typeof CompanyProfileSchema>;
 
 export const TimeZoneSchema = z.string().refine(isValidIanaZone, { message: 'must be an IANA time zone such as Europe/Berlin' });
 
+/**
+ * Caps on opt-in forms' confirmation SMS (docs/decisions.md "Forms: caps on confirmation SMS"): nobody approves
+ * these sends, so an account limits them per form and per account, per hour and per day (rolling windows). 0 stops
+ * every confirmation SMS.
+ */
+export const FORM_CONFIRMATION_LIMIT_DEFAULTS = { perFormPerHour: 30, perFormPerDay: 200, perAccountPerHour: 100, perAccountPerDay: 1000 } as const;
+export const FORM_CONFIRMATION_LIMIT_MAX = { hour: 10_000, day: 100_000 } as const;
+const limit = (max: number) => z.number().int().min(0).max(max);
+export const FormConfirmationLimitsSchema = z.strictObject({
+  perFormPerHour: limit(FORM_CONFIRMATION_LIMIT_MAX.hour).optional().describe('Confirmation SMS per form in any 60 minutes (default 30).'),
+  perFormPerDay: limit(FORM_CONFIRMATION_LIMIT_MAX.day).optional().describe('Confirmation SMS per form in any 24 hours (default 200).'),
+  perAccountPerHour: limit(FORM_CONFIRMATION_LIMIT_MAX.hour).optional().describe('Confirmation SMS of all the account’s forms in any 60 minutes (default 100).'),
+  perAccountPerDay: limit(FORM_CONFIRMATION_LIMIT_MAX.day).optional().describe('Confirmation SMS of all the account’s forms in any 24 hours (default 1000).'),
+});
+export type FormConfirmationLimitName = keyof typeof FORM_CONFIRMATION_LIMIT_DEFAULTS;
+export type FormConfirmationLimits = Record<FormConfirmationLimitName, number>;
+
 export const AccountSettingsSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
@@ -20,6 +37,8 @@ export const AccountSettingsSchema = z
     approvalRequired: z.boolean().optional(),
     unsubscribeUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional(),
     companyProfile: CompanyProfileSchema.optional(),
+    /** A partial change keeps the limits it does not name. */
+    formConfirmationLimits: FormConfirmationLimitsSchema.optional(),
   })
   .strict();
 export type AccountSettingsInput = z.infer<typeof AccountSettingsSchema>;
@@ -32,6 +51,7 @@ export interface Account {
   credits: number;
   unsubscribeUrl: string | null;
   companyProfile: CompanyProfile;
+  formConfirmationLimits: FormConfirmationLimits;
   active: boolean;
   createdAt: string;
 }

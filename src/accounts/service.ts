@@ -9,7 +9,8 @@ import type { AccountsTable } from '../platform/db/tables/foundation.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { DEFAULT_PRICES } from './default-prices.js';
-import type { Account, AccountSettingsInput, CompanyProfile } from './schemas.js';
+import { parseOrThrow } from '../platform/validation.js';
+import { AccountSettingsSchema, FORM_CONFIRMATION_LIMIT_DEFAULTS, type Account, type AccountSettingsInput, type CompanyProfile } from './schemas.js';
 import { isValidIanaZone } from './timezone.js';
 
 export interface CreateAccountInput {
@@ -30,6 +31,12 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   credits: row.credits_milli / 1000,
   unsubscribeUrl: row.unsubscribe_url,
   companyProfile: parseJson<CompanyProfile>(row.company_profile, {}),
+  formConfirmationLimits: {
+    perFormPerHour: Number(row.form_confirmations_form_hour),
+    perFormPerDay: Number(row.form_confirmations_form_day),
+    perAccountPerHour: Number(row.form_confirmations_account_hour),
+    perAccountPerDay: Number(row.form_confirmations_account_day),
+  },
   active: toBool(row.active),
   createdAt: toIso(row.created_at)!,
 });
@@ -59,6 +66,10 @@ export class AccountsService {
       company_profile: JSON.stringify(input.companyProfile ?? {}),
       active: 1,
       created_at: this.clock.now(),
+      form_confirmations_form_hour: FORM_CONFIRMATION_LIMIT_DEFAULTS.perFormPerHour,
+      form_confirmations_form_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perFormPerDay,
+      form_confirmations_account_hour: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerHour,
+      form_confirmations_account_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerDay,
     };
     // The balance starts at 0 and the starting credits are a ledger entry, in the same transaction.
     const write = async (t: DbOrTx) => {
@@ -86,13 +97,20 @@ export class AccountsService {
     return rows.map(toAccount);
   }
 
-  async updateSettings(id: string, input: AccountSettingsInput): Promise<Account> {
+  /** 400 VALIDATION_ERROR for input the settings schema refuses (the console validates first; other callers may not). */
+  async updateSettings(id: string, raw: AccountSettingsInput): Promise<Account> {
+    const input = parseOrThrow(AccountSettingsSchema, raw, 'Settings');
     const patch: Updateable<AccountsTable> = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.timezone !== undefined) patch.timezone = input.timezone;
     if (input.approvalRequired !== undefined) patch.approval_required = fromBool(input.approvalRequired);
     if (input.unsubscribeUrl !== undefined) patch.unsubscribe_url = input.unsubscribeUrl;
     if (input.companyProfile !== undefined) patch.company_profile = JSON.stringify(input.companyProfile);
+    const limits = input.formConfirmationLimits;
+    if (limits?.perFormPerHour !== undefined) patch.form_confirmations_form_hour = limits.perFormPerHour;
+    if (limits?.perFormPerDay !== undefined) patch.form_confirmations_form_day = limits.perFormPerDay;
+    if (limits?.perAccountPerHour !== undefined) patch.form_confirmations_account_hour = limits.perAccountPerHour;
+    if (limits?.perAccountPerDay !== undefined) patch.form_confirmations_account_day = limits.perAccountPerDay;
     if (Object.keys(patch).length > 0) {
       const res = await this.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw notFound('Account');

@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger.js';
 import type { SendersService } from '../senders/service.js';
 import type { OAuthService } from '../../oauth/service.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
-import { AccountSettingsSchema, COMPANY_FIELDS, type CompanyField, type CompanyProfile } from '../accounts/schemas.js';
+import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
@@ -18,7 +18,7 @@ import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../preview-pages/console/apps.js';
 import { OverviewPage } from '../../preview-pages/console/overview.js';
 import { SendersPage } from '../../preview-pages/console/senders.js';
-import { SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
+import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
 import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
 import type { ConsoleSources } from './sources.js';
 import { field, fieldList } from '../platform/http/form-fields.js';
@@ -191,6 +191,7 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
   if (sources.forms) router.use('/console/forms', sources.forms);
 
   // ---- Settings ----------------------------------------------------------------------------
+  const LIMIT_NAMES = Object.keys(FORM_CONFIRMATION_LIMIT_DEFAULTS) as FormConfirmationLimitName[];
   const timezoneNames = (now: number) => listTimezones(now).map((z) => z.timeZone);
 
   router.get('/console/settings', async (req, res) => {
@@ -202,6 +203,7 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       approvalRequired: account.approvalRequired,
       unsubscribeUrl: account.unsubscribeUrl ?? '',
       companyProfile: account.companyProfile,
+      formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.map((k) => [k, String(account.formConfirmationLimits[k])])) as SettingsForm['formConfirmationLimits'],
     };
     sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
   });
@@ -213,12 +215,15 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       const v = field(req, `profile_${f}`).trim();
       if (v !== '') companyProfile[f] = v;
     }
+    // Typed as text; an empty box leaves that limit as it is, anything that is no whole number is refused by the schema.
+    const formConfirmationLimits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, field(req, limitInput(k)).trim()])) as SettingsForm['formConfirmationLimits'];
     const form: SettingsForm = {
       name: field(req, 'name').trim(),
       timezone: field(req, 'timezone').trim(),
       approvalRequired: field(req, 'approvalRequired') === 'on',
       unsubscribeUrl: field(req, 'unsubscribeUrl').trim(),
       companyProfile,
+      formConfirmationLimits,
     };
     const parsed = AccountSettingsSchema.safeParse({
       name: form.name,
@@ -226,6 +231,7 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       approvalRequired: form.approvalRequired,
       unsubscribeUrl: form.unsubscribeUrl === '' ? null : form.unsubscribeUrl,
       companyProfile,
+      formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.flatMap((k) => (formConfirmationLimits[k] === '' ? [] : [[k, Number(formConfirmationLimits[k])]]))),
     });
     if (!parsed.success) {
       const account = await accounts.get(s.accountId);
@@ -237,7 +243,7 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       );
     }
     await accounts.updateSettings(s.accountId, parsed.data);
-    logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired }, 'account settings changed in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired, formConfirmationLimits: parsed.data.formConfirmationLimits }, 'account settings changed in console');
     res.redirect(303, '/console/settings?done=settings-saved');
   });
 

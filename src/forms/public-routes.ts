@@ -8,7 +8,7 @@ import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
 import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
-import type { PublicForm } from './schemas.js';
+import type { PublicForm, SubmitResult } from './schemas.js';
 import { FormInputError, type FormsService } from './service.js';
 import { field } from '../platform/http/form-fields.js';
 
@@ -17,6 +17,8 @@ export const FORM_CSRF_COOKIE = 'rcs_form_csrf';
 /** Submissions per client address and form per window (confirmations: three times as many per address). */
 export const FORM_POSTS_PER_WINDOW = 10;
 export const FORM_POST_WINDOW_MS = 10 * 60_000;
+/** Shown on the form when a cap on confirmation SMS (account settings) held the submission's SMS back. */
+export const CONFIRMATION_LIMITED_MESSAGE = 'We cannot send more confirmation messages right now. Please try again later.';
 
 
 /**
@@ -128,8 +130,9 @@ export function formPages({ forms, config, rateLimits }: { forms: FormsService; 
     if (!csrfOk(req)) return showForm(req, res, form, 403, { values, error: 'The form expired. Please submit it again.' });
     // The bot trap: answer as if it worked, record nothing.
     if (field(req, 'website').trim() !== '') return res.redirect(303, `/f/${form.slug}/sent`);
+    let result: SubmitResult;
     try {
-      await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom });
+      result = await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom });
     } catch (err) {
       if (err instanceof FormInputError) return showForm(req, res, form, 400, { values, errors: err.fieldErrors, error: 'Please check the highlighted fields.' });
       if (isAppError(err) && (err.code === 'COUNTRY_NOT_SUPPORTED' || err.code === 'VALIDATION_ERROR')) {
@@ -137,6 +140,8 @@ export function formPages({ forms, config, rateLimits }: { forms: FormsService; 
       }
       throw err;
     }
+    // A cap on confirmation SMS held it back: recorded, but the visitor must not be told to check their phone.
+    if (result.confirmationLimited) return showForm(req, res, form, 429, { values, error: CONFIRMATION_LIMITED_MESSAGE });
     res.redirect(303, `/f/${form.slug}/sent`);
   });
 

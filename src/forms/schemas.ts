@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { FieldIdSchema } from '../fields/schemas.js';
 import { GroupIdSchema } from '../groups/schemas.js';
+import { COMPANY_MERGE_FIELDS, TODAY_MERGE_FIELD } from '../merge/fields.js';
+import { findMalformedPlaceholders, findPlaceholders } from '../merge/placeholders.js';
 import { OUTBOUND_URL_MAX_LENGTH } from '../platform/net/outbound.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
@@ -14,10 +16,42 @@ export const FORM_GROUPS_MAX = 20;
 export const CONFIRMATION_MESSAGE_MAX_LENGTH = 400;
 export const CONFIRM_LINK_PLACEHOLDER = '{{confirm_link}}';
 export const FORM_NAME_PLACEHOLDER = '{{form_name}}';
+/** The first name the visitor typed into this submission (never the stored contact's); see confirmationText. */
+export const SUBMITTED_FIRST_NAME_PLACEHOLDER = '{{submitted_first_name}}';
 export const DEFAULT_CONFIRMATION_MESSAGE = `Please confirm your subscription to ${FORM_NAME_PLACEHOLDER}: ${CONFIRM_LINK_PLACEHOLDER} (ignore this message if you did not sign up)`;
 /** Slugs the public routes use themselves. */
 export const RESERVED_SLUGS = new Set(['confirm', 'assets', 'new']);
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
+
+/**
+ * What a confirmation message may merge (issue #27). The SMS goes to any number typed into the public page and no
+ * person approves it, so it may carry only what a person of the account wrote (the company fields, set in the
+ * console's settings), the date, the form's own placeholders and the visitor's own first name from this submission.
+ * Contact fields, custom-field tags and the unsubscribe link would put data an assistant may have written into a
+ * contact into a message nobody approved; unknown names would merge as contact data once a field of that tag exists.
+ */
+export const CONFIRMATION_FORM_PLACEHOLDERS = ['confirm_link', 'form_name', 'submitted_first_name'] as const;
+/** Left for the send path's merge, which fills them from the account (company profile, today in its zone). */
+export const CONFIRMATION_ACCOUNT_PLACEHOLDERS: ReadonlySet<string> = new Set<string>([...COMPANY_MERGE_FIELDS, TODAY_MERGE_FIELD]);
+const CONFIRMATION_ALLOWED: ReadonlySet<string> = new Set<string>([...CONFIRMATION_FORM_PLACEHOLDERS, ...CONFIRMATION_ACCOUNT_PLACEHOLDERS]);
+export const CONFIRMATION_ALLOWED_TEXT = `Allowed: ${CONFIRMATION_FORM_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')} (the first name typed into this submission), {{${TODAY_MERGE_FIELD}}} and the company fields ${COMPANY_MERGE_FIELDS.map((p) => `{{${p}}}`).join(', ')}`;
+
+/** Why a confirmation message may not be saved: its placeholders outside the allowed set, and brace runs that are none. */
+export function confirmationMessageProblems(message: string): string[] {
+  const problems = findPlaceholders(message)
+    .filter((name) => !CONFIRMATION_ALLOWED.has(name))
+    .map((name) => `{{${name}}} cannot be used in a confirmation SMS: it goes to any number typed into the form and no person approves it. ${CONFIRMATION_ALLOWED_TEXT}.`);
+  for (const bad of findMalformedPlaceholders(message)) problems.push(`"${bad}" is not a placeholder; write placeholders as {{name}}. ${CONFIRMATION_ALLOWED_TEXT}.`);
+  return problems;
+}
+
+export const CONFIRMATION_LIMIT_NAMES = ['perFormPerHour', 'perFormPerDay', 'perAccountPerHour', 'perAccountPerDay'] as const;
+export type ConfirmationLimitName = (typeof CONFIRMATION_LIMIT_NAMES)[number];
+/** "30 confirmation SMS per hour per form": the cap in words, for the submission's note and the console's warning. */
+export function describeConfirmationLimit(limit: ConfirmationLimitName, max: number): string {
+  const per = limit.endsWith('PerHour') ? 'hour' : 'day';
+  return `${max} confirmation SMS per ${per} ${limit.startsWith('perForm') ? 'per form' : 'for the whole account'}`;
+}
 
 export const FieldModeSchema = z.enum(['off', 'optional', 'required']);
 export type FieldModeValue = z.infer<typeof FieldModeSchema>;
@@ -52,8 +86,13 @@ const Confirmation = z
       .min(1)
       .max(CONFIRMATION_MESSAGE_MAX_LENGTH)
       .refine((m) => m.includes(CONFIRM_LINK_PLACEHOLDER), { message: `must contain ${CONFIRM_LINK_PLACEHOLDER}` })
+      .superRefine((m, ctx) => {
+        for (const message of confirmationMessageProblems(m)) ctx.addIssue({ code: 'custom', message, params: { code: 'placeholder_not_allowed' } });
+      })
       .optional()
-      .describe(`SMS text with ${CONFIRM_LINK_PLACEHOLDER} (required) and optionally ${FORM_NAME_PLACEHOLDER}. Default: "${DEFAULT_CONFIRMATION_MESSAGE}".`),
+      .describe(
+        `SMS text with ${CONFIRM_LINK_PLACEHOLDER} (required); optionally ${FORM_NAME_PLACEHOLDER}, ${SUBMITTED_FIRST_NAME_PLACEHOLDER} (the first name typed into this submission, left empty unless it is a plain name), {{today}} and the company fields. No other placeholder: the SMS goes to any number typed into the form without a person approving it. Default: "${DEFAULT_CONFIRMATION_MESSAGE}".`,
+      ),
   })
   .describe('The double opt-in confirmation SMS.');
 const WebhookUrl = z
@@ -119,6 +158,14 @@ export const FormSchema = z.object({
   webhook: z.object({ id: z.string(), url: z.string() }).nullable(),
   active: z.boolean(),
   submissions: z.object({ pending: z.number().int(), confirmed: z.number().int() }),
+  confirmationLimitHit: z
+    .object({
+      limit: z.enum(CONFIRMATION_LIMIT_NAMES).describe('The account setting that held it back.'),
+      max: z.number().int().describe('Its value at the time.'),
+      at: z.string().describe('When (the last such submission).'),
+    })
+    .nullable()
+    .describe('A cap on confirmation SMS held back a submission of this form in the last 24 hours; null otherwise.'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -185,6 +232,8 @@ export interface SubmitResult {
   status: 'PENDING' | 'CONFIRMED';
   confirmationSent: boolean;
   doubleOptIn: boolean;
+  /** A cap on confirmation SMS held this one back: the visitor is asked to try again later. */
+  confirmationLimited: boolean;
 }
 
 export interface ConfirmView {

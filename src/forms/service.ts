@@ -26,12 +26,15 @@ import { findForbiddenCharacter } from '../content/characters.js';
 import type { EmitTarget, WebhooksService } from '../webhooks/service.js';
 import { parseSendBody } from '../messaging/prepare.js';
 import { SendSmsRequestSchema } from '../messaging/schemas.js';
+import { placeholderPattern } from '../merge/placeholders.js';
 import {
-  CONFIRM_LINK_PLACEHOLDER,
+  CONFIRMATION_ACCOUNT_PLACEHOLDERS,
+  CONFIRMATION_LIMIT_NAMES,
   CreateFormSchema,
   DEFAULT_CONFIRMATION_MESSAGE,
-  FORM_NAME_PLACEHOLDER,
   ListFormsQuerySchema,
+  describeConfirmationLimit,
+  type ConfirmationLimitName,
   ListSubmissionsQuerySchema,
   SLUG_PATTERN,
   UpdateFormSchema,
@@ -57,6 +60,47 @@ export const CONFIRM_TOKEN_TTL_MS = 7 * 24 * 3_600_000;
  */
 export const CONFIRMATION_RESEND_AFTER_MS = 60 * 60_000;
 const CUSTOM_VALUE_MAX = 500;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** The console shows a form's last cap hit this long. */
+export const CONFIRMATION_LIMIT_HIT_SHOWN_MS = DAY_MS;
+/** {{submitted_first_name}} merges only a plain name: letters and marks, single spaces, hyphens and apostrophes between them. */
+const PLAIN_NAME = /^[\p{L}\p{M}]+(?:[ '’-][\p{L}\p{M}]+)*$/u;
+const PLAIN_NAME_MAX = 40;
+
+/** A cap that held back a confirmation SMS (stored on the form as JSON, `at` in epoch ms). */
+interface LimitHit {
+  limit: ConfirmationLimitName;
+  max: number;
+  at: number;
+}
+
+/**
+ * The text of one confirmation SMS (issue #27). The form's own placeholders are filled in here: {{confirm_link}},
+ * {{form_name}} (braces removed, so a name cannot bring a placeholder along) and {{submitted_first_name}} (the first
+ * name typed into this submission, only when it is a plain name: a link, digits or braces typed as a name would
+ * otherwise reach any number). The account's placeholders (company fields, {{today}}) stay for the send path's
+ * merge. Every other placeholder — only in messages saved before the rule, which refuses them now — is removed, and
+ * removed again until none is left (removing one can join the braces around it into another), so nothing the send
+ * path would fill from the recipient's contact record remains.
+ */
+export function confirmationText(message: string, values: { link: string; formName: string; firstName: string | null }): { text: string; removed: string[] } {
+  const first = values.firstName?.trim() ?? '';
+  const own: Record<string, string> = {
+    confirm_link: values.link,
+    form_name: values.formName.replace(/[{}]/g, ''),
+    submitted_first_name: first.length <= PLAIN_NAME_MAX && PLAIN_NAME.test(first) ? first : '',
+  };
+  const removed: string[] = [];
+  const drop = (whole: string, name: string) => {
+    if (CONFIRMATION_ACCOUNT_PLACEHOLDERS.has(name)) return whole;
+    removed.push(name);
+    return '';
+  };
+  let text = message.replace(placeholderPattern(), (whole: string, name: string) => (Object.hasOwn(own, name) ? own[name]! : drop(whole, name)));
+  for (let next = text.replace(placeholderPattern(), drop); next !== text; next = text.replace(placeholderPattern(), drop)) text = next;
+  return { text, removed };
+}
 /** Shown on the form: control characters cannot be merged into the messages this contact gets. */
 const PRINTABLE_ONLY = 'Please use only ordinary printable characters.';
 
@@ -151,10 +195,19 @@ export class FormsService {
         webhook: r.webhook_id && hookUrl.has(r.webhook_id) ? { id: r.webhook_id, url: hookUrl.get(r.webhook_id)! } : null,
         active: r.active === 1,
         submissions: { pending: n('PENDING'), confirmed: n('CONFIRMED') },
+        confirmationLimitHit: this.recentLimitHit(r),
         createdAt: toIso(r.created_at)!,
         updatedAt: toIso(r.updated_at)!,
       };
     });
+  }
+
+  /** The form's last cap hit, when it is less than a day old (console warning, REST `confirmationLimitHit`). */
+  private recentLimitHit(r: FormsTable): Form['confirmationLimitHit'] {
+    const hit = parseJson<Partial<LimitHit> | null>(r.confirmation_limit_hit, null);
+    if (!hit || typeof hit.at !== 'number' || typeof hit.max !== 'number' || !CONFIRMATION_LIMIT_NAMES.includes(hit.limit as ConfirmationLimitName)) return null;
+    if (hit.at <= this.d.clock.now() - CONFIRMATION_LIMIT_HIT_SHOWN_MS) return null;
+    return { limit: hit.limit!, max: hit.max, at: toIso(hit.at)! };
   }
 
   /** Custom fields and groups must be the account's; labels default to the field names. */
@@ -215,6 +268,7 @@ export class FormsService {
         active: data.active ? 1 : 0,
         created_at: now,
         updated_at: now,
+        confirmation_limit_hit: null,
       };
       await tx.insertInto('forms').values(row).execute();
       return row;
@@ -266,7 +320,8 @@ export class FormsService {
       if (data.consentText !== undefined) next.consent_text = data.consentText;
       if (data.webhookUrl !== undefined) next.webhook_id = data.webhookUrl ? await this.d.webhooks.formEndpoint(tx, accountId, data.webhookUrl) : null;
       if (data.active !== undefined) next.active = data.active ? 1 : 0;
-      const { id: _id, account_id: _acc, created_at: _c, ...patch } = next;
+      // The cap marker is the submissions' to write (a concurrent one may have just set it).
+      const { id: _id, account_id: _acc, created_at: _c, confirmation_limit_hit: _hit, ...patch } = next;
       await tx.updateTable('forms').set(patch).where('id', '=', id).where('account_id', '=', accountId).execute();
       return next;
     });
@@ -419,12 +474,12 @@ export class FormsService {
           .execute();
       }
     }
-    if (form.double_opt_in !== 1) return { submissionId: row.id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false };
-    return { submissionId: row.id, status: 'PENDING', confirmationSent, doubleOptIn: true };
+    if (form.double_opt_in !== 1) return { submissionId: row.id, status: 'CONFIRMED', confirmationSent: false, doubleOptIn: false, confirmationLimited: false };
+    return { submissionId: row.id, status: 'PENDING', confirmationSent, doubleOptIn: true, confirmationLimited: outcome.limited };
   }
 
   /** The submission's transaction (submit); throws a unique violation when an identical one committed meanwhile. */
-  private record(formId: string, e164: string, digits: string, data: SubmissionData): Promise<{ row: FormSubmissionsTable; form: FormsTable; handOver: string | null }> {
+  private record(formId: string, e164: string, digits: string, data: SubmissionData): Promise<{ row: FormSubmissionsTable; form: FormsTable; handOver: string | null; limited: boolean }> {
     return inTransaction(this.d.db, async (tx) => {
       const form = await tx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
       const now = this.d.clock.now();
@@ -439,7 +494,27 @@ export class FormsService {
         .where('submitted_at', '>', now - CONFIRMATION_RESEND_AFTER_MS)
         .orderBy('submitted_at', 'desc')
         .executeTakeFirst();
-      if (same) return { row: same, form, handOver: null };
+      if (same) {
+        // The same data again while the first has no SMS (a cap or a refusal held it back): try its SMS once more,
+        // so a visitor asked to try again later gets the link on the same submission.
+        if (form.double_opt_in !== 1 || same.confirmation_message_id !== null) return { row: same, form, handOver: null, limited: false };
+        const sms = await this.confirmationSms(tx, form, e164, digits, now, data);
+        if (!sms.sent) {
+          // Only while it still has none: a concurrent retry may have sent it meanwhile.
+          await tx.updateTable('form_submissions').set({ confirmation_note: sms.note }).where('id', '=', same.id).where('confirmation_message_id', 'is', null).execute();
+          return { row: same, form, handOver: null, limited: sms.limited };
+        }
+        const sent = {
+          token_hash: sha256Hex(sms.sent.token),
+          token_expires_at: now + CONFIRM_TOKEN_TTL_MS,
+          confirmation_sent: 1,
+          confirmation_message_id: sms.sent.messageId,
+          confirmation_sent_at: now,
+          confirmation_note: null,
+        };
+        await tx.updateTable('form_submissions').set(sent).where('id', '=', same.id).execute();
+        return { row: { ...same, ...sent }, form, handOver: sms.sent.messageId, limited: false };
+      }
       const dedupeKey = sha256Hex(json);
       // An identical pending submission older than the window no longer stands for this one: it gives up the key.
       await tx
@@ -453,7 +528,7 @@ export class FormsService {
         .execute();
       const doubleOptIn = form.double_opt_in === 1;
       const contact = await this.d.contacts.ensureByPhone(tx, form.account_id, e164, doubleOptIn ? `Awaiting opt-in confirmation (form "${form.name}")` : null);
-      const sms = doubleOptIn ? await this.confirmationSms(tx, form, e164, digits, now) : { sent: null, note: 'Single opt-in form: no confirmation needed' };
+      const sms = doubleOptIn ? await this.confirmationSms(tx, form, e164, digits, now, data) : { sent: null, note: 'Single opt-in form: no confirmation needed', limited: false };
       const row: FormSubmissionsTable = {
         id: newId('sub', now),
         account_id: form.account_id,
@@ -467,6 +542,7 @@ export class FormsService {
         token_expires_at: sms.sent ? now + CONFIRM_TOKEN_TTL_MS : null,
         confirmation_sent: sms.sent ? 1 : 0,
         confirmation_message_id: sms.sent?.messageId ?? null,
+        confirmation_sent_at: sms.sent ? now : null,
         confirmation_note: sms.note,
         data_applied: 0,
         submitted_at: now,
@@ -476,15 +552,23 @@ export class FormsService {
       await tx.insertInto('form_submissions').values(row).execute();
       await this.d.webhooks.emit(tx, form.account_id, 'form_submission', this.eventBody(form, row), this.target(form));
       if (!doubleOptIn) await this.confirmSubmission(tx, form, row);
-      return { row, form, handOver: sms.sent?.messageId ?? null };
+      return { row, form, handOver: sms.sent?.messageId ?? null, limited: sms.limited };
     });
   }
 
   /**
    * The confirmation SMS of a double opt-in submission, accepted in the submission's transaction (a savepoint keeps a
-   * refused send from leaving anything behind), or why none is sent: the throttle, no sender, or the send refused.
+   * refused send from leaving anything behind), or why none is sent: the throttle, no sender, a cap (`limited`: the
+   * visitor is asked to try again later), or the send refused.
    */
-  private async confirmationSms(tx: Tx, form: FormsTable, e164: string, digits: string, now: number): Promise<{ sent: { messageId: string; token: string } | null; note: string | null }> {
+  private async confirmationSms(
+    tx: Tx,
+    form: FormsTable,
+    e164: string,
+    digits: string,
+    now: number,
+    data: SubmissionData,
+  ): Promise<{ sent: { messageId: string; token: string } | null; note: string | null; limited: boolean }> {
     // Check, then send: submissions of different data for one number on several instances take turns here, so
     // the second sees the first's SMS and sends none (locks.ts).
     await lockForTransaction(tx, 'formPhone', [`${form.id}|${digits}`]);
@@ -497,12 +581,19 @@ export class FormsService {
       .where('confirmation_sent', '=', 1)
       .where('submitted_at', '>', now - CONFIRMATION_RESEND_AFTER_MS)
       .executeTakeFirst();
-    if (recent) return { sent: null, note: `A confirmation SMS went to this number less than ${CONFIRMATION_RESEND_AFTER_MS / 60_000} minutes ago; its link confirms this submission` };
-    if (!form.sender_id) return { sent: null, note: 'The form has no confirmation sender' };
+    if (recent) return { sent: null, note: `A confirmation SMS went to this number less than ${CONFIRMATION_RESEND_AFTER_MS / 60_000} minutes ago; its link confirms this submission`, limited: false };
+    if (!form.sender_id) return { sent: null, note: 'The form has no confirmation sender', limited: false };
+    const hit = await this.limitHit(tx, form, now);
+    if (hit) {
+      await tx.updateTable('forms').set({ confirmation_limit_hit: JSON.stringify(hit) }).where('id', '=', form.id).execute();
+      this.d.logger.warn({ formId: form.id, accountId: form.account_id, limit: hit.limit, max: hit.max }, 'form confirmation SMS held back by a cap');
+      return { sent: null, note: `Not sent: the limit of ${describeConfirmationLimit(hit.limit, hit.max)} was reached (account settings); the visitor was asked to try again later`, limited: true };
+    }
     // The stored text carries the link masked; its token is derived from the message id (link-tokens.ts) and filled
     // in when the SMS is handed to the carrier.
     const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
-    const text = (form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE).split(FORM_NAME_PLACEHOLDER).join(form.name).split(CONFIRM_LINK_PLACEHOLDER).join(link);
+    const { text, removed } = confirmationText(form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE, { link, formName: form.name, firstName: data.firstName });
+    if (removed.length > 0) this.d.logger.warn({ formId: form.id, removed }, 'form confirmation message saved before issue #27 uses placeholders a form may not; they were left empty');
     await sql`savepoint form_confirmation_sms`.execute(tx);
     try {
       const sent = await this.d.send.sendSms(
@@ -512,14 +603,42 @@ export class FormsService {
         { source: 'FORM', tx },
       );
       await sql`release savepoint form_confirmation_sms`.execute(tx);
-      return { sent: { messageId: sent.messageId, token: this.d.links.token('optin', sent.messageId) }, note: null };
+      return { sent: { messageId: sent.messageId, token: this.d.links.token('optin', sent.messageId) }, note: null, limited: false };
     } catch (err) {
       // A refusal of the send (no credits, opted out, …) is recorded on the submission, not shown to the visitor.
       if (!isAppError(err)) throw err;
       await sql`rollback to savepoint form_confirmation_sms`.execute(tx);
       this.d.logger.info({ formId: form.id, code: err.code }, 'form confirmation SMS refused');
-      return { sent: null, note: `The confirmation SMS was refused: ${err.message}` };
+      return { sent: null, note: `The confirmation SMS was refused: ${err.message}`, limited: false };
     }
+  }
+
+  /**
+   * The first cap on confirmation SMS this one would pass (account settings: per form and per account, per rolling
+   * hour and day), or null. Counted in the database, in the submission's transaction, under a per-account lock
+   * held to its end: submissions on several instances take turns, so the counts hold in total.
+   */
+  private async limitHit(tx: Tx, form: FormsTable, now: number): Promise<LimitHit | null> {
+    await lockForTransaction(tx, 'formConfirmationCaps', [form.account_id]);
+    const limits = (await this.d.accounts.get(form.account_id, tx)).formConfirmationLimits;
+    const count = async (column: 'form_id' | 'account_id', id: string) => {
+      const r = await tx
+        .selectFrom('form_submissions')
+        .select([sql<number | string>`count(*)`.as('day'), sql<number | string | null>`sum(case when confirmation_sent_at > ${now - HOUR_MS} then 1 else 0 end)`.as('hour')])
+        .where(column, '=', id)
+        .where('confirmation_sent_at', 'is not', null)
+        .where('confirmation_sent_at', '>', now - DAY_MS)
+        .executeTakeFirstOrThrow();
+      return { hour: Number(r.hour ?? 0), day: Number(r.day) };
+    };
+    const hit = (limit: ConfirmationLimitName): LimitHit => ({ limit, max: limits[limit], at: now });
+    const perForm = await count('form_id', form.id);
+    if (perForm.hour >= limits.perFormPerHour) return hit('perFormPerHour');
+    if (perForm.day >= limits.perFormPerDay) return hit('perFormPerDay');
+    const perAccount = await count('account_id', form.account_id);
+    if (perAccount.hour >= limits.perAccountPerHour) return hit('perAccountPerHour');
+    if (perAccount.day >= limits.perAccountPerDay) return hit('perAccountPerDay');
+    return null;
   }
 
   private async byToken(token: string): Promise<{ sub: FormSubmissionsTable; form: FormsTable; accountName: string } | null> {

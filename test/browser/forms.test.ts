@@ -207,6 +207,25 @@ describe('console: webhooks and forms', () => {
     expect(closed.status).toBe(404);
   });
 
+  it('a cap on confirmation SMS: the visitor is asked to try again later, the console warns on the form (issue #27)', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { formConfirmationLimits: { perFormPerHour: 0 } });
+    const capped = await t.api('POST', '/api/v1/forms', { name: 'Capped news', fields: { firstName: 'optional', email: 'off' }, confirmation: { sendernameId: t.account.senders.sms } });
+    expect(capped.status).toBe(201);
+    await page.goto(`${t.url}/f/${capped.body.data.slug}`);
+    await page.fill('input[name=phone]', '+49 151 2345 6791');
+    await page.click('#optin-submit');
+    await expect.poll(() => page.textContent('main')).toContain('We cannot send more confirmation messages right now. Please try again later.');
+    expect(await page.inputValue('input[name=phone]')).toBe('+49 151 2345 6791');
+    await screenshot(page, 'forms-7-capped');
+
+    await page.goto(`${t.url}/console/forms`);
+    await expect.poll(() => page.textContent(`tr[data-form-id="${capped.body.data.id}"] .confirmation-limit-warning`)).toContain('0 confirmation SMS per hour per form');
+    await page.click(`tr[data-form-id="${capped.body.data.id}"] a`);
+    await expect.poll(() => page.textContent('.confirmation-limit-warning')).toContain('Visitors were asked to try again later');
+    await screenshot(page, 'forms-8-capped-console');
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { formConfirmationLimits: { perFormPerHour: 30 } });
+  });
+
   it('raised no console errors or CSP violations', () => {
     expect(problems).toEqual([]);
   });

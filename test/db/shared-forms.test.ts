@@ -70,6 +70,40 @@ describePostgres('opt-in form submissions across two instances on one PostgreSQL
     expect(await confirmationSms(me)).toBe(1);
   });
 
+  // Issue #27: the caps on confirmation SMS are counted in the database under a per-account lock, so submissions
+  // racing on two instances cannot both pass the last free place. (Eight posts from one address stay under the
+  // per-address limit of 10.)
+  it('a form capped at 3 confirmation SMS per hour: eight different numbers at the same moment on both instances → exactly 3 SMS', async () => {
+    const acc = await a.createAccount();
+    await a.ctx.services.accounts.updateSettings(acc.accountId, { formConfirmationLimits: { perFormPerHour: 3 } });
+    const r = await a.api('POST', '/api/v1/forms', { name: 'Across capped', fields: { firstName: 'optional' }, confirmation: { sendernameId: acc.senders.sms } }, { key: acc.apiKey });
+    expect(r.status).toBe(201);
+    const res = await submitAcross(r.body.data.slug, Array.from({ length: 8 }, () => ({ phone: phone(), firstName: 'Ada' })));
+    expect(res.map((x) => x.status).sort()).toEqual([...Array(3).fill(303), ...Array(5).fill(429)]);
+    expect(res.filter((x) => x.status === 429).every((x) => x.text.includes('We cannot send more confirmation messages right now'))).toBe(true);
+    const subs = await submissions(r.body.data.id);
+    expect(subs).toHaveLength(8);
+    expect(subs.filter((s) => s.confirmation_sent === 1)).toHaveLength(3);
+    const sent = await a.ctx.db.selectFrom('messages').select('id').where('account_id', '=', acc.accountId).where('source', '=', 'FORM').execute();
+    expect(sent).toHaveLength(3);
+  });
+
+  it('an account capped at 4 per hour: two forms, eight numbers at the same moment on both instances → exactly 4 SMS', async () => {
+    const acc = await a.createAccount();
+    await a.ctx.services.accounts.updateSettings(acc.accountId, { formConfirmationLimits: { perAccountPerHour: 4 } });
+    const slugs: string[] = [];
+    for (const name of ['Account cap one', 'Account cap two']) {
+      const r = await a.api('POST', '/api/v1/forms', { name, fields: { firstName: 'optional' }, confirmation: { sendernameId: acc.senders.sms } }, { key: acc.apiKey });
+      expect(r.status).toBe(201);
+      slugs.push(r.body.data.slug);
+    }
+    const res = (await Promise.all(slugs.map((slug) => submitAcross(slug, Array.from({ length: 4 }, () => ({ phone: phone() })))))).flat();
+    expect(res.filter((x) => x.status === 303)).toHaveLength(4);
+    expect(res.filter((x) => x.status === 429)).toHaveLength(4);
+    const sent = await a.ctx.db.selectFrom('messages').select('id').where('account_id', '=', acc.accountId).where('source', '=', 'FORM').execute();
+    expect(sent).toHaveLength(4);
+  });
+
   it('the unique key refuses a second pending row with the same data, and allows it once the first is not pending', async () => {
     const f = await doubleOptInForm('Key');
     const [sub] = await submitAcross(f.slug, [{ phone: phone(), firstName: 'Lin' }]);

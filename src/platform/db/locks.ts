@@ -20,6 +20,11 @@ export const LOCK_SPACES = {
   inboundMessage: 19_005,
   /** SMPP: the key of a concatenated incoming message, around storing a part and counting its siblings. */
   smppMoParts: 19_006,
+  /**
+   * Opt-in forms: `<account>`, around counting the account's confirmation SMS against its caps and sending one
+   * (issue #27; numbered after the issue so parallel branches adding 19_007 do not collide).
+   */
+  formConfirmationCaps: 27_001,
 } as const;
 
 export type LockSpace = keyof typeof LOCK_SPACES;

@@ -16,6 +16,11 @@ export interface AccountsTable {
   company_profile: string;
   active: number;
   created_at: number;
+  /** Caps on opt-in forms' confirmation SMS (migration 025; defaults 30, 200, 100, 1000): per form per hour and day, per account per hour and day. */
+  form_confirmations_form_hour: ColumnType<number, number | undefined, number>;
+  form_confirmations_form_day: ColumnType<number, number | undefined, number>;
+  form_confirmations_account_hour: ColumnType<number, number | undefined, number>;
+  form_confirmations_account_day: ColumnType<number, number | undefined, number>;
 }
 
 export interface PricesTable {

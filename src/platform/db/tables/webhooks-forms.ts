@@ -133,6 +133,8 @@ export interface FormsTable {
   active: number;
   created_at: number;
   updated_at: number;
+  /** JSON {limit, max, at} of the last submission whose confirmation SMS a cap held back (migration 025); null: none. */
+  confirmation_limit_hit: string | null;
 }
 
 export type SubmissionStatus = 'PENDING' | 'CONFIRMED';
@@ -155,6 +157,8 @@ export interface FormSubmissionsTable {
   token_expires_at: number | null;
   confirmation_sent: number;
   confirmation_message_id: string | null;
+  /** When the confirmation SMS was accepted (migration 025); null when none was. The caps count these. */
+  confirmation_sent_at: number | null;
   /** Why no confirmation SMS was sent (throttled, refused by the send path). */
   confirmation_note: string | null;
   data_applied: number;

@@ -41,7 +41,30 @@ describe('revealed targets', () => {
     });
     expect(html).toContain('“Shop” · 1.5, 2.25');
     expect(html).toContain('“Party” · 2030-02-01 18:00 UTC → 2030-02-01 20:00 UTC');
-    expect(html.match(/data-testid="action-target"/g)).toHaveLength(2);
+    // The reply chip says what its tap sends, and where (issue #27).
+    expect(html).toContain('Tapping sends the recipient's phone number and name and “y” to this account's webhooks');
+    expect(html.match(/data-testid="action-target"/g)).toHaveLength(3);
+  });
+
+  it('a postback or reply webhookUrl is shown with its host and what the tap sends there', () => {
+    const html = render('richCard', {
+      title: 'Win',
+      cardActions: [{ type: 'postback', text: 'Claim', postbackData: 'claim', webhookUrl: 'https://collect.attacker.example/hook' }],
+      suggestions: [{ reply: { text: 'Yes', postbackData: 'yes', webhookUrl: 'https://other.example/r' } }],
+    });
+    expect(html).toContain('Tapping sends the recipient's phone number and name and “claim” to collect.attacker.example (https://collect.attacker.example/hook)');
+    expect(html).toContain('and “yes” to other.example (https://other.example/r)');
+    expect(html).not.toMatch(/<a /);
+  });
+
+  it('a look-alike host is shown with the host it really goes to; hidden characters are made visible', () => {
+    const html = render('text', {
+      text: 'Your file \u202Eexe.nacs',
+      suggestions: [{ action: { type: 'openUrl', text: 'Log in', openUrlAction: { url: 'https://\u0430pple.com/login' } } }],
+    });
+    expect(html).toContain('https://\u0430pple.com/login — really goes to xn--pple-43d.com');
+    expect(html).toContain('Your file ⟦U+202E⟧exe.nacs');
+    expect(render('text', { text: 'Your file \u202Eexe.nacs' }, false)).toContain('Your file \u202Eexe.nacs');
   });
 
   it('prints nothing extra without reveal (virtual phone, sandbox)', () => {

@@ -4,6 +4,7 @@ import { ALL_PERMISSIONS } from '../../../src/platform/permissions.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WebClient } from '../../helpers/web-client.js';
 import { decideOnSharePage } from './helpers.js';
+import { body, mcpClient } from '../../mcp/helpers.js';
 
 /**
  * The approver sees every merged value (issue #27): an assistant key may write contacts, so what it
@@ -107,6 +108,26 @@ describe('every merged value of a batch preview', () => {
     // Paging reaches the last values.
     const second = await web.get(`${path}?page=2`);
     expect(second.status).toBe(200);
+  });
+});
+
+describe('the MCP door', () => {
+  it('rcs_preview lists the values and flags a look-alike link and a reversed file name in the merged values', async () => {
+    const phones = await contacts(4, (i) => (i === 2 ? 'Visit \u0430pple.com/login' : i === 3 ? 'file \u202Eexe.nacs' : `Kim${i}`));
+    const c = await mcpClient(t.url, assistantKey);
+    try {
+      const r = await c.callTool({ name: 'rcs_preview', arguments: { phoneNumbers: phones, messageType: 'text', content: { text: 'Hi {{contact_first_name}}' }, sendernameId: t.account.senders.rcs } });
+      expect(r.isError).not.toBe(true);
+      const p = body(r);
+      const values = p.mergeValues.fields[0].values as { value: string; risks: string[] }[];
+      expect(values[0]).toMatchObject({ value: 'file ⟦U+202E⟧exe.nacs', risks: ['bidi_control'] });
+      expect(values[1]!.risks).toEqual(['contains_link', 'mixed_scripts', 'unusual_length']);
+      const messages = (p.warnings as { code: string; message: string }[]).filter((w) => w.code === 'risky_merge_value').map((w) => w.message);
+      expect(messages.join('\n')).toContain('xn--pple-43d.com (shown as \u0430pple.com)');
+      expect(messages.join('\n')).toContain('⟦U+202E⟧');
+    } finally {
+      await c.close();
+    }
   });
 });
 

@@ -72,6 +72,8 @@ const SCRIPT_RES = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] a
 
 /** The script of one letter, or 'Other' for a letter of a script not listed. */
 function scriptOf(ch: string): string {
+  // Most letters of most values: skip the script tables.
+  if (ch <= 'z') return 'Latin';
   for (const [name, re] of SCRIPT_RES) if (re.test(ch)) return name;
   return 'Other';
 }
@@ -85,6 +87,7 @@ export function scriptsOf(word: string): Set<string> {
 
 /** True when a word's letters come from scripts a reader would not expect together. */
 export function mixesScripts(word: string): boolean {
+  if (/^[ -~]*$/.test(word)) return false;
   const scripts = scriptsOf(word);
   if (scripts.size <= 1) return false;
   return !HIGHLY_RESTRICTIVE.some((allowed) => [...scripts].every((s) => allowed.includes(s)));

@@ -7,6 +7,29 @@ import { PreviewResultSchema, type PreviewResult, type RcsPayload, type SmsPaylo
 import type { PreviewsService } from './service.js';
 import { isRecord } from '../platform/guards.js';
 import { isEmptyBody, kindOfBody, waitsForPerson } from './policy.js';
+import { queryValues, recipientsWith } from './merge-report.js';
+import { pagePagination, pageQueryFields, type PagedList } from '../platform/pagination.js';
+
+export const MergeValuesQuerySchema = z.strictObject({
+  field: z.string().max(200).optional().describe('Only this merge field (e.g. contact_first_name).'),
+  q: z.string().max(200).optional().describe('Values containing this text (case-insensitive).'),
+  flagged: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === '1')
+    .describe('Only flagged values.'),
+  ...pageQueryFields({ defaultLimit: 50, maxLimit: 200 }),
+});
+export type MergeValuesQuery = z.infer<typeof MergeValuesQuerySchema>;
+
+export const MergeValueItemSchema = z.object({
+  field: z.string(),
+  value: z.string().describe('The merged value; text-direction and invisible characters shown as ⟦U+202E⟧.'),
+  recipients: z.number().int().describe('How many recipients get this value.'),
+  risks: z.array(z.object({ code: z.string(), message: z.string() })).describe('Why it is flagged (empty: not flagged).'),
+  firstRecipients: z.array(z.string()).describe('The first 20 recipients that get it (+E.164).'),
+});
+export type MergeValueItem = z.infer<typeof MergeValueItemSchema>;
 
 type Kind = PreviewsTable['kind'];
 
@@ -40,6 +63,22 @@ export class RestPreviewFlow {
     const input = this.bodyOf(kind, body);
     const result = kind === 'sms' ? await this.d.previews.createSms(principal, input as SmsPayload) : await this.d.previews.createRcs(principal, this.rcsInput(kind, input));
     return this.view(result, principal);
+  }
+
+  /** Every distinct merged value of a preview, riskiest first, paged and filtered (the share page's list). */
+  async mergeValues(principal: Principal, id: string, q: MergeValuesQuery): Promise<PagedList<MergeValueItem>> {
+    const row = await this.d.previews.get(principal.accountId, id);
+    const report = this.d.previews.mergeReport(row);
+    if (!report) return { data: [], pagination: pagePagination(q.page, q.limit, 0) };
+    const { rows, matched } = queryValues(report, { field: q.field, q: q.q, flaggedOnly: q.flagged, offset: (q.page - 1) * q.limit, limit: q.limit });
+    const fields = report.fields.map((f) => f.name);
+    return {
+      data: rows.map((r) => {
+        const phones = recipientsWith(report, fields.indexOf(r.field), r.index);
+        return { field: r.field, value: r.shown, recipients: r.count, risks: r.risks, firstRecipients: phones.slice(0, 20) };
+      }),
+      pagination: pagePagination(q.page, q.limit, matched),
+    };
   }
 
   async get(principal: Principal, id: string): Promise<RestPreview> {

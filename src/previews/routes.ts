@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { PreviewsService } from './service.js';
 import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
-import { dataResponseSchema, ok } from '../platform/pagination.js';
-import { RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
+import { dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
+import { MergeValueItemSchema, MergeValuesQuerySchema, RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
 
 const TAGS = ['Previews'];
 const IdParams = z.object({ id: z.string() });
@@ -75,6 +75,20 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
       params: IdParams,
       responses: { 200: { description: 'The preview', schema: Preview }, 400: { description: 'Malformed id' }, ...notFound },
       handler: async ({ principal, params }) => ok(await flow.get(principal, params.id)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/previews/:id/merge-values',
+      operationId: 'listPreviewMergeValues',
+      summary: 'Every distinct merged value of a preview, riskiest first',
+      description:
+        'Per merge field, each value the preview fills in, how many recipients get it, why it is flagged (a link, a phone number, an e-mail address, mixed scripts, text-direction or invisible characters, unusual length, written by an assistant credential) and the first recipients. The preview result carries the first 10 values per field; this lists them all.',
+      tags: TAGS,
+      auth: 'messages:read',
+      params: IdParams,
+      query: MergeValuesQuerySchema,
+      responses: { 200: { description: 'A page of values', schema: pageListSchema(MergeValueItemSchema) }, 400: { description: 'Malformed id or query' }, ...notFound },
+      handler: async ({ principal, params, query }) => flow.mergeValues(principal, params.id, query),
     }),
     defineRoute({
       method: 'post',

@@ -6,6 +6,10 @@ import { unstorableTextError } from '../db/sql-errors.js';
 
 /** Maps what body-parser throws (broken JSON, oversize, wrong charset) onto our codes. */
 function fromParserError(err: unknown): AppError | null {
+  // The router decodes path parameters; a malformed percent-escape (`/u/%FF`, `%ZZ`) is the caller's mistake.
+  if (err instanceof URIError) {
+    return new AppError('VALIDATION_ERROR', 'The URL holds a malformed percent-escape', { details: [{ path: 'url', code: 'invalid_escape', message: 'Percent-escapes must be % followed by two hex digits and decode to UTF-8' }] });
+  }
   if (typeof err !== 'object' || err === null || !('type' in err)) return null;
   const type = (err).type;
   switch (type) {

@@ -66,6 +66,23 @@ describe('every merged value of a batch preview', () => {
     expect(warning.message).toContain(phones[11]);
     expect(warning.message).toContain('phone number');
     expect(warning.message).toContain('written by key "Assistant" less than a minute before this preview');
+
+    // Every value through REST, paged; flagged only; another tenant and bad queries are refused.
+    const all = await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?limit=5`, undefined, { key: assistantKey });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body.pagination).toEqual({ page: 1, limit: 5, total: 12, totalPages: 3 });
+    expect(all.body.data[0]).toMatchObject({ field: 'contact_first_name', value: BAD, recipients: 1, firstRecipients: [phones[11]] });
+    const last = await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?limit=5&page=3`, undefined, { key: assistantKey });
+    expect(last.body.data).toHaveLength(2);
+    const flagged = await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?flagged=true`, undefined, { key: assistantKey });
+    expect(flagged.body.data.map((v: { value: string }) => v.value)).toEqual([BAD]);
+    const found = await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?q=person7`, undefined, { key: assistantKey });
+    expect(found.body.data.map((v: { value: string }) => v.value)).toEqual(['Person7']);
+    expect((await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?limit=201`, undefined, { key: assistantKey })).status).toBe(400);
+    expect((await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values?flagged=maybe`, undefined, { key: assistantKey })).status).toBe(400);
+    const other = await t.createAccount();
+    expect((await t.api('GET', `/api/rcs/previews/${p.preview_id}/merge-values`, undefined, { key: other.apiKey })).status).toBe(404);
+    expect((await t.api('GET', '/api/rcs/previews/prv_%ZZ/merge-values', undefined, { key: assistantKey })).status).toBe(400);
   });
 
   it('a value an assistant wrote is flagged even when it looks harmless; a person rewriting it clears the flag', async () => {

@@ -42,7 +42,7 @@ describe('revealed targets', () => {
     expect(html).toContain('“Shop” · 1.5, 2.25');
     expect(html).toContain('“Party” · 2030-02-01 18:00 UTC → 2030-02-01 20:00 UTC');
     // The reply chip says what its tap sends, and where (issue #27).
-    expect(html).toContain('Tapping sends the recipient's phone number and name and “y” to this account's webhooks');
+    expect(html).toContain("Tapping sends the recipient's phone number and name and “y” to this account's webhooks");
     expect(html.match(/data-testid="action-target"/g)).toHaveLength(3);
   });
 
@@ -52,7 +52,7 @@ describe('revealed targets', () => {
       cardActions: [{ type: 'postback', text: 'Claim', postbackData: 'claim', webhookUrl: 'https://collect.attacker.example/hook' }],
       suggestions: [{ reply: { text: 'Yes', postbackData: 'yes', webhookUrl: 'https://other.example/r' } }],
     });
-    expect(html).toContain('Tapping sends the recipient's phone number and name and “claim” to collect.attacker.example (https://collect.attacker.example/hook)');
+    expect(html).toContain("Tapping sends the recipient's phone number and name and “claim” to collect.attacker.example (https://collect.attacker.example/hook)");
     expect(html).toContain('and “yes” to other.example (https://other.example/r)');
     expect(html).not.toMatch(/<a /);
   });

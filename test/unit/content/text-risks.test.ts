@@ -63,7 +63,7 @@ describe('links as they resolve', () => {
     expect(urlHasHiddenCharacters('https://x.example/\u202Eexe.nacs')).toBe(true);
     const r = validateContent('text', { text: 'x', suggestions: [{ action: { type: 'openUrl', text: 'Open', openUrlAction: { url: 'https://x.example/\u202Eexe.nacs' } } }] });
     expect(r.errors.map((e) => [e.path, e.code])).toEqual([['content.suggestions[0].action.openUrlAction.url', 'invalid_character']]);
-    const media = validateContent('image', { url: 'https://x.example/a\u200b.jpg' } as never);
+    const media = validateContent('image', { url: 'https://x.example/a\u200b.jpg' });
     expect(media.errors.map((e) => e.code)).toContain('invalid_character');
   });
 

@@ -116,13 +116,13 @@ export function MergeValuesCard(p: MergeValuesProps) {
             <tbody>
               {p.rows.map((r) => (
                 <tr class={r.risks.length > 0 ? 'flagged-row' : undefined} data-testid="merge-row">
-                  <td>
+                  <td class="merge-field">
                     <code>{r.field}</code>
                   </td>
                   <td class="merge-value" dir="ltr">
                     {r.shown === '' ? <span class="muted">(empty)</span> : <bdi>{r.shown}</bdi>}
                   </td>
-                  <td>
+                  <td class="merge-count">
                     <a href={href(p.query, { v: r.index, field: r.field, rp: undefined })}>{plural(r.count, 'recipient')}</a>
                     {r.recipients.length > 0 ? (
                       <span class="small">
@@ -137,7 +137,7 @@ export function MergeValuesCard(p: MergeValuesProps) {
                       </span>
                     ) : null}
                   </td>
-                  <td>
+                  <td class="merge-risks">
                     {r.risks.length === 0 ? (
                       <span class="muted">—</span>
                     ) : (

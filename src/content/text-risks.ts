@@ -59,7 +59,10 @@ const INVISIBLE_ALL = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064
 const PICTO = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\ufe0f/u;
 
 const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"]+|(?<![@\p{L}\p{N}._-])(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:com|net|org|info|biz|io|co|me|app|dev|ly|to|gl|xyz|top|site|online|link|click|shop|store|page|live|[a-z]{2})(?![\p{L}\p{N}@-])(?:\/[^\s]*)?/giu;
-const EMAIL_IN_TEXT = /[^\s@<>()"]+@[^\s@<>()"]+\.[\p{L}]{2,}/u;
+// Bounded parts: an unbounded run before "@" makes the search quadratic on long text without one.
+const EMAIL_IN_TEXT = /[^\s@<>()"]{1,64}@[^\s@<>()"]{1,255}\.[\p{L}]{2,63}/u;
+/** Text beyond this many characters is not inspected (every field's limit is far below it). */
+const INSPECT_MAX = 8192;
 const PHONE_IN_TEXT = /(?:\+|\b)\d(?:[\s().\-/]{0,2}\d){6,}/u;
 
 const HIGHLY_RESTRICTIVE: readonly (readonly string[])[] = [
@@ -143,8 +146,9 @@ const quote = (s: string, max = 80) => {
 };
 
 /** Links in free text (scheme, www., or a host with a common TLD), e-mail addresses excluded. */
-export function linksIn(s: string): string[] {
-  const withoutEmails = s.replace(/[^\s@<>()"]+@[^\s@<>()"]+/gu, ' ');
+export function linksIn(text: string): string[] {
+  const s = text.length > INSPECT_MAX ? text.slice(0, INSPECT_MAX) : text;
+  const withoutEmails = s.includes('@') ? s.replace(/[^\s@<>()"]{1,64}@[^\s@<>()"]{1,255}/gu, ' ') : s;
   return [...withoutEmails.matchAll(URL_IN_TEXT)].map((m) => m[0]);
 }
 
@@ -157,7 +161,8 @@ export interface TextRiskOptions {
  * The risks of one piece of text (a merged value, a literal string of the content). Length and
  * authorship depend on the other values and on who wrote them; the caller adds those.
  */
-export function textRisks(s: string, opts: TextRiskOptions = {}): TextRisk[] {
+export function textRisks(text: string, opts: TextRiskOptions = {}): TextRisk[] {
+  const s = text.length > INSPECT_MAX ? text.slice(0, INSPECT_MAX) : text;
   const out: TextRisk[] = [];
   const bidi = bidiControls(s);
   if (bidi.length) out.push({ code: 'bidi_control', message: `holds a text-direction control (${bidi.join(', ')}) that changes the order a reader sees: ${quote(s)}` });

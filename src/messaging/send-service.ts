@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
-import { contentSummary, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
+import { contentSummary, correctStopKeywords, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import type { ContactDirectory } from '../contacts/directory.js';
 import type { MergeContext } from '../merge/index.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
@@ -269,7 +269,8 @@ export class SendService {
       }
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
+      // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
+      const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
       const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
@@ -371,7 +372,8 @@ export class SendService {
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
+      // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
+      const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
       const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,

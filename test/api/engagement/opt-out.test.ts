@@ -114,6 +114,59 @@ describe('STOP and the sender’s keyword', () => {
   });
 });
 
+describe('unsubscribe chips are corrected to the sender’s trigger (spec §2.3, issue #28)', () => {
+  const halt = { text: 'News', suggestions: [{ reply: { text: 'More', postbackData: 'more' } }, { action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] };
+  const warning = {
+    path: 'content.suggestions[1].action.unsubscribeAction.stopKeyword',
+    code: 'stop_keyword_corrected',
+    message: "The unsubscribe chip sends HALT, but this sender's opt-out word is STOP: corrected to STOP.",
+  };
+  const chipKeyword = (content: any) => content.suggestions[1].action.unsubscribeAction.stopKeyword;
+
+  it('a REST preview (one recipient or a batch) warns and stores the corrected keyword: what is approved is what is sent', async () => {
+    for (const [route, extra] of [['send', { phoneNumber: num(740) }], ['send-batch', { phoneNumbers: [num(741), num(742)] }]] as const) {
+      const r = await t.api('POST', `/api/rcs/previews/${route}`, { messageType: 'text', content: halt, sendernameId: t.account.senders.rcs, ...extra });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.data.warnings).toContainEqual(warning);
+      const row = await t.ctx.db.selectFrom('previews').select('payload').where('id', '=', r.body.data.preview_id).executeTakeFirstOrThrow();
+      expect(chipKeyword(JSON.parse(row.payload).content)).toBe('STOP');
+    }
+  });
+
+  it('a sender with its own trigger: the chip (even one without a keyword) sends that word', async () => {
+    const kw = (await t.ctx.services.senders.create(t.account.accountId, { name: 'Halt Agent', type: 'RCS', status: 'APPROVED', stopKeyword: 'ABMELDEN' })).id;
+    const r = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: num(743), messageType: 'text', content: { text: 'Hi', suggestions: [{ action: { type: 'unsubscribe', text: 'Abmelden' } }] }, sendernameId: kw });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data.warnings).toContainEqual({ path: 'content.suggestions[0].action.unsubscribeAction.stopKeyword', code: 'stop_keyword_corrected', message: "The unsubscribe chip sends STOP, but this sender's opt-out word is ABMELDEN: corrected to ABMELDEN." });
+    const ok = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: num(743), messageType: 'text', content: { text: 'Hi', suggestions: [{ action: { type: 'unsubscribe', text: 'Stop', unsubscribeAction: { stopKeyword: 'stop' } } }] }, sendernameId: t.account.senders.rcs });
+    expect(ok.body.data.warnings.filter((w: { code: string }) => w.code === 'stop_keyword_corrected')).toEqual([]);
+  });
+
+  it('a direct send of a HALT chip: a tap on the virtual phone opts out; the next send is refused CONTACT_OPTED_OUT', async () => {
+    const H = num(745);
+    const r = await t.api('POST', '/api/rcs/send', text(H, { content: halt }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const msg = await t.ctx.db.selectFrom('messages').select('content').where('id', '=', r.body.messageRecordId).executeTakeFirstOrThrow();
+    expect(chipKeyword(JSON.parse(msg.content!))).toBe('STOP');
+    const phone = t.ctx.services.virtualPhone!;
+    const view = await phone.view(t.account.accountId, H);
+    const item = view.threads[0]!.items.find((i) => i.kind === 'out')! as { simId: string };
+    clock.advance(1_000);
+    await phone.tap(t.account.accountId, H, item.simId, 's:1');
+    const refused = await t.api('POST', '/api/rcs/send', text(H));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('CONTACT_OPTED_OUT');
+    expect(await contact(H)).toMatchObject({ disabled: true });
+  });
+
+  it('a batch with a HALT chip carries the corrected keyword to every recipient', async () => {
+    const r = await t.api('POST', '/api/rcs/send-batch', { phoneNumbers: [num(746), num(747)], messageType: 'text', content: halt, sendernameId: t.account.senders.rcs });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const rows = await t.ctx.db.selectFrom('messages').select('content').where('job_id', '=', r.body.jobId).execute();
+    expect(rows.map((m) => chipKeyword(JSON.parse(m.content!)))).toEqual(['STOP', 'STOP']);
+  });
+});
+
 describe('the unsubscribe link /u/<token>', () => {
   const L = num(730);
   let token: string;

@@ -114,6 +114,77 @@ describe('STOP and the sender’s keyword', () => {
   });
 });
 
+describe('opt-out words of every language, short stop sentences, START and HELP (issue #28)', () => {
+  let n = 800;
+  const fresh = async () => {
+    const p = num(n++);
+    expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    clock.advance(1_000);
+    return p;
+  };
+  const optedOut = async (p: string) => (await t.api('POST', '/api/rcs/send', text(p))).body?.error?.code === 'CONTACT_OPTED_OUT';
+
+  it('each language’s words and the US set opt out, as a person writes them', async () => {
+    for (const w of ['stop all', 'Quit', 'END', 'Revoke', 'opt-out', 'Cancel', 'unsubscribe', 'Stopp', 'Abmelden', 'Arrêt', 'désinscrire', 'Baja', 'cancelar', 'Annulla', 'disiscrivi', 'Afmelden', 'afmeld', 'avsluta', 'Avslutt', 'lopeta', 'Rezygnuj', 'sair']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, w);
+      expect(await optedOut(p), w).toBe(true);
+    }
+  });
+
+  it('short sentences that clearly ask to stop opt out', async () => {
+    for (const s of ['please stop texting me', 'Stop bitte', 'stop please', 'unsubscribe me', 'arrêtez svp']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, s);
+      expect(await optedOut(p), s).toBe(true);
+      expect(await contact(p)).toMatchObject({ disabled: true });
+    }
+  });
+
+  it('long messages and negative examples do not opt out', async () => {
+    for (const s of ["don't stop", 'stop by tomorrow at 5', 'Please do not stop, I love these offers', 'Can you stop by the office on Monday to talk about the contract?', 'I would like to cancel my order from last week, please call me']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, s);
+      expect(await optedOut(p), s).toBe(false);
+    }
+  });
+
+  it('START (and its equivalents) after STOP re-subscribes', async () => {
+    for (const w of ['START', 'Anmelden', 'unstop']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, 'STOP');
+      expect(await optedOut(p)).toBe(true);
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, w);
+      expect(await optedOut(p), w).toBe(false);
+    }
+  });
+
+  it('HELP (and its equivalents) is answered with the company’s details through the same sender, free, in the log', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Company', company_phone: '+49 30 1234567', company_email: 'help@example.com', company_website: 'https://example.com' } });
+    const before = await credits();
+    for (const w of ['HELP', 'Hilfe', 'aide']) {
+      const p = await fresh();
+      const spent = await credits();
+      await t.reply(p, t.account.senders.rcs, w);
+      const out = await t.ctx.db.selectFrom('messages').selectAll().where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'help-reply').execute();
+      expect(out, w).toHaveLength(1);
+      expect(out[0]).toMatchObject({
+        text: 'Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe.',
+        sendername_id: t.account.senders.rcs,
+        source: 'SYSTEM',
+        credits_cost_milli: 0,
+      });
+      expect(['SENT', 'DELIVERED', 'READ']).toContain(out[0]!.status);
+      expect(await credits()).toBeCloseTo(spent, 6);
+      expect(await optedOut(p)).toBe(false);
+    }
+    expect(before).toBeGreaterThan(0);
+    const log = await t.api('GET', `/api/messages/log?direction=OUTBOUND&phoneNumber=${encodeURIComponent(num(n - 1))}`);
+    expect(log.body.messages.some((m: { content: unknown }) => JSON.stringify(m.content).includes('Demo Company'))).toBe(true);
+  });
+});
+
 describe('unsubscribe chips are corrected to the sender’s trigger (spec §2.3, issue #28)', () => {
   const halt = { text: 'News', suggestions: [{ reply: { text: 'More', postbackData: 'more' } }, { action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] };
   const warning = {

@@ -17,6 +17,7 @@ import { contactName } from './interactions-service.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
 import type { SystemText } from '../messaging/send-service.js';
 import { classifyConsent } from './consent-words.js';
+import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
 
 /** A reply is attributed to our latest message to the number from that sender within this time. */
 export const REPLY_ATTRIBUTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -144,13 +145,20 @@ export class InboundService implements InboundHandler {
       // sentences that clearly ask to stop; START and the like; HELP and the like.
       const intent = classifyConsent(text, sender.stop_keyword);
       if (intent?.kind === 'opt_out') {
-        await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword: intent.word, senderId: sender.id, messageId: row.id, at: e.at });
+        const out = await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword: intent.word, senderId: sender.id, messageId: row.id, at: e.at });
+        // One confirmation per opt-out: not when the number was already out (a repeated STOP), not when the account turned it off.
+        if (!out.alreadyOptedOut && this.d.replies) {
+          const account = await this.company(tx, accountId);
+          if (account.opt_out_confirmation === 1) {
+            const body = (account.opt_out_confirmation_text ?? OPT_OUT_CONFIRMATION_DEFAULT).replace(/\{\{\s*company_name\s*\}\}/g, account.companyName);
+            replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'opt-out-confirmation', at: e.at }));
+          }
+        }
       } else if (intent?.kind === 'opt_in') {
         await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, at: e.at });
       } else if (intent?.kind === 'help' && this.d.replies) {
-        const account = await tx.selectFrom('accounts').select(['name', 'company_profile']).where('id', '=', accountId).executeTakeFirstOrThrow();
-        const profile = parseJson<Record<string, string | undefined>>(account.company_profile, {});
-        const body = helpText(profile.company_name?.trim() || account.name, profile, sender.stop_keyword);
+        const account = await this.company(tx, accountId);
+        const body = helpText(account.companyName, account.profile, sender.stop_keyword);
         replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'help-reply', at: e.at }));
       }
 
@@ -216,6 +224,13 @@ export class InboundService implements InboundHandler {
       await this.d.conversations.noteUserActivity(tx, msg.account_id, msg.sendername_id, msg.phone, e.at);
       return row;
     });
+  }
+
+  /** The account's company details and opt-out confirmation setting (company_name, else the account's name). */
+  private async company(tx: Tx, accountId: string) {
+    const a = await tx.selectFrom('accounts').select(['name', 'company_profile', 'opt_out_confirmation', 'opt_out_confirmation_text']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const profile = parseJson<Record<string, string | undefined>>(a.company_profile, {});
+    return { ...a, opt_out_confirmation: Number(a.opt_out_confirmation), profile, companyName: profile.company_name?.trim() || a.name };
   }
 
   private async record(tx: Tx, row: InteractionsTable, contact: EngagementContact): Promise<void> {

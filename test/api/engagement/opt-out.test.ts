@@ -185,6 +185,82 @@ describe('opt-out words of every language, short stop sentences, START and HELP 
   });
 });
 
+describe('one confirmation per opt-out (issue #28)', () => {
+  const confirmations = async (p: string) =>
+    t.ctx.db.selectFrom('messages').selectAll().where('account_id', '=', t.account.accountId).where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'opt-out-confirmation').execute();
+
+  it('three STOPs: one confirmation, through the same sender, free, in the log; START then STOP confirms again', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Company' } });
+    const p = num(900);
+    expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    const spent = await credits();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, 'STOP');
+    }
+    const sent = await confirmations(p);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ text: 'You are unsubscribed from Demo Company, no more messages. Reply START to resubscribe.', sendername_id: t.account.senders.rcs, source: 'SYSTEM', credits_cost_milli: 0 });
+    expect(['SENT', 'DELIVERED', 'READ']).toContain(sent[0]!.status);
+    expect(await credits()).toBeCloseTo(spent, 6);
+    const log = await t.api('GET', `/api/messages/log?direction=OUTBOUND&phoneNumber=${encodeURIComponent(p)}`);
+    expect(log.body.messages.filter((m: { content: unknown }) => JSON.stringify(m.content).includes('You are unsubscribed'))).toHaveLength(1);
+    // Still opted out: the confirmation is exempt from the check, other sends are not.
+    expect((await t.api('POST', '/api/rcs/send', text(p))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    clock.advance(1_000);
+    await t.reply(p, t.account.senders.rcs, 'START');
+    clock.advance(1_000);
+    await t.reply(p, t.account.senders.rcs, 'stop please');
+    expect(await confirmations(p)).toHaveLength(2);
+  });
+
+  it('the text is the account’s own when set, and none is sent when the account turned it off', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmationText: 'Abgemeldet bei {{company_name}}. START für neue Nachrichten.' });
+    try {
+      const p = num(901);
+      expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, 'Stopp');
+      expect((await confirmations(p)).map((m) => m.text)).toEqual(['Abgemeldet bei Demo Company. START für neue Nachrichten.']);
+      await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmation: false });
+      const q = num(902);
+      expect((await t.api('POST', '/api/rcs/send', text(q))).status).toBe(200);
+      clock.advance(1_000);
+      await t.reply(q, t.account.senders.rcs, 'STOP');
+      expect((await t.api('POST', '/api/rcs/send', text(q))).body.error.code).toBe('CONTACT_OPTED_OUT');
+      expect(await confirmations(q)).toHaveLength(0);
+    } finally {
+      await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmation: true, optOutConfirmationText: null });
+    }
+  });
+
+  it('is edited on the console’s settings page: on by default, the text, off', async () => {
+    const acc = await t.createAccount();
+    const c = new WebClient(t.url);
+    expect((await c.login(acc.email, acc.password, acc.totpSecret, '/console/settings', clock.now())).status).toBe(303);
+    const page = await c.get('/console/settings');
+    expect(page.text).toMatch(/name="optOutConfirmation"[^>]*checked/);
+    expect(page.text).toContain('You are unsubscribed from {{company_name}}, no more messages. Reply START to resubscribe.');
+    const base = { csrf: WebClient.hidden(page.text, 'csrf'), name: 'Opt Co', timezone: 'UTC', approvalRequired: 'on', unsubscribeUrl: '', formPerFormPerHour: '30', formPerFormPerDay: '200', formPerAccountPerHour: '100', formPerAccountPerDay: '1000' };
+    expect((await c.post('/console/settings', { ...base, optOutConfirmation: 'on', optOutConfirmationText: 'Bye from {{company_name}}.' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(acc.accountId)).toMatchObject({ optOutConfirmation: true, optOutConfirmationText: 'Bye from {{company_name}}.' });
+    expect((await c.get('/console/settings')).text).toContain('>Bye from {{company_name}}.</textarea>');
+    expect((await c.post('/console/settings', { ...base, optOutConfirmationText: '' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(acc.accountId)).toMatchObject({ optOutConfirmation: false, optOutConfirmationText: null });
+  });
+
+  it('a tap on an unsubscribe chip is confirmed too', async () => {
+    const p = num(903);
+    const r = await t.api('POST', '/api/rcs/send', text(p, { content: { text: 'News', suggestions: [{ action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] } }));
+    expect(r.status).toBe(200);
+    const phone = t.ctx.services.virtualPhone!;
+    const item = (await phone.view(t.account.accountId, p)).threads[0]!.items.find((i) => i.kind === 'out')! as { simId: string };
+    clock.advance(1_000);
+    await phone.tap(t.account.accountId, p, item.simId, 's:0');
+    expect(await confirmations(p)).toHaveLength(1);
+  });
+});
+
 describe('unsubscribe chips are corrected to the sender’s trigger (spec §2.3, issue #28)', () => {
   const halt = { text: 'News', suggestions: [{ reply: { text: 'More', postbackData: 'more' } }, { action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] };
   const warning = {

@@ -164,7 +164,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const engagementEvents = new EngagementEventHub();
   // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
   const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count);
-  const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents });
+  const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
   const status = new StatusService(db, clock, messageEvents, logger);
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
   const webhooks = new WebhooksService({ db, sealer, clock, config, logger });

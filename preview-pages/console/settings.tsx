@@ -1,5 +1,5 @@
 import { PostForm } from '../layout.js';
-import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, type CompanyField, type FormConfirmationLimitName } from '../../src/accounts/schemas.js';
+import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, OPT_OUT_CONFIRMATION_DEFAULT, OPT_OUT_CONFIRMATION_MAX, type CompanyField, type FormConfirmationLimitName } from '../../src/accounts/schemas.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 
 export interface SettingsForm {
@@ -10,6 +10,9 @@ export interface SettingsForm {
   companyProfile: Partial<Record<CompanyField, string>>;
   /** As typed (text), so a refused value is shown again. */
   formConfirmationLimits: Record<FormConfirmationLimitName, string>;
+  optOutConfirmation: boolean;
+  /** Empty: the default text. */
+  optOutConfirmationText: string;
 }
 
 /** The name of a limit's input: formPerFormPerHour, … */
@@ -119,6 +122,26 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
               </label>
             ))}
           </div>
+        </section>
+
+        <section class="card">
+          <h2>Opt-out confirmation</h2>
+          <p class="muted small">
+            When a person opts out by replying a stop word (STOP, the sender's keyword, or the equivalent words of twelve
+            languages) or by tapping an unsubscribe chip, one message confirms it, through the same sender. It is sent once,
+            not again when the person repeats STOP, and it is free. {'{{company_name}}'} is replaced by the company name.
+          </p>
+          <label class="check">
+            <input type="checkbox" name="optOutConfirmation" value="on" checked={form.optOutConfirmation} />
+            <span>
+              <strong>Confirm opt-outs</strong> — send one confirmation message when a number opts out.
+            </span>
+          </label>
+          <label>
+            Confirmation text
+            <textarea name="optOutConfirmationText" maxlength={OPT_OUT_CONFIRMATION_MAX} rows={2} placeholder={OPT_OUT_CONFIRMATION_DEFAULT}>{form.optOutConfirmationText}</textarea>
+            <span class="hint">Leave empty for the default: {OPT_OUT_CONFIRMATION_DEFAULT}</span>
+          </label>
         </section>
 
         <div class="actions">

@@ -30,6 +30,10 @@ export const FormConfirmationLimitsSchema = z.strictObject({
 export type FormConfirmationLimitName = keyof typeof FORM_CONFIRMATION_LIMIT_DEFAULTS;
 export type FormConfirmationLimits = Record<FormConfirmationLimitName, number>;
 
+/** The confirmation of an opt-out by keyword or chip (issue #28), when the account has not written its own. */
+export const OPT_OUT_CONFIRMATION_DEFAULT = 'You are unsubscribed from {{company_name}}, no more messages. Reply START to resubscribe.';
+export const OPT_OUT_CONFIRMATION_MAX = 320;
+
 export const AccountSettingsSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
@@ -39,6 +43,10 @@ export const AccountSettingsSchema = z
     companyProfile: CompanyProfileSchema.optional(),
     /** A partial change keeps the limits it does not name. */
     formConfirmationLimits: FormConfirmationLimitsSchema.optional(),
+    /** Confirm an opt-out by keyword or chip with one message (default on). */
+    optOutConfirmation: z.boolean().optional(),
+    /** The confirmation's text ({{company_name}} is replaced); null or blank: the default text. */
+    optOutConfirmationText: z.string().trim().max(OPT_OUT_CONFIRMATION_MAX).nullable().optional(),
   })
   .strict();
 export type AccountSettingsInput = z.infer<typeof AccountSettingsSchema>;
@@ -52,6 +60,10 @@ export interface Account {
   unsubscribeUrl: string | null;
   companyProfile: CompanyProfile;
   formConfirmationLimits: FormConfirmationLimits;
+  /** Opt-outs by keyword or chip are confirmed with one message. */
+  optOutConfirmation: boolean;
+  /** The account's own confirmation text; null: OPT_OUT_CONFIRMATION_DEFAULT. */
+  optOutConfirmationText: string | null;
   active: boolean;
   createdAt: string;
 }

@@ -37,6 +37,8 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
     perAccountPerHour: Number(row.form_confirmations_account_hour),
     perAccountPerDay: Number(row.form_confirmations_account_day),
   },
+  optOutConfirmation: toBool(row.opt_out_confirmation),
+  optOutConfirmationText: row.opt_out_confirmation_text,
   active: toBool(row.active),
   createdAt: toIso(row.created_at)!,
 });
@@ -70,6 +72,8 @@ export class AccountsService {
       form_confirmations_form_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perFormPerDay,
       form_confirmations_account_hour: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerHour,
       form_confirmations_account_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerDay,
+      opt_out_confirmation: 1,
+      opt_out_confirmation_text: null,
     };
     // The balance starts at 0 and the starting credits are a ledger entry, in the same transaction.
     const write = async (t: DbOrTx) => {
@@ -111,6 +115,8 @@ export class AccountsService {
     if (limits?.perFormPerDay !== undefined) patch.form_confirmations_form_day = limits.perFormPerDay;
     if (limits?.perAccountPerHour !== undefined) patch.form_confirmations_account_hour = limits.perAccountPerHour;
     if (limits?.perAccountPerDay !== undefined) patch.form_confirmations_account_day = limits.perAccountPerDay;
+    if (input.optOutConfirmation !== undefined) patch.opt_out_confirmation = fromBool(input.optOutConfirmation);
+    if (input.optOutConfirmationText !== undefined) patch.opt_out_confirmation_text = input.optOutConfirmationText === null || input.optOutConfirmationText === '' ? null : input.optOutConfirmationText;
     if (Object.keys(patch).length > 0) {
       const res = await this.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw notFound('Account');

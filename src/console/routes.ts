@@ -204,6 +204,8 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       unsubscribeUrl: account.unsubscribeUrl ?? '',
       companyProfile: account.companyProfile,
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.map((k) => [k, String(account.formConfirmationLimits[k])])) as SettingsForm['formConfirmationLimits'],
+      optOutConfirmation: account.optOutConfirmation,
+      optOutConfirmationText: account.optOutConfirmationText ?? '',
     };
     sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
   });
@@ -224,6 +226,8 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       unsubscribeUrl: field(req, 'unsubscribeUrl').trim(),
       companyProfile,
       formConfirmationLimits,
+      optOutConfirmation: field(req, 'optOutConfirmation') === 'on',
+      optOutConfirmationText: field(req, 'optOutConfirmationText').trim(),
     };
     const parsed = AccountSettingsSchema.safeParse({
       name: form.name,
@@ -232,6 +236,8 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       unsubscribeUrl: form.unsubscribeUrl === '' ? null : form.unsubscribeUrl,
       companyProfile,
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.flatMap((k) => (formConfirmationLimits[k] === '' ? [] : [[k, Number(formConfirmationLimits[k])]]))),
+      optOutConfirmation: form.optOutConfirmation,
+      optOutConfirmationText: form.optOutConfirmationText === '' ? null : form.optOutConfirmationText,
     });
     if (!parsed.success) {
       const account = await accounts.get(s.accountId);

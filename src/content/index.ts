@@ -6,6 +6,6 @@ export { validateContent, type ValidateContentOptions } from './check.js';
 export { checkMergedValue, type MergedSlot } from './merged.js';
 export { contentWarnings, smsFactsOf, type WarningInput } from './warnings.js';
 export { contentIssues } from './zod-issues.js';
-export { normalizeContent } from './normalize.js';
+export { correctStopKeywords, normalizeContent } from './normalize.js';
 export { contentSummary } from './summary.js';
 export * from './characters.js';

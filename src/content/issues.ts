@@ -49,6 +49,7 @@ export const CONTENT_WARNING_CODES = [
   'mixed_scripts',
   'idn_host',
   'mixed_script_host',
+  'stop_keyword_corrected',
 ] as const;
 
 export type ContentErrorCode = (typeof CONTENT_ERROR_CODES)[number];

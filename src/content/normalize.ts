@@ -1,5 +1,6 @@
 import { UNSUBSCRIBE_PLACEHOLDER } from '../merge/fields.js';
 import { isUnsubscribePlaceholder } from '../merge/placeholders.js';
+import type { Issue } from './issues.js';
 import type { Action, CardContent, Content, Media, Suggestion } from './schemas.js';
 import {
   ACTION_PAYLOAD_FIELD,
@@ -108,4 +109,32 @@ function normalizeAction(action: Action): Action {
       break;
   }
   return out;
+}
+
+/**
+ * Spec §2.3: an unsubscribe chip's keyword is corrected to the sender's active trigger
+ * (senders.stop_keyword), so the phone sends a word that opts out. Chips without a keyword send the
+ * default (STOP) and are corrected too when the sender's trigger is another word. Returns the
+ * content with the corrected keywords (a copy; the input is not changed) and one
+ * `stop_keyword_corrected` warning per chip corrected. Pure; content that is not a record comes back as is.
+ */
+export function correctStopKeywords(content: Content, trigger: string): { content: Content; warnings: Issue<'stop_keyword_corrected'>[] } {
+  const warnings: Issue<'stop_keyword_corrected'>[] = [];
+  const want = trigger.trim().toUpperCase();
+  if (!isRecord(content) || !Array.isArray(content.suggestions) || want === '') return { content, warnings };
+  let changed = false;
+  const suggestions = content.suggestions.map((chip, i) => {
+    if (!isRecord(chip) || !isRecord(chip.action) || chip.action.type !== 'unsubscribe') return chip;
+    const ua = isRecord(chip.action.unsubscribeAction) ? chip.action.unsubscribeAction : {};
+    const sends = typeof ua.stopKeyword === 'string' ? ua.stopKeyword : DEFAULT_STOP_KEYWORD;
+    if (sends.trim().toUpperCase() === want) return chip;
+    changed = true;
+    warnings.push({
+      path: `content.suggestions[${i}].action.unsubscribeAction.stopKeyword`,
+      code: 'stop_keyword_corrected',
+      message: `The unsubscribe chip sends ${sends}, but this sender's opt-out word is ${want}: corrected to ${want}.`,
+    });
+    return { ...chip, action: { ...chip.action, unsubscribeAction: { ...ua, stopKeyword: want } } };
+  });
+  return { content: changed ? { ...content, suggestions } : content, warnings };
 }

@@ -15,11 +15,9 @@ import { analyzeSms } from '../sms/index.js';
 import type { EngagementContact, EngagementEvents } from './events.js';
 import { contactName } from './interactions-service.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
-
-/** Replies that opt out on every sender, besides the sender's own keyword (senders.stop_keyword). */
-export const OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE'] as const;
-/** Replies with which a person who opted out asks for messages again. */
-export const OPT_IN_KEYWORDS = ['START', 'UNSTOP'] as const;
+import type { SystemText } from '../messaging/send-service.js';
+import { classifyConsent } from './consent-words.js';
+import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
 
 /** A reply is attributed to our latest message to the number from that sender within this time. */
 export const REPLY_ATTRIBUTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -30,19 +28,6 @@ const MAX_INBOUND_TEXT = 8192;
 type InboundEvent = Extract<CarrierEvent, { kind: 'inbound' }>;
 type InteractionEvent = Extract<CarrierEvent, { kind: 'interaction' }>;
 
-/**
- * A keyword reply is the whole message, case-insensitive, ignoring surrounding blanks, quotes and
- * trailing punctuation: "Stop", " STOP! " and "stop." opt out; "please don't stop" does not.
- */
-export function keywordOf(text: string): string {
-  return text
-    .trim()
-    .replace(/^["'“”‘’«»]+|["'“”‘’«»]+$/g, '')
-    .replace(/[\s.!?,;:]+$/u, '')
-    .trim()
-    .toUpperCase();
-}
-
 export interface InboundDeps {
   db: Db;
   clock: Clock;
@@ -50,14 +35,29 @@ export interface InboundDeps {
   conversations: ConversationsService;
   optOuts: OptOutService;
   events: EngagementEvents;
+  /** Automatic answers to keywords (HELP): messaging's SendService.queueSystemText / handOver. Absent: none are sent. */
+  replies?: SystemReplies;
+}
+
+/** Messaging's port for automatic answers (src/messaging/send-service.ts queueSystemText). */
+export interface SystemReplies {
+  queueSystemText(tx: Tx, m: SystemText): Promise<string>;
+  handOver(messageId: string): Promise<unknown>;
+}
+
+/** The account's company details in a HELP answer: "Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe." */
+export function helpText(companyName: string, profile: Record<string, string | undefined>, trigger: string): string {
+  const contacts = [profile.company_phone, profile.company_email, profile.company_website].map((v) => v?.trim()).filter((v): v is string => !!v);
+  return `${companyName}${contacts.length ? `: help at ${contacts.join(', ')}` : ''}. Reply ${trigger} to unsubscribe.`;
 }
 
 /**
  * What people send back (DESIGN §3 inbound/): incoming RCS and SMS messages are recorded in the
  * message log (direction INBOUND, status RECEIVED, source INBOUND); replies to our messages and
  * chip/button taps are recorded as interactions (reply_received / button_click) with the campaign
- * of the message they answer; STOP, STOPALL, UNSUBSCRIBE and the sender's keyword opt the number
- * out; START re-subscribes. Registered with StatusService, so carrier events of kind inbound and
+ * of the message they answer; consent words (consent-words.ts: the sender's keyword, the opt-out
+ * words of the US set and twelve languages, short stop sentences) opt the number out; START and its
+ * equivalents re-subscribe; HELP and its equivalents are answered with the company's details. Registered with StatusService, so carrier events of kind inbound and
  * interaction — from the simulated network's virtual phone or a real network — land here.
  */
 export class InboundService implements InboundHandler {
@@ -75,7 +75,9 @@ export class InboundService implements InboundHandler {
       this.d.logger.warn({ senderId: e.senderId }, 'inbound message from an unreadable number ignored');
       return null;
     }
-    return inTransaction(this.d.db, async (tx) => {
+    // Automatic answers accepted in the transaction, handed to the carrier after its commit.
+    const replies: string[] = [];
+    const recorded = await inTransaction(this.d.db, async (tx) => {
       const sender = await tx.selectFrom('senders').selectAll().where('id', '=', e.senderId).executeTakeFirst();
       if (!sender) {
         this.d.logger.warn({ senderId: e.senderId }, 'inbound message for an unknown sender ignored');
@@ -139,12 +141,25 @@ export class InboundService implements InboundHandler {
       await tx.insertInto('messages').values(row).execute();
       await this.d.events.inboundReceived(tx, row, contact);
 
-      const keyword = keywordOf(text);
-      const stopWords = new Set<string>([...OPT_OUT_KEYWORDS, sender.stop_keyword.toUpperCase()]);
-      if (stopWords.has(keyword)) {
-        await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword, senderId: sender.id, messageId: row.id, at: e.at });
-      } else if ((OPT_IN_KEYWORDS as readonly string[]).includes(keyword)) {
+      // Consent words (src/inbound/consent-words.ts): the sender's trigger, the listed words of every language, short
+      // sentences that clearly ask to stop; START and the like; HELP and the like.
+      const intent = classifyConsent(text, sender.stop_keyword);
+      if (intent?.kind === 'opt_out') {
+        const out = await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword: intent.word, senderId: sender.id, messageId: row.id, at: e.at });
+        // One confirmation per opt-out: not when the number was already out (a repeated STOP), not when the account turned it off.
+        if (!out.alreadyOptedOut && this.d.replies) {
+          const account = await this.company(tx, accountId);
+          if (account.opt_out_confirmation === 1) {
+            const body = (account.opt_out_confirmation_text ?? OPT_OUT_CONFIRMATION_DEFAULT).replace(/\{\{\s*company_name\s*\}\}/g, account.companyName);
+            replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'opt-out-confirmation', at: e.at }));
+          }
+        }
+      } else if (intent?.kind === 'opt_in') {
         await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, at: e.at });
+      } else if (intent?.kind === 'help' && this.d.replies) {
+        const account = await this.company(tx, accountId);
+        const body = helpText(account.companyName, account.profile, sender.stop_keyword);
+        replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'help-reply', at: e.at }));
       }
 
       if (original) {
@@ -172,6 +187,8 @@ export class InboundService implements InboundHandler {
       await this.d.conversations.noteUserActivity(tx, accountId, original?.sendername_id ?? sender.id, n.digits, e.at);
       return row;
     });
+    for (const id of replies) await this.d.replies?.handOver(id);
+    return recorded;
   }
 
   /** A tap on a reply chip, a card postback button or an action of one of our messages. */
@@ -207,6 +224,13 @@ export class InboundService implements InboundHandler {
       await this.d.conversations.noteUserActivity(tx, msg.account_id, msg.sendername_id, msg.phone, e.at);
       return row;
     });
+  }
+
+  /** The account's company details and opt-out confirmation setting (company_name, else the account's name). */
+  private async company(tx: Tx, accountId: string) {
+    const a = await tx.selectFrom('accounts').select(['name', 'company_profile', 'opt_out_confirmation', 'opt_out_confirmation_text']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const profile = parseJson<Record<string, string | undefined>>(a.company_profile, {});
+    return { ...a, opt_out_confirmation: Number(a.opt_out_confirmation), profile, companyName: profile.company_name?.trim() || a.name };
   }
 
   private async record(tx: Tx, row: InteractionsTable, contact: EngagementContact): Promise<void> {

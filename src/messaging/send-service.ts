@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { AccountsService, PriceList } from '../accounts/service.js';
 import type { Account } from '../accounts/schemas.js';
-import { contentSummary, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
+import { contentSummary, correctStopKeywords, findForbiddenIn, forbiddenCharacterMessage, INVALID_CHARACTER_CODE, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import type { ContactDirectory } from '../contacts/directory.js';
 import type { MergeContext } from '../merge/index.js';
 import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
@@ -32,8 +32,25 @@ import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';
 
-/** FORM: a form's double opt-in confirmation SMS (src/forms). */
-export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM';
+/**
+ * FORM: a form's double opt-in confirmation SMS (src/forms). SYSTEM: an automatic answer to a keyword (HELP's company
+ * details, an opt-out's confirmation; src/inbound), free and exempt from the opt-out check (queueSystemText).
+ */
+export type MessageSource = 'API_MESSAGE' | 'DIRECT_MESSAGE' | 'MCP' | 'FORM' | 'SYSTEM';
+
+/** An automatic answer to a person's keyword, from the sender the keyword was sent to (queueSystemText). */
+export interface SystemText {
+  accountId: string;
+  sender: SendersTable;
+  /** Digits with country code. */
+  phone: string;
+  country: string;
+  contactId: string | null;
+  text: string;
+  /** Kept as the log's campaign name, so the answers can be told apart: 'help-reply', 'opt-out-confirmation'. */
+  kind: 'help-reply' | 'opt-out-confirmation';
+  at: number;
+}
 
 export interface SendOptions {
   source?: MessageSource;
@@ -269,7 +286,8 @@ export class SendService {
       }
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
+      // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
+      const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
       const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
@@ -288,6 +306,57 @@ export class SendService {
     if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
     return this.immediateRcsResult(outcome.row);
+  }
+
+  /**
+   * An automatic answer to a keyword (HELP, an opt-out's confirmation), accepted in the caller's transaction and
+   * handed over with handOver(id) after its commit. Not a send of the account: it is not merged, not checked against
+   * the opt-out list (a confirmation goes to a number that has just opted out — carriers' STOP confirmations work the
+   * same way) and not charged (credits_cost_milli 0, no ledger entry; docs/decisions.md "Consent words"). It is a real
+   * outgoing message of the log (source SYSTEM), through the same sender, the same dispatcher and its budget.
+   */
+  async queueSystemText(tx: Tx, m: SystemText): Promise<string> {
+    const sms = m.sender.type === 'SMS' ? analyzeSms(m.text) : null;
+    const row: MessagesTable = {
+      id: newId('msg', m.at),
+      account_id: m.accountId,
+      job_id: null,
+      type: m.sender.type === 'SMS' ? 'SMS' : 'RCS',
+      status: 'SENDING',
+      direction: 'OUTBOUND',
+      source: 'SYSTEM',
+      phone: m.phone,
+      country: m.country,
+      contact_id: m.contactId,
+      sendername_id: m.sender.id,
+      message_type: sms ? null : 'text',
+      content: sms ? null : JSON.stringify({ text: m.text }),
+      text: m.text,
+      sms_fallback: null,
+      fallback_text: null,
+      campaign_name: m.kind,
+      credits_cost_milli: 0,
+      sms_segments: sms?.segments ?? null,
+      sms_encoding: sms?.encoding ?? null,
+      method: null,
+      fallback_used: 0,
+      fallback_reason: null,
+      error: null,
+      carrier_message_id: null,
+      created_at: m.at,
+      scheduled_at: null,
+      sent_at: null,
+      delivered_at: null,
+      read_at: null,
+      failed_at: null,
+      pending: 1,
+      due_at: this.d.clock.now(),
+      lease_until: null,
+      attempts: 0,
+      time_zone: null,
+    };
+    await tx.insertInto('messages').values(row).execute();
+    return row.id;
   }
 
   /** The caller's transaction when it gave one (opts.tx), else one of its own. */
@@ -371,7 +440,8 @@ export class SendService {
       }
       const start = schedule ? schedule.epochMs : c.now;
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
-      const payload = { messageType: body.messageType, content: normalizeContent(body.messageType, body.content) };
+      // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
+      const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
       const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
-import { contentWarnings, type Content, type MessageType } from '../content/index.js';
+import { contentWarnings, correctStopKeywords, type Content, type MessageType } from '../content/index.js';
 import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
@@ -35,7 +35,10 @@ const SEND_TOOL: Record<Kind, PreviewResult['send_with']> = { rcs: 'rcs_send', r
 const PREVIEW_TOOL: Record<Kind, string> = { rcs: 'rcs_preview', rcs_batch: 'rcs_preview', sms: 'sms_preview' };
 
 /** An RCS preview payload as parsed at the door, by kind. */
-export type ExpandedRcs = { kind: 'rcs'; payload: SendMessageRequest } | { kind: 'rcs_batch'; payload: SendBatchRequest };
+export type ExpandedRcs = ({ kind: 'rcs'; payload: SendMessageRequest } | { kind: 'rcs_batch'; payload: SendBatchRequest }) & {
+  /** `stop_keyword_corrected` warnings: unsubscribe chips whose keyword was set to the sender's trigger (spec §2.3). */
+  corrections: ErrorDetail[];
+};
 
 /** What sending a preview of each kind returns. */
 export interface PreviewSendResults {
@@ -100,8 +103,16 @@ export class PreviewsService {
     void _c;
     // The door of previewed sends: parsed once here (defaults applied, so "skipDisabled omitted"
     // and "skipDisabled: true" are the same payload); the dry run and the send trust the result.
-    if (single) return { kind: 'rcs', payload: parseSendBody(SendMessageRequestSchema, { ...rest, phoneNumber, messageType, content }) };
-    return { kind: 'rcs_batch', payload: parseSendBody(SendBatchRequestSchema, { ...rest, phoneNumbers, messageType, content }) };
+    const expanded = single
+      ? { kind: 'rcs' as const, payload: parseSendBody(SendMessageRequestSchema, { ...rest, phoneNumber, messageType, content }) }
+      : { kind: 'rcs_batch' as const, payload: parseSendBody(SendBatchRequestSchema, { ...rest, phoneNumbers, messageType, content }) };
+    // Spec §2.3: the stored payload carries the keyword the phone will send — what the person approves is what is sent.
+    // An unknown sender is left to the dry run, which refuses it with its own error.
+    const sender = await this.d.db.selectFrom('senders').select('stop_keyword').where('account_id', '=', accountId).where('id', '=', expanded.payload.sendernameId).executeTakeFirst();
+    if (!sender) return { ...expanded, corrections: [] };
+    const corrected = correctStopKeywords(expanded.payload.content, sender.stop_keyword);
+    expanded.payload.content = corrected.content;
+    return { ...expanded, corrections: corrected.warnings };
   }
 
   expandSms(input: SmsPayload): SendSmsRequest {
@@ -112,7 +123,7 @@ export class PreviewsService {
     const expanded = await this.expandRcs(principal.accountId, input);
     const estimate = expanded.kind === 'rcs' ? await this.d.send.send(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' });
     const { messageType, content, smsFallback } = expanded.payload;
-    const warnings = contentWarnings({ messageType, content, smsFallback });
+    const warnings = [...expanded.corrections, ...contentWarnings({ messageType, content, smsFallback })];
     return this.store(principal, expanded.kind, expanded.payload, estimate, warnings, false);
   }
 

@@ -241,3 +241,24 @@ describe('the endpoint', () => {
     expect(JSON.stringify(r.body)).not.toMatch(/\.ts:\d+/);
   });
 });
+
+describe('unsubscribe chips (spec §2.3, issue #28)', () => {
+  it('rcs_preview corrects a chip’s stopKeyword to the sender’s trigger, says so, and stores what will be sent; the same payload echoed sends it', async () => {
+    const content = { text: 'News', suggestions: [{ action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] };
+    const payload = { phoneNumber: '+4915112340077', messageType: 'text', content, sendernameId: t.account.senders.rcs };
+    const p = await call(c, 'rcs_preview', payload);
+    expect(p.isError).toBe(false);
+    expect(p.body.warnings).toContainEqual({
+      path: 'content.suggestions[0].action.unsubscribeAction.stopKeyword',
+      code: 'stop_keyword_corrected',
+      message: "The unsubscribe chip sends HALT, but this sender's opt-out word is STOP: corrected to STOP.",
+    });
+    const row = await t.ctx.db.selectFrom('previews').select('payload').where('id', '=', p.body.preview_id).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.payload).content.suggestions[0].action.unsubscribeAction.stopKeyword).toBe('STOP');
+    await decide(t.account, p.body.share_url);
+    const sent = await call(c, 'rcs_send', { preview_id: p.body.preview_id, payload });
+    expect(sent.isError, JSON.stringify(sent.body)).toBe(false);
+    const msg = await t.ctx.db.selectFrom('messages').select('content').where('id', '=', sent.body.messageRecordId).executeTakeFirstOrThrow();
+    expect(JSON.parse(msg.content!).suggestions[0].action.unsubscribeAction.stopKeyword).toBe('STOP');
+  });
+});

@@ -114,6 +114,206 @@ describe('STOP and the sender’s keyword', () => {
   });
 });
 
+describe('opt-out words of every language, short stop sentences, START and HELP (issue #28)', () => {
+  let n = 800;
+  const fresh = async () => {
+    const p = num(n++);
+    expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    clock.advance(1_000);
+    return p;
+  };
+  const optedOut = async (p: string) => (await t.api('POST', '/api/rcs/send', text(p))).body?.error?.code === 'CONTACT_OPTED_OUT';
+
+  it('each language’s words and the US set opt out, as a person writes them', async () => {
+    for (const w of ['stop all', 'Quit', 'END', 'Revoke', 'opt-out', 'Cancel', 'unsubscribe', 'Stopp', 'Abmelden', 'Arrêt', 'désinscrire', 'Baja', 'cancelar', 'Annulla', 'disiscrivi', 'Afmelden', 'afmeld', 'avsluta', 'Avslutt', 'lopeta', 'Rezygnuj', 'sair']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, w);
+      expect(await optedOut(p), w).toBe(true);
+    }
+  });
+
+  it('short sentences that clearly ask to stop opt out', async () => {
+    for (const s of ['please stop texting me', 'Stop bitte', 'stop please', 'unsubscribe me', 'arrêtez svp']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, s);
+      expect(await optedOut(p), s).toBe(true);
+      expect(await contact(p)).toMatchObject({ disabled: true });
+    }
+  });
+
+  it('long messages and negative examples do not opt out', async () => {
+    for (const s of ["don't stop", 'stop by tomorrow at 5', 'Please do not stop, I love these offers', 'Can you stop by the office on Monday to talk about the contract?', 'I would like to cancel my order from last week, please call me']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, s);
+      expect(await optedOut(p), s).toBe(false);
+    }
+  });
+
+  it('START (and its equivalents) after STOP re-subscribes', async () => {
+    for (const w of ['START', 'Anmelden', 'unstop']) {
+      const p = await fresh();
+      await t.reply(p, t.account.senders.rcs, 'STOP');
+      expect(await optedOut(p)).toBe(true);
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, w);
+      expect(await optedOut(p), w).toBe(false);
+    }
+  });
+
+  it('HELP (and its equivalents) is answered with the company’s details through the same sender, free, in the log', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Company', company_phone: '+49 30 1234567', company_email: 'help@example.com', company_website: 'https://example.com' } });
+    const before = await credits();
+    for (const w of ['HELP', 'Hilfe', 'aide']) {
+      const p = await fresh();
+      const spent = await credits();
+      await t.reply(p, t.account.senders.rcs, w);
+      const out = await t.ctx.db.selectFrom('messages').selectAll().where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'help-reply').execute();
+      expect(out, w).toHaveLength(1);
+      expect(out[0]).toMatchObject({
+        text: 'Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe.',
+        sendername_id: t.account.senders.rcs,
+        source: 'SYSTEM',
+        credits_cost_milli: 0,
+      });
+      expect(['SENT', 'DELIVERED', 'READ']).toContain(out[0]!.status);
+      expect(await credits()).toBeCloseTo(spent, 6);
+      expect(await optedOut(p)).toBe(false);
+    }
+    expect(before).toBeGreaterThan(0);
+    const log = await t.api('GET', `/api/messages/log?direction=OUTBOUND&phoneNumber=${encodeURIComponent(num(n - 1))}`);
+    expect(log.body.messages.some((m: { content: unknown }) => JSON.stringify(m.content).includes('Demo Company'))).toBe(true);
+  });
+});
+
+describe('one confirmation per opt-out (issue #28)', () => {
+  const confirmations = async (p: string) =>
+    t.ctx.db.selectFrom('messages').selectAll().where('account_id', '=', t.account.accountId).where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'opt-out-confirmation').execute();
+
+  it('three STOPs: one confirmation, through the same sender, free, in the log; START then STOP confirms again', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Company' } });
+    const p = num(900);
+    expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    const spent = await credits();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, 'STOP');
+    }
+    const sent = await confirmations(p);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ text: 'You are unsubscribed from Demo Company, no more messages. Reply START to resubscribe.', sendername_id: t.account.senders.rcs, source: 'SYSTEM', credits_cost_milli: 0 });
+    expect(['SENT', 'DELIVERED', 'READ']).toContain(sent[0]!.status);
+    expect(await credits()).toBeCloseTo(spent, 6);
+    const log = await t.api('GET', `/api/messages/log?direction=OUTBOUND&phoneNumber=${encodeURIComponent(p)}`);
+    expect(log.body.messages.filter((m: { content: unknown }) => JSON.stringify(m.content).includes('You are unsubscribed'))).toHaveLength(1);
+    // Still opted out: the confirmation is exempt from the check, other sends are not.
+    expect((await t.api('POST', '/api/rcs/send', text(p))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    clock.advance(1_000);
+    await t.reply(p, t.account.senders.rcs, 'START');
+    clock.advance(1_000);
+    await t.reply(p, t.account.senders.rcs, 'stop please');
+    expect(await confirmations(p)).toHaveLength(2);
+  });
+
+  it('the text is the account’s own when set, and none is sent when the account turned it off', async () => {
+    await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmationText: 'Abgemeldet bei {{company_name}}. START für neue Nachrichten.' });
+    try {
+      const p = num(901);
+      expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+      clock.advance(1_000);
+      await t.reply(p, t.account.senders.rcs, 'Stopp');
+      expect((await confirmations(p)).map((m) => m.text)).toEqual(['Abgemeldet bei Demo Company. START für neue Nachrichten.']);
+      await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmation: false });
+      const q = num(902);
+      expect((await t.api('POST', '/api/rcs/send', text(q))).status).toBe(200);
+      clock.advance(1_000);
+      await t.reply(q, t.account.senders.rcs, 'STOP');
+      expect((await t.api('POST', '/api/rcs/send', text(q))).body.error.code).toBe('CONTACT_OPTED_OUT');
+      expect(await confirmations(q)).toHaveLength(0);
+    } finally {
+      await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmation: true, optOutConfirmationText: null });
+    }
+  });
+
+  it('is edited on the console’s settings page: on by default, the text, off', async () => {
+    const acc = await t.createAccount();
+    const c = new WebClient(t.url);
+    expect((await c.login(acc.email, acc.password, acc.totpSecret, '/console/settings', clock.now())).status).toBe(303);
+    const page = await c.get('/console/settings');
+    expect(page.text).toMatch(/name="optOutConfirmation"[^>]*checked/);
+    expect(page.text).toContain('You are unsubscribed from {{company_name}}, no more messages. Reply START to resubscribe.');
+    const base = { csrf: WebClient.hidden(page.text, 'csrf'), name: 'Opt Co', timezone: 'UTC', approvalRequired: 'on', unsubscribeUrl: '', formPerFormPerHour: '30', formPerFormPerDay: '200', formPerAccountPerHour: '100', formPerAccountPerDay: '1000' };
+    expect((await c.post('/console/settings', { ...base, optOutConfirmation: 'on', optOutConfirmationText: 'Bye from {{company_name}}.' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(acc.accountId)).toMatchObject({ optOutConfirmation: true, optOutConfirmationText: 'Bye from {{company_name}}.' });
+    expect((await c.get('/console/settings')).text).toContain('>Bye from {{company_name}}.</textarea>');
+    expect((await c.post('/console/settings', { ...base, optOutConfirmationText: '' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(acc.accountId)).toMatchObject({ optOutConfirmation: false, optOutConfirmationText: null });
+  });
+
+  it('a tap on an unsubscribe chip is confirmed too', async () => {
+    const p = num(903);
+    const r = await t.api('POST', '/api/rcs/send', text(p, { content: { text: 'News', suggestions: [{ action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] } }));
+    expect(r.status).toBe(200);
+    const phone = t.ctx.services.virtualPhone!;
+    const item = (await phone.view(t.account.accountId, p)).threads[0]!.items.find((i) => i.kind === 'out')! as { simId: string };
+    clock.advance(1_000);
+    await phone.tap(t.account.accountId, p, item.simId, 's:0');
+    expect(await confirmations(p)).toHaveLength(1);
+  });
+});
+
+describe('unsubscribe chips are corrected to the sender’s trigger (spec §2.3, issue #28)', () => {
+  const halt = { text: 'News', suggestions: [{ reply: { text: 'More', postbackData: 'more' } }, { action: { type: 'unsubscribe', text: 'Unsubscribe', unsubscribeAction: { stopKeyword: 'HALT' } } }] };
+  const warning = {
+    path: 'content.suggestions[1].action.unsubscribeAction.stopKeyword',
+    code: 'stop_keyword_corrected',
+    message: "The unsubscribe chip sends HALT, but this sender's opt-out word is STOP: corrected to STOP.",
+  };
+  const chipKeyword = (content: any) => content.suggestions[1].action.unsubscribeAction.stopKeyword;
+
+  it('a REST preview (one recipient or a batch) warns and stores the corrected keyword: what is approved is what is sent', async () => {
+    for (const [route, extra] of [['send', { phoneNumber: num(740) }], ['send-batch', { phoneNumbers: [num(741), num(742)] }]] as const) {
+      const r = await t.api('POST', `/api/rcs/previews/${route}`, { messageType: 'text', content: halt, sendernameId: t.account.senders.rcs, ...extra });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.data.warnings).toContainEqual(warning);
+      const row = await t.ctx.db.selectFrom('previews').select('payload').where('id', '=', r.body.data.preview_id).executeTakeFirstOrThrow();
+      expect(chipKeyword(JSON.parse(row.payload).content)).toBe('STOP');
+    }
+  });
+
+  it('a sender with its own trigger: the chip (even one without a keyword) sends that word', async () => {
+    const kw = (await t.ctx.services.senders.create(t.account.accountId, { name: 'Halt Agent', type: 'RCS', status: 'APPROVED', stopKeyword: 'ABMELDEN' })).id;
+    const r = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: num(743), messageType: 'text', content: { text: 'Hi', suggestions: [{ action: { type: 'unsubscribe', text: 'Abmelden' } }] }, sendernameId: kw });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data.warnings).toContainEqual({ path: 'content.suggestions[0].action.unsubscribeAction.stopKeyword', code: 'stop_keyword_corrected', message: "The unsubscribe chip sends STOP, but this sender's opt-out word is ABMELDEN: corrected to ABMELDEN." });
+    const ok = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: num(743), messageType: 'text', content: { text: 'Hi', suggestions: [{ action: { type: 'unsubscribe', text: 'Stop', unsubscribeAction: { stopKeyword: 'stop' } } }] }, sendernameId: t.account.senders.rcs });
+    expect(ok.body.data.warnings.filter((w: { code: string }) => w.code === 'stop_keyword_corrected')).toEqual([]);
+  });
+
+  it('a direct send of a HALT chip: a tap on the virtual phone opts out; the next send is refused CONTACT_OPTED_OUT', async () => {
+    const H = num(745);
+    const r = await t.api('POST', '/api/rcs/send', text(H, { content: halt }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const msg = await t.ctx.db.selectFrom('messages').select('content').where('id', '=', r.body.messageRecordId).executeTakeFirstOrThrow();
+    expect(chipKeyword(JSON.parse(msg.content!))).toBe('STOP');
+    const phone = t.ctx.services.virtualPhone!;
+    const view = await phone.view(t.account.accountId, H);
+    const item = view.threads[0]!.items.find((i) => i.kind === 'out')! as { simId: string };
+    clock.advance(1_000);
+    await phone.tap(t.account.accountId, H, item.simId, 's:1');
+    const refused = await t.api('POST', '/api/rcs/send', text(H));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('CONTACT_OPTED_OUT');
+    expect(await contact(H)).toMatchObject({ disabled: true });
+  });
+
+  it('a batch with a HALT chip carries the corrected keyword to every recipient', async () => {
+    const r = await t.api('POST', '/api/rcs/send-batch', { phoneNumbers: [num(746), num(747)], messageType: 'text', content: halt, sendernameId: t.account.senders.rcs });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const rows = await t.ctx.db.selectFrom('messages').select('content').where('job_id', '=', r.body.jobId).execute();
+    expect(rows.map((m) => chipKeyword(JSON.parse(m.content!)))).toEqual(['STOP', 'STOP']);
+  });
+});
+
 describe('the unsubscribe link /u/<token>', () => {
   const L = num(730);
   let token: string;

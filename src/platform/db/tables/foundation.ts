@@ -21,6 +21,10 @@ export interface AccountsTable {
   form_confirmations_form_day: ColumnType<number, number | undefined, number>;
   form_confirmations_account_hour: ColumnType<number, number | undefined, number>;
   form_confirmations_account_day: ColumnType<number, number | undefined, number>;
+  /** Confirm an opt-out by keyword or chip with one message (migration 027; 0/1, default 1). */
+  opt_out_confirmation: ColumnType<number, number | undefined, number>;
+  /** The confirmation's text, {{company_name}} replaced; null: the default text (migration 027). */
+  opt_out_confirmation_text: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PricesTable {

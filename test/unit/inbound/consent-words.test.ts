@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { classifyConsent, CONSENT_LANGUAGES, FILLER_WORDS, foldText, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, SENTENCE_MAX_WORDS } from '../../../src/inbound/consent-words.js';
+
+const kind = (text: string, trigger: string | null = 'STOP') => classifyConsent(text, trigger)?.kind ?? null;
+
+describe('consent words (issue #28)', () => {
+  it('folds case, accents, punctuation, quotes and blanks', () => {
+    expect(foldText('  “Arrêt!” ')).toBe('ARRET');
+    expect(foldText('opt-out.')).toBe('OPT OUT');
+    expect(foldText("Don't stop")).toBe('DONT STOP');
+    expect(foldText('Hjælp')).toBe('HJAELP');
+    expect(foldText('HJÄLP')).toBe('HJALP');
+    expect(foldText('Proszę')).toBe('PROSZE');
+    expect(foldText('Straße')).toBe('STRASSE');
+  });
+
+  it('the US set opts out, each as the whole message, whatever the case and punctuation', () => {
+    for (const w of ['STOP', 'stopall', 'Quit', 'END', 'revoke', 'opt out', 'Opt-Out', 'OPTOUT', 'cancel', 'Unsubscribe', ' Stop. ', 'STOP!!!', '"stop"', 'stop all']) {
+      expect(kind(w), w).toBe('opt_out');
+    }
+  });
+
+  it('each language’s opt-out words opt out (accents folded), as written by a person', () => {
+    const written = [
+      'Stopp', 'ABMELDEN', 'abbestellen', 'Ende', 'aufhören', 'kündigen', // de
+      'Arrêt', 'ARRET', 'arrêter', 'Désinscrire', 'désabonner', 'désinscription', // fr
+      'Baja', 'cancelar', 'PARAR', 'dar de baja', 'detener', // es
+      'Annulla', 'disiscrivi', 'basta', 'cancella', // it
+      'afmelden', 'uitschrijven', 'stoppen', // nl
+      'afmeld', 'frameld', // da
+      'Avsluta', 'stoppa', 'avanmäl', // sv
+      'avslutt', 'meld av', 'avmeld', // no
+      'lopeta', 'peruuta', // fi
+      'rezygnuj', 'wypisz', 'koniec', 'anuluj', // pl
+      'sair', 'pare', 'descadastrar', // pt
+    ];
+    for (const w of written) expect(kind(w), w).toBe('opt_out');
+    // Every listed word, in every language.
+    for (const [lang, l] of Object.entries(CONSENT_LANGUAGES)) {
+      for (const w of [...l.optOut, ...l.sentence]) expect(kind(w), `${lang} ${w}`).toBe('opt_out');
+      for (const w of l.optIn) expect(kind(w), `${lang} ${w}`).toBe('opt_in');
+      for (const w of l.help) expect(kind(w), `${lang} ${w}`).toBe('help');
+    }
+  });
+
+  it('the sender’s own trigger opts out; another sender’s does not', () => {
+    expect(kind('halt', 'HALT')).toBe('opt_out');
+    expect(kind('Halt!', 'HALT')).toBe('opt_out');
+    expect(kind('halt', 'STOP')).toBeNull();
+    expect(kind('halt please', 'HALT')).toBe('opt_out');
+  });
+
+  it('short sentences that clearly ask to stop opt out', () => {
+    for (const s of ['please stop texting me', 'Stop bitte', 'stop please', 'unsubscribe me', 'arrêtez svp', 'STOP!!! thanks', 'por favor baja', 'stop sending me messages', 'Arrêtez, s’il vous plaît', 'ik wil afmelden', 'I want to unsubscribe', 'Stopp bitte keine Nachrichten mehr']) {
+      expect(kind(s), s).toBe('opt_out');
+    }
+  });
+
+  it('does not guess: negations, other meanings, anything outside the lists, long messages', () => {
+    for (const s of [
+      "don't stop",
+      'please do not stop sending these',
+      'stop by tomorrow at 5',
+      'Can I stop by the shop?',
+      'cancel my order please',
+      'The end',
+      'Bitte nicht abmelden',
+      'Please opt me out', // "opt … out" split by a word is not the phrase
+      'Hello',
+      'Yes',
+      'please please please please please please stop', // 7 words
+      'I really want you to stop sending me these messages every single day because they annoy me',
+      'halt',
+      '',
+      '!!!',
+    ]) {
+      expect(kind(s), s).toBeNull();
+    }
+  });
+
+  it('sentences are bounded by SENTENCE_MAX_WORDS', () => {
+    expect(kind(['stop', ...Array(SENTENCE_MAX_WORDS - 1).fill('please')].join(' '))).toBe('opt_out');
+    expect(kind(['stop', ...Array(SENTENCE_MAX_WORDS).fill('please')].join(' '))).toBeNull();
+  });
+
+  it('START, UNSTOP and the languages’ equivalents re-subscribe; HELP and equivalents ask for help', () => {
+    for (const w of ['START', 'unstop', 'Anmelden', 'inscrire', 'alta', 'aanmelden', 'tilmeld', 'starta', 'meld på', 'aloita', 'wznów']) expect(kind(w), w).toBe('opt_in');
+    for (const w of ['HELP', 'info', 'Hilfe', 'aide', 'ayuda', 'aiuto', 'hjälp', 'hjelp', 'hjælp', 'apua', 'pomoc', 'ajuda', 'hulp']) expect(kind(w), w).toBe('help');
+    expect(kind('start please')).toBeNull();
+    expect(kind('help me')).toBeNull();
+  });
+
+  it('no word has two roles', () => {
+    const roles = [OPT_OUT_WORDS, OPT_IN_WORDS, HELP_WORDS, FILLER_WORDS];
+    for (let i = 0; i < roles.length; i++) {
+      for (let j = i + 1; j < roles.length; j++) {
+        for (const w of roles[i]!) expect(roles[j]!.has(w), w).toBe(false);
+      }
+    }
+    // Every listed word is written folded.
+    for (const set of roles) for (const w of set) expect(foldText(w)).toBe(w);
+  });
+});

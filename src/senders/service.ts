@@ -126,6 +126,12 @@ export class SendersService {
     return readSenderWords((await this.getRow(accountId, id)).consent_words);
   }
 
+  /** Every sender's own consent words of the account, by sender id (the console's Senders page). */
+  async consentWordsOf(accountId: string): Promise<Map<string, SenderWords>> {
+    const rows = await this.db.selectFrom('senders').select(['id', 'consent_words']).where('account_id', '=', accountId).execute();
+    return new Map(rows.map((r) => [r.id, readSenderWords(r.consent_words)]));
+  }
+
   /**
    * Replaces the sender's own consent words with `input` (what a person typed, one word or phrase per
    * item), checked by checkSenderWords: 400 naming every problem, nothing stored then.

@@ -33,6 +33,7 @@ import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/rout
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
 import { requireUtf8 } from './platform/http/utf8.js';
+import { checkJsonBody } from './platform/http/json-body.js';
 import { ASSETS_DIR } from './platform/paths.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { webhooksConsole } from './webhooks/console-routes.js';
@@ -67,7 +68,7 @@ export function createApp(ctx: AppContext): Express {
   // What the areas below are built from. Each area's function names what it uses in its parameter
   // type and sees only that; none of them knows AppContext (test/unit/ports.test.ts).
   const deps = { ...ctx.services, config: ctx.config, clock: ctx.clock, logger: ctx.logger };
-  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
+  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: checkJsonBody });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
   app.all(BASE.mcp, json, mcpHandler(ctx), mcpBodyError);

@@ -5,6 +5,7 @@ import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
 import { mcpBodyError, mcpHandler } from './mcp/routes.js';
+import { mcpCors } from './mcp/cors.js';
 import { previewPages } from './previews/page-routes.js';
 import { previewMediaRoutes } from './previews/media-routes.js';
 import { previewsRoutes } from './previews/routes.js';
@@ -71,7 +72,7 @@ export function createApp(ctx: AppContext): Express {
   const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: checkJsonBody });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
-  app.all(BASE.mcp, json, mcpHandler(ctx), mcpBodyError);
+  app.all(BASE.mcp, mcpCors(ctx.config), json, mcpHandler(ctx), mcpBodyError);
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -11,39 +11,9 @@ import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
 import { answerFast, fastCall } from './fast-path.js';
 import { malformedParams } from './params-check.js';
 import { mcpServerFactory, type McpCaller } from './server.js';
+import { hostAllowed } from './cors.js';
 
 const NO_FILTER = parseToolFilter({});
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-// Parsed once, not per request; keyed by the text because listen() fixes the URL after the app is built.
-let publicUrlCache: { text: string; host: string; origin: string } | null = null;
-function parsedPublicUrl(text: string): { host: string; origin: string } {
-  if (publicUrlCache?.text !== text) {
-    const url = new URL(text);
-    publicUrlCache = { text, host: url.host.toLowerCase(), origin: url.origin };
-  }
-  return publicUrlCache;
-}
-
-/**
- * DNS-rebinding guard (MCP transport security): the Host must be this server's public host or a
- * loopback name, and an Origin, when a browser sends one, must be this server's origin or loopback.
- */
-export function hostAllowed(req: Request, publicUrl: string): boolean {
-  const pub = parsedPublicUrl(publicUrl);
-  const host = (req.headers.host ?? '').toLowerCase();
-  const hostname = host.replace(/:\d+$/, '');
-  if (host !== pub.host && !LOOPBACK_HOSTS.has(hostname)) return false;
-  const origin = req.headers.origin;
-  if (origin === undefined || origin === 'null') return origin === undefined;
-  try {
-    const o = new URL(origin);
-    return o.origin === pub.origin || LOOPBACK_HOSTS.has(o.hostname === '::1' ? '[::1]' : o.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** The tools a JSON-RPC body calls (single message or batch). */
 function calledTools(body: unknown): string[] {
   const msgs = Array.isArray(body) ? body : [body];
@@ -142,7 +112,7 @@ export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): 
   return async (req: Request, res: Response) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
-    if (!hostAllowed(req, ctx.config.publicUrl)) {
+    if (!hostAllowed(req, ctx.config.publicUrl, ctx.config.mcpAllowedOrigins)) {
       res.status(403).json(errorBody(new AppError('FORBIDDEN', 'Host or Origin not allowed for /mcp')));
       return;
     }

@@ -3,7 +3,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
-import { approvalRound, approvalStateCodec, type ApprovalState } from './approval.js';
+import { approvalRound, approvalStateCodec, DECLINED_NEXT_STEP, type ApprovalState } from './approval.js';
+import { toolError } from './tool-errors.js';
 import { listedAnnotations, selectTools, servedTools, type ToolFilter } from './catalog.js';
 import { toolSchemas, type ParsedInput } from './sdk-schemas.js';
 import { callTool, forbidden } from './tool-call.js';
@@ -103,7 +104,9 @@ function register(server: McpServer, app: AppContext, principal: Principal, tool
       const outcome = await callTool(app, principal, tool, input, served);
       if (!outcome.error) return outcome.result;
       const previewId = input.ok ? input.data.preview_id : undefined;
-      return (await approvalRound(codec, era, ctx, tool.name, previewId, outcome)) ?? outcome.result;
+      const round = await approvalRound(codec, era, ctx, tool.name, previewId, outcome);
+      if (round === 'declined') return toolError(outcome.error, { tool, served, nextStep: DECLINED_NEXT_STEP });
+      return round ?? outcome.result;
     },
   );
 }

@@ -67,7 +67,8 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
     const { principal, filter, calledTool } = callerOf(authInfo);
     const stateCodec = (codec ??= approvalStateCodec(app));
     const server = new McpServer(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false } },
+      // A stateless server never sends list_changed notifications: neither list is said to change.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
       cacheHints: CACHE_HINTS,
       requestState: { verify: (state, ctx) => stateCodec.verify(state, ctx) },

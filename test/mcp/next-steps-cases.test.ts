@@ -65,3 +65,22 @@ describe('next steps of the cases that misled assistants', () => {
     expect(JSON.stringify(rest.body)).not.toContain('$field');
   });
 });
+
+describe('tool results stay small', () => {
+  it('rcs_timezones pages its zones (each page far below 16 KB) and every zone is reachable', async () => {
+    const first = await c.callTool({ name: 'rcs_timezones', arguments: {} });
+    expect(JSON.stringify(first.content).length).toBeLessThan(16_384);
+    const page = body(first) as { timezones: { timeZone: string }[]; count: number; nextOffset: number | null };
+    expect(page.count).toBeGreaterThan(300);
+    const seen = [...page.timezones.map((z) => z.timeZone)];
+    let next = page.nextOffset;
+    while (next !== null) {
+      const r = body(await c.callTool({ name: 'rcs_timezones', arguments: { offset: next } })) as typeof page;
+      seen.push(...r.timezones.map((z) => z.timeZone));
+      next = r.nextOffset;
+    }
+    expect(new Set(seen).size).toBe(page.count);
+    const berlin = body(await c.callTool({ name: 'rcs_timezones', arguments: { search: 'berlin' } })) as typeof page;
+    expect(berlin).toMatchObject({ count: 1, nextOffset: null, timezones: [expect.objectContaining({ timeZone: 'Europe/Berlin' })] });
+  });
+});

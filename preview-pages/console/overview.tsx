@@ -128,6 +128,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
                 <th>Channel</th>
                 <th>Status</th>
                 <th>Sender</th>
+                <th>Approved by</th>
                 <th>Created</th>
               </tr>
             </thead>
@@ -140,6 +141,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
                     <span class="badge">{m.status}</span>
                   </td>
                   <td>{m.senderName ?? '—'}</td>
+                  <td data-testid="approved-by">{m.approvedBy ? `${m.approvedBy}, ${formatTime(m.approvedAt, tz)}` : '—'}</td>
                   <td>{formatTime(m.createdAt, tz)}</td>
                 </tr>
               ))}

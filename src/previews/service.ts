@@ -345,7 +345,8 @@ export class PreviewsService {
     else if (state === 'expired') qb = qb.where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now);
     else if (state === 'sent') qb = qb.where('status', 'in', ['sending', 'sent']);
     const page = await keysetPage(qb, {
-      scope: { kind: 'previews', sort: 'createdAt', order: 'desc' },
+      // A cursor belongs to its state: one made for another filter is a 400.
+      scope: { kind: `previews:${state ?? 'all'}`, sort: 'createdAt', order: 'desc' },
       sortExpr: sql.ref('created_at'),
       idExpr: sql.ref('id'),
       limit: q.limit,

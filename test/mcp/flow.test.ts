@@ -37,7 +37,7 @@ async function decide(a: TestAccount, shareUrl: string, decision: 'approve' | 'r
   expect(done.location).toBe(path);
   const page = await web.get(path);
   expect(page.status).toBe(200);
-  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
   clock.advance(31_000); // a new TOTP step for the next login of the same person
   return web;

@@ -321,3 +321,28 @@ describe('the approvals inbox', () => {
     expect(junk.text).not.toContain('<script>');
   });
 });
+
+describe('append-only in the code', () => {
+  it('no code updates or deletes approval records, and only the previews service inserts them', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.tsx?$/.test(e.name)) files.push(p);
+      }
+    };
+    for (const root of ['src', 'tools', 'oauth', 'preview-pages']) walk(root);
+    const skipped = [path.join('src', 'platform', 'db', 'migrations'), path.join('src', 'platform', 'db', 'tables')];
+    const writers: string[] = [];
+    for (const f of files) {
+      if (skipped.some((s) => f.startsWith(s))) continue;
+      const text = fs.readFileSync(f, 'utf8');
+      if (/(updateTable|deleteFrom)\(\s*['"]preview_approvals['"]/.test(text) || /\b(update|delete\s+from)\s+"?preview_approvals/i.test(text)) writers.push(`${f}: update/delete`);
+      if (/insertInto\(\s*['"]preview_approvals['"]/.test(text) && f !== path.join('src', 'previews', 'service.ts')) writers.push(`${f}: insert`);
+    }
+    expect(writers).toEqual([]);
+  });
+});

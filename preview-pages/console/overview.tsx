@@ -45,6 +45,9 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
 
       <section class="card" id="pending-previews">
         <h2>Previews awaiting approval</h2>
+        <p class="small">
+          <a href="/console/approvals">All approvals and their history →</a>
+        </p>
         {pendingPreviews === null ? (
           <Placeholder>Previews created by assistants will be listed here.</Placeholder>
         ) : pendingPreviews.length === 0 ? (

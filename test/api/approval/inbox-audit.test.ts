@@ -198,6 +198,12 @@ describe('the audit trail', () => {
     expect(list.body.data.map((r: { approvalId: string }) => r.approvalId)).toEqual([recs[1]!.id, recs[0]!.id]);
     expect(list.body.data[1]).toMatchObject({ previewId: p.preview_id, decision: 'rejected', email: t.account.email, userAgent: UA });
     expect(list.body.pagination.hasNext).toBe(true);
+    // The credential being audited does not read the records (people and automation keys do).
+    for (const path of ['/api/rcs/approvals', '/api/rcs/approvals/export.csv']) {
+      const r = await t.api('GET', path, undefined, { key: boundKey });
+      expect(r.status, path).toBe(403);
+      expect(r.body.error.code).toBe('FORBIDDEN');
+    }
     const next = await t.api('GET', `/api/rcs/approvals?limit=2&cursor=${list.body.pagination.nextCursor}`);
     expect(next.status).toBe(200);
     expect(next.body.data.map((r: { approvalId: string }) => r.approvalId)).not.toContain(recs[1]!.id);

@@ -209,6 +209,20 @@ describe('the audit trail', () => {
     expect(next.body.data.map((r: { approvalId: string }) => r.approvalId)).not.toContain(recs[1]!.id);
   });
 
+  it('every message of a previewed batch names the preview and its approver', async () => {
+    const p = await previewBatch(3);
+    expect((await decide(p.share_url, 'approve')).status).toBe(303);
+    const sent = await t.api('POST', `/api/rcs/previews/${p.preview_id}/send`, undefined, { key: boundKey });
+    expect(sent.status).toBe(202);
+    const rows = await t.ctx.db.selectFrom('messages').select(['id', 'preview_id']).where('job_id', '=', sent.body.jobId).execute();
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row.preview_id).toBe(p.preview_id);
+      const log = await t.api('GET', `/api/messages/log?messageId=${row.id}`);
+      expect(log.body.messages[0]).toMatchObject({ previewId: p.preview_id, approvedBy: t.account.email, jobId: sent.body.jobId });
+    }
+  });
+
   it('refuses a decision without the fingerprint of the page, or with another one; nothing is recorded', async () => {
     const p = await preview();
     const other = await preview({ content: { text: 'Something else' } });

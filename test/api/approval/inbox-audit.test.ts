@@ -164,7 +164,7 @@ describe('the audit trail', () => {
 
     // The console's recent messages name the approver too.
     const overview = await web.get('/console');
-    expect(overview.text).toContain(t.account.email);
+    expect(overview.text).toContain(`data-testid="approved-by">${t.account.email}, `);
 
     // CSV, REST and console, injection-safe.
     const csv = await fetch(`${t.url}/api/rcs/approvals/export.csv`, { headers: { 'X-API-Key': t.account.apiKey } });

@@ -26,6 +26,12 @@ export interface ApprovalPageProps {
     expired: boolean;
     decidedBy: string | null;
   };
+  /** The credential that made the preview (`key "Assistant"`, `app "Claude"`); null for older previews. */
+  createdBy: string | null;
+  /** shownFingerprint of what this page renders, posted back with the decision (src/previews/audit.ts). */
+  fingerprint: string;
+  /** The audit records of this preview's decisions, oldest first. */
+  decisions: Array<{ approvalId: string; decision: 'approved' | 'rejected'; decidedAt: string; email: string; clientIp: string | null; userAgent: string | null; shownFingerprint: string }>;
   senderName: string;
   fallbackSenderName: string | null;
   /** RCS: normalized content as previewed (placeholders still in it); shown only when no sample has merged content. */
@@ -105,6 +111,12 @@ export function ApprovalPage(p: ApprovalPageProps) {
             <dt>When</dt>
             <dd>{p.schedule ? `${p.schedule.local} (${p.schedule.zone})` : 'Immediately when sent'}</dd>
           </div>
+          {p.createdBy ? (
+            <div>
+              <dt>Made by</dt>
+              <dd data-testid="created-by">{p.createdBy}</dd>
+            </div>
+          ) : null}
           {showExpiry ? (
             <div>
               <dt>Decide before</dt>
@@ -119,11 +131,13 @@ export function ApprovalPage(p: ApprovalPageProps) {
         {open ? (
           <div class="decision">
             <PostForm action={`/preview/${preview.slug}/approve`} csrf={p.user.csrfToken}>
+              <input type="hidden" name="fingerprint" value={p.fingerprint} />
               <button type="submit" data-testid="approve" disabled={preview.status === 'approved'}>
                 {preview.status === 'approved' ? 'Approved' : 'Approve'}
               </button>
             </PostForm>
             <PostForm action={`/preview/${preview.slug}/reject`} csrf={p.user.csrfToken}>
+              <input type="hidden" name="fingerprint" value={p.fingerprint} />
               <button type="submit" class="danger" data-testid="reject" disabled={preview.status === 'rejected'}>
                 {preview.status === 'rejected' ? 'Rejected' : 'Reject'}
               </button>
@@ -133,6 +147,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
         ) : (
           <p class="muted">This preview can no longer be approved or rejected.</p>
         )}
+        {p.decisions.length > 0 ? <DecisionRecords decisions={p.decisions} /> : null}
       </section>
       <WarningsCard warnings={p.warnings} id="warnings" testId="warnings" />
       {p.mergeValues ? <MergeValuesCard {...p.mergeValues} /> : null}
@@ -276,5 +291,26 @@ function Mockup({ p }: { p: ApprovalPageProps }) {
       mediaSrc={p.media?.src ?? (() => '')}
       replacedMedia={p.media?.replaced}
     />
+  );
+}
+
+/** The audit trail of this preview: who decided what, when, from where (issue #29). */
+function DecisionRecords({ decisions }: { decisions: ApprovalPageProps['decisions'] }) {
+  return (
+    <div class="decision-records" data-testid="decision-records">
+      <h2>Decisions</h2>
+      <ul>
+        {decisions.map((d) => (
+          <li data-testid="decision-record">
+            <strong>{d.decision === 'approved' ? 'Approved' : 'Rejected'}</strong> by {d.email} on <time datetime={d.decidedAt}>{utc(d.decidedAt)}</time>
+            <span class="muted small">
+              {' '}
+              from {d.clientIp ?? 'an unknown address'}
+              {d.userAgent ? `, ${d.userAgent}` : ''} · what the page showed: <code>{d.shownFingerprint.slice(0, 16)}</code>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -10,6 +10,7 @@ import { previewPages } from './previews/page-routes.js';
 import { previewMediaRoutes } from './previews/media-routes.js';
 import { previewsRoutes } from './previews/routes.js';
 import { consoleFeeds } from './console/feeds.js';
+import { approvalsConsole } from './previews/console-routes.js';
 import { logRoutes } from './messaging/log-routes.js';
 import { messagingRoutes } from './messaging/routes.js';
 import { sendersRoutes } from './senders/routes.js';
@@ -152,7 +153,7 @@ export function createApp(ctx: AppContext): Express {
   // The simulated network's virtual phone (/phone).
   pages.use(phoneRoutes(deps));
   // Other areas plug into the console here (src/console/sources.ts).
-  pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps) }));
+  pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps), approvals: approvalsConsole(deps) }));
   pages.use(creditsConsoleRoutes(deps));
   app.use(pages);
 

@@ -32,6 +32,7 @@ import { SendService } from './messaging/send-service.js';
 import { StatsService } from './messaging/stats-service.js';
 import { StatusService } from './messaging/status-service.js';
 import { PreviewsService } from './previews/service.js';
+import { PreviewEventHub } from './previews/events.js';
 import { PreviewMediaFetcher } from './previews/media-fetch.js';
 import type { ResolveAll } from './platform/net/network-guard.js';
 import { ValidationService } from './validation-api/service.js';
@@ -172,12 +173,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const hooks = webhookListeners(webhooks);
   messageEvents.add(hooks.messages);
   engagementEvents.add(hooks.engagement);
+  const previewEvents = new PreviewEventHub();
+  previewEvents.add(hooks.previews);
   status.setInboundHandler(inbound);
   // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
   const contacts = new ContactsService(db, clock, accounts, fields, groups, {
     // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
     cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
   });
+  const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
     billing: new BillingService(db, clock),
@@ -194,11 +198,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
     send,
     jobs: new JobsService(db, clock),
-    log: new LogService(db, clock),
+    // The log names who approved the preview a message was sent from.
+    log: new LogService(db, clock, (accountId, ids) => previews.approversOf(accountId, ids)),
     stats: new StatsService(db, clock),
     status,
     validation,
-    previews: new PreviewsService({ db, clock, config, accounts, send, templates, contentChecks: validation }),
+    previews,
     previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
     interactions: new InteractionsService(db),

@@ -3,6 +3,7 @@ import { startCheckpointer, type Checkpointer } from './platform/db/checkpointer
 import { startSandboxSweeper } from './sandbox/service.js';
 import { startIdempotencySweeper } from './platform/idempotency/store.js';
 import { startRateLimitSweeper } from './platform/http/rate-limit-store.js';
+import { startPreviewExpiry } from './previews/expiry.js';
 
 const stops = new WeakMap<AppContext, () => Promise<void>>();
 const checkpointers = new WeakMap<AppContext, Checkpointer>();
@@ -29,8 +30,11 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   const idempotencySweeper = startIdempotencySweeper(ctx.services.idempotency, (err) => ctx.logger.warn({ err }, 'idempotency sweep failed'));
   // Rate limiters' ended windows: at start, then every 10 minutes.
   const rateLimitSweeper = startRateLimitSweeper(ctx.services.rateLimits, (err) => ctx.logger.warn({ err }, 'rate limit sweep failed'));
+  // Previews that expired while waiting: preview.expired, once across instances.
+  const previewExpiry = startPreviewExpiry(ctx.services.previews, (err) => ctx.logger.warn({ err }, 'preview expiry round failed'));
   stops.set(ctx, async () => {
     stopSandboxSweeper();
+    await previewExpiry.stop();
     await idempotencySweeper.stop();
     await rateLimitSweeper.stop();
   });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { JobsQuerySchema } from '../src/messaging/jobs-service.js';
 import { JobSchema } from '../src/messaging/schemas.js';
-import { PagePaginationSchema } from '../src/platform/pagination.js';
+import { CursorPaginationSchema, PagePaginationSchema, pagePagination } from '../src/platform/pagination.js';
+import { INBOX_STATES } from '../src/previews/audit.js';
+import { InboxItemSchema } from '../src/previews/inbox-schemas.js';
 import { DELETE, READ, defineTool } from './types.js';
 
 const JobId = z.string().max(64).describe('Of a batch or scheduled send.');
@@ -50,8 +52,9 @@ export const rcsBatchCancel = defineTool({
 
 export const rcsJobs = defineTool({
   name: 'rcs_jobs',
-  title: 'List jobs',
-  description: 'Batch and scheduled jobs, newest first, by status, type and creation date; page-based.',
+  title: 'List jobs and previews',
+  description:
+    'Batch and scheduled jobs, newest first, by status, type and creation date; page-based. With `previews`: your previews in that state instead (waiting = the user has not approved yet), newest first, with share_url; cursor-paged.',
   toolset: 'jobs',
   permissions: ['messages:read'],
   input: z.strictObject({
@@ -59,12 +62,23 @@ export const rcsJobs = defineTool({
     status: JobsQuerySchema.shape.status.describe('Omit for all.'),
     type: JobsQuerySchema.shape.type.describe('batch or scheduled single send; omit for both.'),
     page: JobsQuerySchema.shape.page.describe('Page number.'),
-    limit: JobsQuerySchema.shape.limit.describe('Jobs per page.'),
+    limit: JobsQuerySchema.shape.limit.describe('Jobs (or previews) per page.'),
+    previews: z.enum(INBOX_STATES).optional().describe('List previews in this state instead of jobs.'),
+    previewsCursor: z.string().max(2048).optional().describe('previews.pagination.nextCursor.'),
   }),
-  output: z.object({ data: z.array(JobSchema), pagination: PagePaginationSchema }),
+  output: z.object({
+    data: z.array(JobSchema),
+    pagination: PagePaginationSchema,
+    previews: z.object({ data: z.array(InboxItemSchema), pagination: CursorPaginationSchema }).optional().describe('With `previews` (data is then empty).'),
+  }),
   annotations: READ,
-  uses: ['jobs'],
-  run: ({ jobs, principal }, input) => jobs.list(principal.accountId, input),
+  uses: ['jobs', 'previews'],
+  run: async ({ jobs, previews, principal }, input) => {
+    const { previews: state, previewsCursor, ...query } = input;
+    if (state === undefined) return jobs.list(principal.accountId, query);
+    const list = await previews.inbox(principal.accountId, { status: state, limit: query.limit, cursor: previewsCursor });
+    return { data: [], pagination: pagePagination(1, query.limit, 0), previews: list };
+  },
 });
 
 export const jobsTools = [rcsBatchStatus, rcsBatchCancel, rcsJobs];

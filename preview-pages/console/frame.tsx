@@ -1,10 +1,13 @@
 import type { ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
+import { PageLocals } from '../../src/platform/http/pages.js';
 import { Layout } from '../layout.js';
 
-export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'settings';
+export type ConsoleTab = 'overview' | 'approvals' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'settings';
 
 const TABS: Array<[ConsoleTab, string, string]> = [
   ['overview', 'Overview', '/console'],
+  ['approvals', 'Approvals', '/console/approvals'],
   ['api-keys', 'API keys', '/console/api-keys'],
   ['apps', 'Connected apps', '/console/apps'],
   ['senders', 'Senders', '/console/senders'],
@@ -31,6 +34,8 @@ export interface ConsoleFrameProps {
 
 /** Every console page: the account name, tabs, an optional confirmation, the section. */
 export function ConsoleFrame({ user, accountName, active, title, notice, children }: ConsoleFrameProps) {
+  // How many previews wait for a person: set for every console page by src/console/routes.ts.
+  const waiting = useContext(PageLocals).approvalsWaiting;
   return (
     <Layout title={`${title} · ${accountName}`} user={user} wide>
       <div class="console-head">
@@ -39,6 +44,11 @@ export function ConsoleFrame({ user, accountName, active, title, notice, childre
           {TABS.map(([id, label, href]) => (
             <a href={href} class={id === active ? 'tab active' : 'tab'} aria-current={id === active ? 'page' : undefined}>
               {label}
+              {id === 'approvals' && typeof waiting === 'number' && waiting > 0 ? (
+                <span class="count" data-testid="approvals-count" aria-label={`${waiting} waiting`}>
+                  {waiting > 99 ? '99+' : waiting}
+                </span>
+              ) : null}
             </a>
           ))}
         </nav>

@@ -45,6 +45,9 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
 
       <section class="card" id="pending-previews">
         <h2>Previews awaiting approval</h2>
+        <p class="small">
+          <a href="/console/approvals">All approvals and their history →</a>
+        </p>
         {pendingPreviews === null ? (
           <Placeholder>Previews created by assistants will be listed here.</Placeholder>
         ) : pendingPreviews.length === 0 ? (
@@ -128,6 +131,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
                 <th>Channel</th>
                 <th>Status</th>
                 <th>Sender</th>
+                <th>Approved by</th>
                 <th>Created</th>
               </tr>
             </thead>
@@ -140,6 +144,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
                     <span class="badge">{m.status}</span>
                   </td>
                   <td>{m.senderName ?? '—'}</td>
+                  <td data-testid="approved-by">{m.approvedBy ? `${m.approvedBy}, ${formatTime(m.approvedAt, tz)}` : '—'}</td>
                   <td>{formatTime(m.createdAt, tz)}</td>
                 </tr>
               ))}

@@ -10,6 +10,8 @@ export interface SessionInfo {
   /** False between the password step and the second factor. */
   authenticated: boolean;
   expiresAt: number;
+  /** sessions.id_hash (SHA-256 of the cookie): the approval audit keeps a hash derived from it. */
+  idHash: string;
 }
 
 // A half-finished login (password accepted, code not yet entered) lives only this long.
@@ -44,13 +46,14 @@ export class SessionsService {
 
   async find(cookie: string | undefined): Promise<SessionInfo | null> {
     if (!cookie || cookie.length > 100) return null;
+    const idHash = sha256Hex(cookie);
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
       .selectAll('users')
       .select(['sessions.csrf_token', 'sessions.authenticated_at', 'sessions.expires_at', 'accounts.active as account_active'])
-      .where('sessions.id_hash', '=', sha256Hex(cookie))
+      .where('sessions.id_hash', '=', idHash)
       .executeTakeFirst();
     if (!row || row.expires_at <= this.clock.now() || row.active !== 1 || row.account_active !== 1) return null;
     return {
@@ -59,6 +62,7 @@ export class SessionsService {
       csrfToken: row.csrf_token,
       authenticated: row.authenticated_at !== null,
       expiresAt: row.expires_at,
+      idHash,
     };
   }
 

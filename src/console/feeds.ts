@@ -8,6 +8,7 @@ import type { ConsoleSources } from './sources.js';
 /** The console's data from the previews and messaging areas (see sources.ts). */
 export function consoleFeeds({ previews, log, jobs, senders }: { previews: PreviewsService; log: LogService; jobs: JobsService; senders: SendersService }): Omit<ConsoleSources, 'webhooks'> {
   return {
+    approvalsWaiting: (accountId) => previews.countWaiting(accountId),
     pendingPreviews: async (accountId) =>
       (await previews.listOpen(accountId, 20)).map((row) => {
         const r = previews.toResult(row);
@@ -26,7 +27,7 @@ export function consoleFeeds({ previews, log, jobs, senders }: { previews: Previ
     recentMessages: async (accountId) => {
       const page = await log.list(accountId, { limit: 10 });
       const names = new Map((await senders.list(accountId)).map((s) => [s.id, s.name]));
-      return page.messages.map((m) => ({ id: m.id, channel: m.type, to: m.phoneNumber, status: m.status, senderName: names.get(m.sendernameId), createdAt: m.createdAt }));
+      return page.messages.map((m) => ({ id: m.id, channel: m.type, to: m.phoneNumber, status: m.status, senderName: names.get(m.sendernameId), createdAt: m.createdAt, approvedBy: m.approvedBy, approvedAt: m.approvedAt }));
     },
     batchJobs: async (accountId) =>
       (await jobs.list(accountId, { limit: 10 })).data.map((j) => ({

@@ -9,7 +9,7 @@ import type { OAuthService } from '../../oauth/service.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';
-import { sendPage } from '../platform/http/pages.js';
+import { sendPage, type PageLocalValues } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
 import { PERMISSIONS, PermissionSchema, type Permission } from '../platform/permissions.js';
 import { listTimezones } from '../schedule/timezones.js';
@@ -68,6 +68,14 @@ export interface ConsoleDeps {
 export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger }: ConsoleDeps, sources: ConsoleSources = {}): Router {
   const router = Router();
   router.use('/console', requireLogin);
+  // The count beside the Approvals tab, on every console page (read by ConsoleFrame through sendPage).
+  if (sources.approvalsWaiting) {
+    const waiting = sources.approvalsWaiting;
+    router.use('/console', async (req, res, next) => {
+      (res.locals as { page?: PageLocalValues }).page = { approvalsWaiting: await waiting(req.session!.accountId) };
+      next();
+    });
+  }
 
   const who = (req: Request) => {
     const s = req.session!;
@@ -206,6 +214,9 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       sendPage(res, h(WebhooksPlaceholderPage, { user, accountName: account.name }));
     });
   }
+
+  // ---- Approvals inbox (filled by the previews area) ------------------------------------------
+  if (sources.approvals) router.use('/console/approvals', sources.approvals);
 
   // ---- Opt-in forms (filled by the forms area) -----------------------------------------------
   if (sources.forms) router.use('/console/forms', sources.forms);

@@ -24,6 +24,9 @@ export interface RecentMessageItem {
   status: string;
   senderName?: string | undefined;
   createdAt: string;
+  /** E-mail of the person who approved the preview it was sent from (null: sent without a person's approval). */
+  approvedBy?: string | null;
+  approvedAt?: string | null;
 }
 
 export interface BatchJobItem {
@@ -48,6 +51,10 @@ export interface ConsoleSources {
    * ConsoleFrame with active="webhooks"). Without it the page says webhooks are not set up yet.
    */
   webhooks?: Router;
+  /** The approvals inbox: a router mounted at /console/approvals behind requireLogin (ConsoleFrame active="approvals"). */
+  approvals?: Router;
+  /** How many previews wait for a person: the count beside the Approvals tab on every console page. */
+  approvalsWaiting?: (accountId: string) => Promise<number>;
   /** The opt-in forms pages: a router mounted at /console/forms behind requireLogin (ConsoleFrame active="forms"). */
   forms?: Router;
 }

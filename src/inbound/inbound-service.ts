@@ -141,6 +141,7 @@ export class InboundService implements InboundHandler {
         lease_until: null,
         attempts: 0,
         time_zone: null,
+        preview_id: null,
       };
       await tx.insertInto('messages').values(row).execute();
       await this.d.events.inboundReceived(tx, row, contact);

@@ -10,7 +10,10 @@ import { assertId, isId } from '../platform/ids.js';
 import { keysetPage, type CursorPagination } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { normalizePhone } from '../phone/index.js';
-import { MESSAGE_STATUSES, toContentResponse, toLogRecord, type MessageLogRecord } from './records.js';
+import { MESSAGE_STATUSES, toContentResponse, toLogRecord, type Approver, type MessageLogRecord } from './records.js';
+
+/** Who approved which previews (the previews area answers): the log names the approver of each message sent from one. */
+export type ApproversOf = (accountId: string, previewIds: readonly string[]) => Promise<ReadonlyMap<string, Approver>>;
 
 const DAY = 86_400_000;
 
@@ -52,6 +55,7 @@ export class LogService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly approversOf: ApproversOf = async () => new Map(),
   ) {}
 
   async list(accountId: string, rawQuery: unknown): Promise<LogPage> {
@@ -92,7 +96,9 @@ export class LogService {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return { messages: page.rows.map(toLogRecord), pagination: page.pagination };
+    const previewIds = page.rows.flatMap((r) => (r.preview_id ? [r.preview_id] : []));
+    const approvers = previewIds.length > 0 ? await this.approversOf(accountId, previewIds) : new Map<string, Approver>();
+    return { messages: page.rows.map((r) => toLogRecord(r, r.preview_id ? (approvers.get(r.preview_id) ?? null) : null)), pagination: page.pagination };
   }
 
   async content(accountId: string, id: string) {

@@ -36,10 +36,19 @@ export const MessageLogRecordSchema = z.object({
   scheduledAt: z.string().nullable(),
   failedAt: z.string().nullable(),
   error: z.string().nullable(),
+  previewId: z.string().nullable().describe('The preview it was sent from (prv_…), if any.'),
+  approvedBy: z.string().nullable().describe('E-mail of the person who approved that preview; null when nobody had to.'),
+  approvedAt: z.string().nullable(),
 });
 export type MessageLogRecord = z.infer<typeof MessageLogRecordSchema>;
 
-export function toLogRecord(row: MessagesTable): MessageLogRecord {
+/** Who approved the preview a message was sent from (the previews area's audit trail). */
+export interface Approver {
+  email: string;
+  at: number;
+}
+
+export function toLogRecord(row: MessagesTable, approver: Approver | null = null): MessageLogRecord {
   return {
     id: row.id,
     type: row.type,
@@ -66,6 +75,9 @@ export function toLogRecord(row: MessagesTable): MessageLogRecord {
     scheduledAt: toIso(row.scheduled_at),
     failedAt: toIso(row.failed_at),
     error: row.error,
+    previewId: row.preview_id,
+    approvedBy: approver?.email ?? null,
+    approvedAt: approver ? toIso(approver.at) : null,
   };
 }
 

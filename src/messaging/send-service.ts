@@ -65,6 +65,8 @@ export interface SendOptions {
    * difference refuses the send with PREVIEW_STALE (DESIGN §6).
    */
   expectMerge?: MergeFingerprint;
+  /** The send of a preview: its id, kept on every message (messages.preview_id), so the log names its approver. */
+  previewId?: string;
   /**
    * sendSms only: accept the message inside the caller's transaction (opt-in forms record it together with the
    * submission). It is not handed to the carrier then: the caller calls handOver(messageId) after its commit.
@@ -296,6 +298,7 @@ export class SendService {
         dueAt: () => (schedule ? schedule.epochMs : c.now),
         schedule,
         audit: auditFor(opts),
+        previewId: opts.previewId ?? null,
       });
       if (rows.length === 0) throw refusal(opts, audit, rejected);
       assertNotStale(opts, audit);
@@ -354,6 +357,7 @@ export class SendService {
       lease_until: null,
       attempts: 0,
       time_zone: null,
+      preview_id: null,
     };
     await tx.insertInto('messages').values(row).execute();
     return row.id;
@@ -392,7 +396,7 @@ export class SendService {
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'SMS', sender.id, null, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
-      const built = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule, audit: auditFor(opts) });
+      const built = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule, audit: auditFor(opts), previewId: opts.previewId ?? null });
       const row = built.row;
       if (!row) throw refusal(opts, built.audit, [built.rejected]);
       assertNotStale(opts, built.audit);
@@ -449,6 +453,7 @@ export class SendService {
         dueAt: (i) => start + Math.floor(i / body.batchSize) * body.delayMs,
         schedule,
         audit: auditFor(opts),
+        previewId: opts.previewId ?? null,
       });
       const { rows, audit } = built;
       const sent = { accepted: rows.length, rejected: built.rejected.length > 0 ? [...res.rejected, ...built.rejected] : res.rejected, duplicates: res.duplicates };
@@ -518,7 +523,7 @@ export class SendService {
     payload: { messageType: MessageType; content: Content },
     sender: SendersTable,
     fallback: { message: string; sender: SendersTable } | null,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: AuditMode },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: AuditMode; previewId: string | null },
   ): Promise<{ rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[]; rejected: RejectedRecipient[]; audit: MergeAudit | null }> {
     const contentText = JSON.stringify(payload.content);
     const wantsUnsubscribe = containsUnsubscribePlaceholder(contentText) || (fallback !== null && containsUnsubscribePlaceholder(fallback.message));
@@ -595,7 +600,7 @@ export class SendService {
     r: Recipient,
     text: string,
     sender: SendersTable,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: AuditMode },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: AuditMode; previewId: string | null },
   ) {
     const id = newId('msg', c.now);
     const plan: MergePlan = smsMergePlan(text);
@@ -703,7 +708,7 @@ function newMessageRow(
   c: { account: { id: string }; now: number },
   r: Recipient,
   sender: SendersTable,
-  o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null },
+  o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null; previewId: string | null },
   own: Pick<MessagesTable, 'id' | 'type' | 'message_type' | 'content' | 'text' | 'sms_fallback' | 'fallback_text' | 'credits_cost_milli' | 'sms_segments' | 'sms_encoding' | 'fallback_used' | 'fallback_reason' | 'due_at'>,
 ): MessagesTable {
   // Written out field by field, in table order: every row gets the same hidden class, which keeps
@@ -745,6 +750,7 @@ function newMessageRow(
     lease_until: null,
     attempts: 0,
     time_zone: o.schedule?.effectiveTimezone ?? null,
+    preview_id: o.previewId,
   };
 }
 

@@ -15,6 +15,7 @@ const ErrorResponse = z.object({
 const APPROVAL_BOUND_403 = {
   send: '; or the credential’s sends need approval (APPROVAL_REQUIRED): OAuth tokens and keys marked "sends need approval" send through /api/rcs/previews/* instead',
   secret: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"), and such credentials never see signing secrets',
+  audit: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"): the approval history is for people and automation keys',
   'automated-send': '; or the credential’s sends need approval (APPROVAL_REQUIRED): a form sends its confirmation SMS without a person approving it, so OAuth tokens and keys marked "sends need approval" cannot create or change forms',
 } as const;
 

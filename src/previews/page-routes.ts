@@ -60,6 +60,9 @@ export function previewPages({ previews, senders, templates, clock, config }: { 
         expired: row.expires_at <= clock.now(),
         decidedBy: row.decided_by,
       },
+      createdBy: row.credential_label,
+      fingerprint: previews.shownFingerprint(row),
+      decisions: await previews.decisionsOf(accountId, row.id),
       senderName,
       fallbackSenderName,
       rcs: row.kind === 'sms' ? null : { messageType: payload.messageType as MessageType, content: payload.content as Content, fallback: fallback?.message ?? null },
@@ -107,7 +110,15 @@ export function previewPages({ previews, senders, templates, clock, config }: { 
       if (!slug) return notFound(req, res);
       const s = assertSessionCsrf(req);
       try {
-        await previews.decide(s.accountId, slug, s.user.id, decision === 'approve' ? 'approved' : 'rejected');
+        const shown = typeof (req.body as Record<string, unknown> | undefined)?.fingerprint === 'string' ? String((req.body as Record<string, unknown>).fingerprint) : '';
+        await previews.decide(s.accountId, slug, decision === 'approve' ? 'approved' : 'rejected', {
+          userId: s.user.id,
+          email: s.user.email,
+          sessionIdHash: s.idHash,
+          clientIp: req.ip ?? req.socket.remoteAddress ?? null,
+          userAgent: req.get('user-agent') ?? null,
+          shown,
+        });
       } catch (err) {
         if (isAppError(err) && err.code === 'NOT_FOUND') return notFound(req, res);
         if (isAppError(err)) return render(req, res, slug, { error: err.message, status: err.status });

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { PreviewsService } from './service.js';
+import { APPROVALS_CSV_COLUMNS } from './audit.js';
+import { sendApprovalsCsv } from './csv-export.js';
 import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
-import { dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
+import { cursorListSchema, dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
+import { ApprovalRecordSchema, ApprovalsQuerySchema, InboxItemSchema, InboxQuerySchema } from './inbox-schemas.js';
 import { MergeValueItemSchema, MergeValuesQuerySchema, RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
 
 const TAGS = ['Previews'];
@@ -64,6 +67,45 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
       status: 201,
       responses: { ...created, ...invalid },
       handler: async ({ principal, body }) => ok(await flow.create(principal, 'sms', body)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/previews',
+      operationId: 'listPreviews',
+      summary: 'The approvals inbox: previews by state, newest first',
+      description:
+        'What waits for a person (status=waiting), and what was approved, rejected, expired or sent, with the credential that made each preview, its recipients, cost, expiry and share_url. Cursor-paged.',
+      tags: TAGS,
+      auth: 'messages:read',
+      query: InboxQuerySchema,
+      responses: { 200: { description: 'A page of previews', schema: cursorListSchema(InboxItemSchema) }, 400: { description: 'Unknown status, bad limit or cursor' } },
+      handler: async ({ principal, query }) => previews.inbox(principal.accountId, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/approvals',
+      operationId: 'listApprovals',
+      summary: 'The approval history: every approval and rejection, newest first',
+      description:
+        'Append-only records of the decisions people made on share pages: who (user id and e-mail), when, from which address and user agent, a hash naming the session, and the fingerprint of exactly what the page showed. No route edits or deletes them. Cursor-paged; GET /approvals/export.csv gives all of them as CSV.',
+      tags: TAGS,
+      auth: 'messages:read',
+      approvalBound: 'audit',
+      query: ApprovalsQuerySchema,
+      responses: { 200: { description: 'A page of records', schema: cursorListSchema(ApprovalRecordSchema) }, 400: { description: 'Bad limit or cursor' } },
+      handler: async ({ principal, query }) => previews.approvals(principal.accountId, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/approvals/export.csv',
+      operationId: 'exportApprovals',
+      summary: 'The whole approval history as CSV (safe to open in a spreadsheet)',
+      description: `Columns: ${APPROVALS_CSV_COLUMNS.join(', ')}. Values that a spreadsheet would read as a formula are prefixed with an apostrophe.`,
+      tags: TAGS,
+      auth: 'messages:read',
+      approvalBound: 'audit',
+      responses: { 200: { description: 'text/csv' } },
+      handler: async ({ principal, res }) => sendApprovalsCsv(res, previews, principal.accountId),
     }),
     defineRoute({
       method: 'get',

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import { correctStopKeywords, type Content, type MessageType } from '../content/index.js';
@@ -5,13 +6,14 @@ import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import type { Db } from '../platform/db/database.js';
+import { inTransaction, type Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import { textOf } from '../platform/guards.js';
-import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewApprovalsTable, PreviewsTable } from '../platform/db/tables/previews.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
-import type { Principal } from '../platform/permissions.js';
+import { actorOf, type Principal } from '../platform/permissions.js';
+import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
 import type { MessageSource, RcsSendResult, ScheduledResult, SendEstimate, SendService, SmsSendResult } from '../messaging/send-service.js';
 import { compareFingerprints, type MergeFingerprint } from '../messaging/merge-audit.js';
@@ -24,6 +26,9 @@ import { canonicalJson } from './canonical.js';
 import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
 import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
+import { approvalCsvLine, approvalsCsvHeader, inboxState, shownFingerprint, type InboxState } from './audit.js';
+import type { PreviewEvents, PreviewFacts } from './events.js';
+import type { ApprovalRecord, InboxItem, InboxQuery, ApprovalsQuery } from './inbox-schemas.js';
 
 /** An assistant's write to a contact is flagged on previews for this long (and until a person next approves). */
 export const ASSISTANT_WRITE_FLAG_MS = 24 * 3_600_000;
@@ -57,7 +62,24 @@ export interface PreviewDeps {
   templates: TemplatesService;
   /** The content warnings /validate gives (custom-field tags known): one source for every door. */
   contentChecks: Pick<ValidationService, 'warnings'>;
+  /** Told of every new, decided and expired preview inside its transaction (the webhooks area listens). */
+  events: PreviewEvents;
 }
+
+/** Who decides on the share page, and what their page showed (the route reads it from the session and the form). */
+export interface Decider {
+  userId: string;
+  email: string;
+  /** The session's stored id hash (sessions.id_hash); the record keeps a hash of it. */
+  sessionIdHash: string;
+  clientIp: string | null;
+  userAgent: string | null;
+  /** The `fingerprint` field the page posted back: shownFingerprint() of the preview it rendered. */
+  shown: string;
+}
+
+/** At most this many previews are checked for expiry per round of the expiry loop. */
+export const EXPIRY_ROUND = 100;
 
 /**
  * Validate → preview → a person approves → send (spec §3.5, DESIGN §6). A preview stores the
@@ -165,6 +187,7 @@ export class PreviewsService {
       if (existing && mayReuse(existing, principal, fingerprint !== null && !this.isStale(existing, fingerprint))) return this.toResult(existing);
     }
     const account = await this.d.accounts.get(principal.accountId);
+    const actor = actorOf(principal);
     const row: PreviewsTable = {
       id: newId('prv', now),
       account_id: principal.accountId,
@@ -186,8 +209,14 @@ export class PreviewsService {
       result: null,
       merge_fingerprint: fingerprint ? JSON.stringify(fingerprint) : null,
       merge_values: report ? JSON.stringify(report) : null,
+      credential_id: actor.credentialId,
+      credential_label: actor.label,
+      expiry_noticed_at: null,
     };
-    await this.d.db.insertInto('previews').values(row).execute();
+    await inTransaction(this.d.db, async (tx) => {
+      await tx.insertInto('previews').values(row).execute();
+      await this.d.events.created(tx, this.facts(row));
+    });
     return this.toResult(row);
   }
 
@@ -273,16 +302,232 @@ export class PreviewsService {
       .execute();
   }
 
-  /** A person's decision on the share page (the route checks login and CSRF). */
-  async decide(accountId: string, slug: string, userId: string, decision: 'approved' | 'rejected'): Promise<PreviewsTable> {
+  /** How many previews wait for a person now (the console's Approvals tab). */
+  async countWaiting(accountId: string): Promise<number> {
+    const r = await this.d.db
+      .selectFrom('previews')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', this.d.clock.now())
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
+  /** The facts other areas hear of (webhook payloads). */
+  facts(row: PreviewsTable): PreviewFacts {
+    const estimate = parseJson<Partial<SendEstimate>>(row.estimate, {});
+    const payload = parseJson<{ campaignName?: unknown }>(row.payload, {});
+    return {
+      accountId: row.account_id,
+      previewId: row.id,
+      kind: row.kind,
+      status: row.status,
+      approvalRequired: row.approval_required === 1,
+      credential: row.credential_id !== null && row.credential_label !== null ? { id: row.credential_id, label: row.credential_label } : null,
+      recipients: estimate.accepted ?? 0,
+      creditsEstimated: estimate.creditsEstimated ?? 0,
+      campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
+      shareUrl: this.shareUrl(row.slug),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /**
+   * The approvals inbox (console, GET /api/rcs/previews, rcs_jobs with `previews`): previews by
+   * state, newest first, keyset-paged on (created_at, id). Without a state: every preview.
+   */
+  async inbox(accountId: string, q: InboxQuery): Promise<CursorPage<InboxItem>> {
+    const now = this.d.clock.now();
+    let qb = this.d.db.selectFrom('previews').selectAll().where('account_id', '=', accountId);
+    const state: InboxState | undefined = q.status;
+    if (state === 'waiting') qb = qb.where('status', '=', 'pending').where('expires_at', '>', now);
+    else if (state === 'approved') qb = qb.where('status', '=', 'approved').where('expires_at', '>', now);
+    else if (state === 'rejected') qb = qb.where('status', '=', 'rejected');
+    else if (state === 'expired') qb = qb.where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now);
+    else if (state === 'sent') qb = qb.where('status', 'in', ['sending', 'sent']);
+    const page = await keysetPage(qb, {
+      // A cursor belongs to its state: one made for another filter is a 400.
+      scope: { kind: `previews:${state ?? 'all'}`, sort: 'createdAt', order: 'desc' },
+      sortExpr: sql.ref('created_at'),
+      idExpr: sql.ref('id'),
+      limit: q.limit,
+      cursor: q.cursor,
+    });
+    const last = await this.lastDecisions(accountId, page.rows.map((r) => r.id));
+    return { data: page.rows.map((r) => this.inboxItem(r, now, last.get(r.id) ?? null)), pagination: page.pagination };
+  }
+
+  private inboxItem(row: PreviewsTable, now: number, decision: PreviewApprovalsTable | null): InboxItem {
+    const f = this.facts(row);
+    const payload = parseJson<{ campaignName?: string; content?: { text?: string; title?: string }; message?: string }>(row.payload, {});
+    const summary = payload.campaignName ?? payload.message ?? payload.content?.text ?? payload.content?.title ?? row.kind;
+    return {
+      previewId: row.id,
+      state: inboxState(row, now),
+      status: row.status,
+      kind: row.kind,
+      channel: row.kind === 'sms' ? 'SMS' : 'RCS',
+      summary: summary.length > 80 ? `${summary.slice(0, 77)}…` : summary,
+      recipients: f.recipients,
+      creditsEstimated: f.creditsEstimated,
+      approvalRequired: f.approvalRequired,
+      createdBy: f.credential ?? { id: row.created_by, label: row.created_by },
+      createdAt: toIso(row.created_at)!,
+      expiresAt: toIso(row.expires_at)!,
+      decidedAt: toIso(row.decided_at),
+      decidedBy: decision ? decision.user_email : null,
+      shareUrl: f.shareUrl,
+    };
+  }
+
+  /** The latest decision record of each preview. */
+  private async lastDecisions(accountId: string, previewIds: string[]): Promise<Map<string, PreviewApprovalsTable>> {
+    const out = new Map<string, PreviewApprovalsTable>();
+    if (previewIds.length === 0) return out;
+    const rows = await this.d.db.selectFrom('preview_approvals').selectAll().where('account_id', '=', accountId).where('preview_id', 'in', previewIds).orderBy('decided_at').orderBy('id').execute();
+    for (const r of rows) out.set(r.preview_id, r);
+    return out;
+  }
+
+  /**
+   * Who approved each of these previews, for the message log: the latest approval of a preview
+   * that went out. Previews sent without a person's approval are absent.
+   */
+  async approversOf(accountId: string, previewIds: readonly string[]): Promise<Map<string, { email: string; userId: string; at: number }>> {
+    const out = new Map<string, { email: string; userId: string; at: number }>();
+    const ids = [...new Set(previewIds)];
+    if (ids.length === 0) return out;
+    const rows = await this.d.db
+      .selectFrom('preview_approvals')
+      .select(['preview_id', 'user_email', 'user_id', 'decided_at'])
+      .where('account_id', '=', accountId)
+      .where('preview_id', 'in', ids)
+      .where('decision', '=', 'approved')
+      .orderBy('decided_at')
+      .orderBy('id')
+      .execute();
+    for (const r of rows) out.set(r.preview_id, { email: r.user_email, userId: r.user_id, at: Number(r.decided_at) });
+    return out;
+  }
+
+  /** Every decision on one preview, oldest first (its share page shows them). */
+  async decisionsOf(accountId: string, previewId: string): Promise<ApprovalRecord[]> {
+    const rows = await this.d.db.selectFrom('preview_approvals').selectAll().where('account_id', '=', accountId).where('preview_id', '=', previewId).orderBy('decided_at').orderBy('id').execute();
+    return rows.map(toApprovalRecord);
+  }
+
+  /** The account's approval history, newest first, keyset-paged (REST; the CSV export walks all of it). */
+  async approvals(accountId: string, q: ApprovalsQuery): Promise<CursorPage<ApprovalRecord>> {
+    const page = await keysetPage(this.d.db.selectFrom('preview_approvals').selectAll().where('account_id', '=', accountId), {
+      scope: { kind: 'approvals', sort: 'decidedAt', order: 'desc' },
+      sortExpr: sql.ref('decided_at'),
+      idExpr: sql.ref('id'),
+      limit: q.limit,
+      cursor: q.cursor,
+    });
+    return { data: page.rows.map(toApprovalRecord), pagination: page.pagination };
+  }
+
+  /** The whole approval history as CSV lines (header first), newest first, read 500 rows at a time. */
+  async *approvalsCsv(accountId: string): AsyncGenerator<string> {
+    yield approvalsCsvHeader();
+    let after: { at: number; id: string } | null = null;
+    for (;;) {
+      let qb = this.d.db.selectFrom('preview_approvals').selectAll().where('account_id', '=', accountId);
+      if (after) {
+        const a: { at: number; id: string } = after;
+        qb = qb.where((eb) => eb.or([eb('decided_at', '<', a.at), eb.and([eb('decided_at', '=', a.at), eb('id', '<', a.id)])]));
+      }
+      const rows = await qb.orderBy('decided_at', 'desc').orderBy('id', 'desc').limit(500).execute();
+      if (rows.length === 0) return;
+      yield rows.map(approvalCsvLine).join('');
+      const last = rows[rows.length - 1]!;
+      after = { at: Number(last.decided_at), id: last.id };
+      if (rows.length < 500) return;
+    }
+  }
+
+  /** What the share page posts back with a decision (shownFingerprint of the preview it rendered). */
+  shownFingerprint(row: PreviewsTable): string {
+    return shownFingerprint(row);
+  }
+
+  /**
+   * A person's decision on the share page (the route checks login and CSRF). Refused unless the
+   * page posted back the fingerprint of this preview's content; records the decision in
+   * preview_approvals and raises preview.approved / preview.rejected in the same transaction.
+   */
+  async decide(accountId: string, slug: string, decision: 'approved' | 'rejected', by: Decider): Promise<PreviewsTable> {
     const row = await this.bySlug(accountId, slug);
     const now = this.d.clock.now();
     if (row.expires_at <= now) throw new AppError('PREVIEW_EXPIRED', 'This preview has expired; ask the assistant to preview the message again.');
     if (row.status !== 'pending' && row.status !== 'approved' && row.status !== 'rejected') {
       throw new AppError('CONFLICT', `This preview was already ${row.status}; it can no longer be changed.`);
     }
-    await this.d.db.updateTable('previews').set({ status: decision, decided_by: userId, decided_at: now }).where('id', '=', row.id).where('status', 'in', ['pending', 'approved', 'rejected']).execute();
+    const shown = shownFingerprint(row);
+    if (by.shown !== shown) {
+      throw new AppError('PREVIEW_STALE', 'The page you decided on does not show this preview as it is stored; nothing was decided. Look at the page again, then approve or reject.');
+    }
+    const estimate = parseJson<Partial<SendEstimate>>(row.estimate, {});
+    await inTransaction(this.d.db, async (tx) => {
+      const changed = await tx
+        .updateTable('previews')
+        .set({ status: decision, decided_by: by.userId, decided_at: now })
+        .where('id', '=', row.id)
+        .where('status', 'in', ['pending', 'approved', 'rejected'])
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(changed.numUpdatedRows) === 0) throw new AppError('CONFLICT', 'This preview changed state meanwhile (sent or expired); nothing was decided.');
+      const record: PreviewApprovalsTable = {
+        id: newId('apv', now),
+        account_id: accountId,
+        preview_id: row.id,
+        decision,
+        user_id: by.userId,
+        user_email: by.email,
+        decided_at: now,
+        session_hash: sha256Hex(`approval-session:${by.sessionIdHash}`),
+        client_ip: by.clientIp === null ? null : by.clientIp.slice(0, 100),
+        user_agent: by.userAgent === null ? null : by.userAgent.slice(0, 500),
+        fingerprint: shown,
+        preview_kind: row.kind,
+        recipients: estimate.accepted ?? 0,
+        credits_milli: Math.round((estimate.creditsEstimated ?? 0) * 1000),
+        credential_label: row.credential_label,
+      };
+      await tx.insertInto('preview_approvals').values(record).execute();
+      await this.d.events.decided(tx, this.facts({ ...row, status: decision, decided_by: by.userId, decided_at: now }), record);
+    });
     return this.bySlug(accountId, slug);
+  }
+
+  /**
+   * Notices previews that expired (one round of the expiry loop, any instance): each is marked
+   * once by a conditional update, and those still waiting or approved raise preview.expired in the
+   * same transaction — several instances raise it once. Returns how many were looked at.
+   */
+  async noticeExpired(): Promise<number> {
+    const now = this.d.clock.now();
+    const due = await this.d.db
+      .selectFrom('previews')
+      .selectAll()
+      .where('expiry_noticed_at', 'is', null)
+      .where('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(EXPIRY_ROUND)
+      .execute();
+    for (const row of due) {
+      await inTransaction(this.d.db, async (tx) => {
+        const marked = await tx.updateTable('previews').set({ expiry_noticed_at: now }).where('id', '=', row.id).where('expiry_noticed_at', 'is', null).executeTakeFirst();
+        if (Number(marked.numUpdatedRows) === 0) return;
+        // Read again under the row's lock: a send or decision may have landed since the select.
+        const current = await tx.selectFrom('previews').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+        if (current.status === 'pending' || current.status === 'approved') await this.d.events.expired(tx, this.facts(current));
+      });
+    }
+    return due.length;
   }
 
   /**
@@ -351,7 +596,7 @@ export class PreviewsService {
     if (!fingerprint) {
       throw new AppError('PREVIEW_STALE', 'This preview was made before merged values were recorded, so what recipients would get cannot be checked. Nothing was sent or charged.', { extra: { nextStep } });
     }
-    const opts = { source, expectMerge: fingerprint };
+    const opts = { source, expectMerge: fingerprint, previewId: row.id };
     try {
       // Stored JSON is input again: it passes the door before the send trusts it.
       if (row.kind === 'rcs') return await this.d.send.send(accountId, parseSendBody(SendMessageRequestSchema, stored), opts);
@@ -364,4 +609,23 @@ export class PreviewsService {
       throw err;
     }
   }
+}
+
+function toApprovalRecord(r: PreviewApprovalsTable): ApprovalRecord {
+  return {
+    approvalId: r.id,
+    previewId: r.preview_id,
+    decision: r.decision,
+    decidedAt: toIso(r.decided_at)!,
+    userId: r.user_id,
+    email: r.user_email,
+    clientIp: r.client_ip,
+    userAgent: r.user_agent,
+    sessionHash: r.session_hash,
+    shownFingerprint: r.fingerprint,
+    kind: r.preview_kind,
+    recipients: Number(r.recipients),
+    creditsEstimated: Number(r.credits_milli) / 1000,
+    createdBy: r.credential_label,
+  };
 }

@@ -2,6 +2,8 @@ import { toIso } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
 import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
+import type { PreviewApprovalsTable } from '../platform/db/tables/previews.js';
+import type { PreviewFacts } from '../previews/events.js';
 
 /**
  * The event kinds an endpoint can subscribe to (spec §6; the shapes §6 leaves open are designed
@@ -18,6 +20,10 @@ export const WEBHOOK_EVENTS = [
   'delivery_status',
   'form_submission',
   'form_optin_confirmed',
+  'preview.created',
+  'preview.approved',
+  'preview.rejected',
+  'preview.expired',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** Sent only by POST /webhooks/{id}/test; no endpoint subscribes to it. */
@@ -30,6 +36,10 @@ export const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   delivery_status: 'A message you sent changed status: SENT, DELIVERED, READ or FAILED (with error and fallback)',
   form_submission: 'Someone submitted one of your opt-in forms (opt-in still PENDING)',
   form_optin_confirmed: 'A form submission was confirmed through the link in the confirmation SMS',
+  'preview.created': 'An assistant or API key previewed a send: it waits for a person at its share URL when approval is required',
+  'preview.approved': 'A person approved a preview on its share page (who and when are in the payload)',
+  'preview.rejected': 'A person rejected a preview on its share page; it will not be sent',
+  'preview.expired': 'A preview expired while still waiting or approved but not sent; it can no longer be sent',
 };
 
 /** Everything after the envelope; the envelope (`id`, `event`, `createdAt`) is added by the outbox. */
@@ -128,4 +138,30 @@ export function reportedSteps(m: MessagesTable, previous: MessageStatus): Array<
     return [{ status: 'SENT', previous }, { status: m.status, previous: 'SENT' }];
   }
   return [{ status: m.status, previous }];
+}
+
+/**
+ * preview.created / .approved / .rejected / .expired: the preview (id, kind, credential that made
+ * it, recipient count, estimated cost, share URL) and, for a decision, who decided and when.
+ */
+export function previewBody(p: PreviewFacts, decision: PreviewApprovalsTable | null = null): EventBody {
+  return {
+    preview: {
+      previewId: p.previewId,
+      kind: p.kind,
+      channel: p.kind === 'sms' ? 'SMS' : 'RCS',
+      status: p.status,
+      approvalRequired: p.approvalRequired,
+      credential: p.credential,
+      recipients: p.recipients,
+      creditsEstimated: p.creditsEstimated,
+      campaignName: p.campaignName,
+      shareUrl: p.shareUrl,
+      createdAt: toIso(p.createdAt),
+      expiresAt: toIso(p.expiresAt),
+    },
+    ...(decision
+      ? { decision: { approvalId: decision.id, decision: decision.decision, decidedAt: toIso(decision.decided_at), userId: decision.user_id, email: decision.user_email } }
+      : {}),
+  };
 }

@@ -4,7 +4,8 @@ import type { Tx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import type { InteractionsTable } from '../platform/db/tables/engagement.js';
 import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
-import { buttonInteractionBody, deliveryStatusBody, inboundBody, reportedSteps, type PayloadContact } from './events.js';
+import type { PreviewEvents } from '../previews/events.js';
+import { buttonInteractionBody, deliveryStatusBody, inboundBody, previewBody, reportedSteps, type PayloadContact } from './events.js';
 import type { EmitTarget, WebhooksService } from './service.js';
 
 interface ButtonLike {
@@ -85,8 +86,13 @@ export async function emitButtonInteraction(webhooks: WebhooksService, tx: Tx, i
 }
 
 /** The listeners src/context.ts registers with the messaging and engagement event hubs. */
-export function webhookListeners(webhooks: WebhooksService): { messages: MessageEvents; engagement: Partial<EngagementEvents> } {
+export function webhookListeners(webhooks: WebhooksService): { messages: MessageEvents; engagement: Partial<EngagementEvents>; previews: PreviewEvents } {
   return {
+    previews: {
+      created: async (tx, p) => void (await webhooks.emit(tx, p.accountId, 'preview.created', previewBody(p))),
+      decided: async (tx, p, record) => void (await webhooks.emit(tx, p.accountId, record.decision === 'approved' ? 'preview.approved' : 'preview.rejected', previewBody(p, record))),
+      expired: async (tx, p) => void (await webhooks.emit(tx, p.accountId, 'preview.expired', previewBody(p))),
+    },
     messages: {
       statusChanged: (tx, message, previous) => emitDeliveryStatus(webhooks, tx, message, previous),
       wantsStatusChanges: (tx, accountId) => webhooks.hasTargets(tx, accountId, 'delivery_status'),

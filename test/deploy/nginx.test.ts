@@ -212,7 +212,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
     const page = await web.get(sharePath);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Through nginx');
-    const approved = await web.post(`${sharePath}/approve`, { csrf: WebClient.hidden(page.text, 'csrf') });
+    const approved = await web.post(`${sharePath}/approve`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
     expect(approved.status).toBe(303);
 
     const sent = await assistant.callTool({ name: 'rcs_send', arguments: { preview_id: preview.preview_id, payload: preview.payload } });

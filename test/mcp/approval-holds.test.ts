@@ -39,7 +39,7 @@ async function decide(shareUrl: string, account: TestAccount = a) {
   await web.login(account.email, account.password, account.totpSecret, path, clock.now());
   const page = await web.get(path);
   expect(page.status).toBe(200);
-  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
   clock.advance(31_000); // a new TOTP step for the next login
 }

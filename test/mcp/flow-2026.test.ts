@@ -43,7 +43,7 @@ async function approve(a: TestAccount, shareUrl: string) {
   await web.login(a.email, a.password, a.totpSecret, path, clock.now());
   const page = await web.get(path);
   expect(page.status).toBe(200);
-  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
   clock.advance(31_000);
 }

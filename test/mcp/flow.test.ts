@@ -37,7 +37,7 @@ async function decide(a: TestAccount, shareUrl: string, decision: 'approve' | 'r
   expect(done.location).toBe(path);
   const page = await web.get(path);
   expect(page.status).toBe(200);
-  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
   clock.advance(31_000); // a new TOTP step for the next login of the same person
   return web;
@@ -55,6 +55,11 @@ describe('validate → preview → approve → send', () => {
 
     const p = await call(c, 'rcs_preview', rcsPayload(t.account));
     expect(p.isError).toBe(false);
+    // The assistant sees what still waits for the person (issue #29): rcs_jobs with `previews`.
+    const waiting = await call(c, 'rcs_jobs', { previews: 'waiting' });
+    expect(waiting.isError).toBe(false);
+    expect(waiting.body.data).toEqual([]);
+    expect(waiting.body.previews.data[0]).toMatchObject({ previewId: p.body.preview_id, state: 'waiting', shareUrl: p.body.share_url, recipients: 1 });
     expect(p.body).toMatchObject({ approval_required: true, status: 'pending', send_with: 'rcs_send', recipients: { accepted: 1 }, creditsEstimated: 0.035 });
     expect(p.body.preview_id).toMatch(/^prv_/);
     expect(p.body.share_url).toMatch(new RegExp(`^${t.url}/preview/[A-Za-z0-9_-]{20,}$`));
@@ -77,7 +82,11 @@ describe('validate → preview → approve → send', () => {
 
     const log = await call(c, 'rcs_message_log', { messageId: sent.body.messageRecordId });
     expect(log.body.messages).toHaveLength(1);
-    expect(log.body.messages[0]).toMatchObject({ id: sent.body.messageRecordId, campaignName: 'spring', source: 'MCP' });
+    expect(log.body.messages[0]).toMatchObject({ id: sent.body.messageRecordId, campaignName: 'spring', source: 'MCP', previewId: p.body.preview_id, approvedBy: t.account.email });
+    expect(log.body.messages[0].approvedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const sentList = await call(c, 'rcs_jobs', { previews: 'sent' });
+    expect(sentList.body.previews.data.map((x: { previewId: string }) => x.previewId)).toContain(p.body.preview_id);
+    expect((await call(c, 'rcs_jobs', { previews: 'pending' })).isError).toBe(true);
 
     // The recipient taps the chip on the (simulated) phone; the assistant sees it.
     const sim = t.ctx.carriers as unknown as { userTap(i: Record<string, unknown>): Promise<void> };

@@ -39,7 +39,7 @@ async function decide(a: TestAccount, shareUrl: string) {
   const path = new URL(shareUrl).pathname;
   await web.login(a.email, a.password, a.totpSecret, path, clock.now());
   const page = await web.get(path);
-  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
   clock.advance(31_000);
 }

@@ -55,9 +55,10 @@ export function assertPermission(principal: Principal, permission: Permission): 
  * signing secret (whoever holds it can forge events to the customer's receiver); 'automated-send' — the
  * route configures messages the server later sends on its own without a person looking (an opt-in
  * form's confirmation SMS, whose text and form name the caller chooses, goes to any number typed
- * into the public form).
+ * into the public form); 'audit' — the answer is the approval audit trail (the people who approved,
+ * their addresses and browsers): the credential being audited does not read its auditors' records.
  */
-export type ApprovalBoundRefusal = 'send' | 'secret' | 'automated-send';
+export type ApprovalBoundRefusal = 'send' | 'secret' | 'automated-send' | 'audit';
 
 /** The preview flow an approval-bound credential uses instead of the direct send routes. */
 export const REST_PREVIEW_FLOW =
@@ -74,6 +75,9 @@ export function assertNotApprovalBound(principal: Principal, refusal: ApprovalBo
   }
   if (refusal === 'automated-send') {
     throw new AppError('APPROVAL_REQUIRED', `${credential} can only send messages a person approved, and an opt-in form sends its confirmation SMS to whoever fills it in without anyone approving it. Create or change forms in the console, or with an automation key without "sends need approval" (with forms:manage).`);
+  }
+  if (refusal === 'audit') {
+    throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not read the approval history (who approved, from which address and browser). A person reads it in the console (Approvals), or use an automation key without "sends need approval".`);
   }
   throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not see webhook signing secrets. Use an automation key without "sends need approval" (with webhooks:manage), or the console.`);
 }

@@ -22,7 +22,7 @@ export async function decideOnSharePage(t: TestServer, account: TestAccount, sha
   expect(done.location).toBe(path);
   const page = await web.get(path);
   expect(page.status).toBe(200);
-  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+  const res = await web.post(`${path}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
   expect(res.status).toBe(303);
 }
 

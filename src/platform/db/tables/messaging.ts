@@ -50,6 +50,8 @@ export interface MessagesTable {
   attempts: number;
   /** Time zone the schedule was given in (for localScheduleTime). */
   time_zone: string | null;
+  /** The preview (prv_…) it was sent from, when it was (migration 031): the log names its approver. */
+  preview_id: string | null;
 }
 
 export interface JobsTable {

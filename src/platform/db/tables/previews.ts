@@ -38,8 +38,43 @@ export interface PreviewsTable {
    * message without per-recipient merge fields.
    */
   merge_values: string | null;
+  /** key_… of the API key or the OAuth client_id that made it (migration 031); null for older rows. */
+  credential_id: string | null;
+  /** `key "Assistant"`, `app "Claude"`: the credential as people read it, kept as it was. */
+  credential_label: string | null;
+  /** When an instance noticed the expiry (and raised preview.expired if it still waited); set once. */
+  expiry_noticed_at: number | null;
+}
+
+/**
+ * One approval or rejection of a preview on its share page (migration 031). Append-only: written by
+ * src/previews/ alone, never updated or deleted through any route; no foreign key to the user or the
+ * key, so deleting either keeps the record. See docs/storage.md.
+ */
+export interface PreviewApprovalsTable {
+  /** apv_… */
+  id: string;
+  account_id: string;
+  preview_id: string;
+  decision: 'approved' | 'rejected';
+  user_id: string;
+  /** The person's e-mail when they decided. */
+  user_email: string;
+  decided_at: number;
+  /** SHA-256 over the session's stored id hash: tells sessions apart without naming one. */
+  session_hash: string;
+  client_ip: string | null;
+  user_agent: string | null;
+  /** SHA-256 of what the share page showed (src/previews/audit.ts), posted back by the form and checked. */
+  fingerprint: string;
+  preview_kind: PreviewsTable['kind'];
+  recipients: number;
+  credits_milli: number;
+  /** The credential that made the preview (`key "…"`, `app "…"`). */
+  credential_label: string | null;
 }
 
 export interface PreviewTables {
   previews: PreviewsTable;
+  preview_approvals: PreviewApprovalsTable;
 }

@@ -16,6 +16,7 @@ import {
   UpdateContactSchema,
 } from '../src/contacts/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
+import { ConsentBriefSchema } from '../src/contacts/consent.js';
 import { actorOf } from '../src/platform/permissions.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
@@ -78,17 +79,20 @@ export const countContacts = defineTool({
 export const getContact = defineTool({
   name: 'get_contact',
   title: 'Get a contact',
-  description: 'One contact by its id (ct_…) or by phone number with country code: check a number before create_contact.',
+  description: 'One contact by its id (ct_…) or by phone number with country code, with its opt-out status and latest consent events: check a number before create_contact.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({
     id: z.string().min(1).max(64).describe('Contact id (ct_…) or phone number.'),
     ...GetContactQuerySchema.shape,
   }),
-  output: ContactResponse,
+  output: dataResponseSchema(ContactSchema.extend({ consent: ConsentBriefSchema })),
   annotations: READ,
-  uses: ['contacts'],
-  run: async ({ contacts, principal }, input) => ok(await contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' })),
+  uses: ['contacts', 'contactConsent'],
+  run: async ({ contacts, contactConsent, principal }, input) => {
+    const contact = await contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' });
+    return ok({ ...contact, consent: await contactConsent.brief(principal.accountId, contact.phone) });
+  },
 });
 
 export const createContact = defineTool({
@@ -158,7 +162,7 @@ export const bulkDisableContacts = defineTool({
   annotations: DELETE,
   errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
-  run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input),
+  run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input, actorOf(principal)),
 });
 
 export const bulkEnableContacts = defineTool({
@@ -172,7 +176,7 @@ export const bulkEnableContacts = defineTool({
   annotations: WRITE_IDEMPOTENT,
   errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
-  run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input),
+  run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input, actorOf(principal)),
 });
 
 export const contactsTools = [

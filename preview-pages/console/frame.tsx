@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../layout.js';
 
-export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'settings';
+export type ConsoleTab = 'overview' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'consent' | 'settings';
 
 const TABS: Array<[ConsoleTab, string, string]> = [
   ['overview', 'Overview', '/console'],
@@ -11,6 +11,7 @@ const TABS: Array<[ConsoleTab, string, string]> = [
   ['credits', 'Credits', '/console/credits'],
   ['webhooks', 'Webhooks', '/console/webhooks'],
   ['forms', 'Forms', '/console/forms'],
+  ['consent', 'Consent', '/console/consent'],
   ['settings', 'Settings', '/console/settings'],
 ];
 

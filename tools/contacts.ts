@@ -26,7 +26,8 @@ import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
  *
  * Contacts (spec §2.8, §4.4) as MCP tools. Each tool is the REST route of the same name with the
  * same schemas and the same response body (src/contacts/routes.ts), so structuredContent equals
- * what REST answers. Naming rule across the address-book tools: the tool's own resource is `id`;
+ * what REST answers (get_contact adds the contact's consent standing and latest events, which REST serves at
+ * /contacts/{id}/consent). Naming rule across the address-book tools: the tool's own resource is `id`;
  * other resources are named by type (groupId, contactId, templateGroupId).
  */
 

@@ -92,7 +92,7 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
     }
     const actor: Actor = { sendsNeedApproval: false, credentialId: s.user.id, label: credentialLabel('user', s.user.email), via: 'session' };
     const contact = await d.contacts.update(s.accountId, contactId, { disabled: action === 'disable' }, actor);
-    res.redirect(303, `/console/consent?q=${encodeURIComponent(contact.phone)}&done=${action}d`);
+    res.redirect(303, `/console/consent?q=${encodeURIComponent(`+${contact.phone}`)}&done=${action}d`);
   });
 
   router.get('/console/consent/export.csv', async (req: Request, res: Response) => {

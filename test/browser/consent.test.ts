@@ -104,7 +104,7 @@ describe('console: Consent', () => {
     await screenshot(page, 'consent-enabled-desktop');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("Download")')]);
-    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    const csv = fs.readFileSync((await download.path()), 'utf8');
     const lines = csv.trim().split('\r\n');
     expect(lines[0]).toMatch(/^id,occurred_at,phone,/);
     expect(lines).toHaveLength(4);

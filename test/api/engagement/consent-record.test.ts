@@ -39,12 +39,16 @@ function parseCsv(s: string): string[][] {
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
     if (quoted) {
-      if (c === '"' && s[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && s[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && s[i + 1] === '\n') {
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && s[i + 1] === '\n') {
       row.push(cell);
       rows.push(row);
       row = [];
@@ -296,7 +300,7 @@ describe('reading: paging, errors, tenants', () => {
     const { runTool } = await import('../../../tools/types.js');
     const { getContact } = await import('../../../tools/contacts.js');
     const principal = (await t.ctx.services.apiKeys.authenticate(t.account.apiKey))!;
-    const out = (await runTool(getContact, t.ctx.services as any, principal, { id: num(1500) })) as any;
+    const out = (await runTool(getContact, t.ctx.services, principal, { id: num(1500) })) as any;
     expect(out.data.consent).toMatchObject({ optedOut: false, optedOutAt: null });
     expect(out.data.consent.latest).toHaveLength(3);
     expect(out.data.consent.latest[0]).toEqual({ kind: 'enabled', source: 'api', occurredAt: expect.any(String), detail: expect.stringMatching(/^by key "/) });

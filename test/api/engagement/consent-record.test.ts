@@ -111,6 +111,19 @@ describe('a form double opt-in', () => {
   });
 });
 
+describe('a single opt-in form', () => {
+  it('is on the record at submission, with the submitting client address', async () => {
+    const S = num(1110);
+    const form = (await t.api('POST', '/api/v1/forms', { name: 'Walk-in list', doubleOptIn: false })).body.data;
+    const client = new WebClient(t.url);
+    const page = await client.get(`/f/${form.slug}`);
+    expect((await client.post(`/f/${form.slug}`, { csrf: WebClient.hidden(page.text, 'csrf'), phone: S })).status).toBe(303);
+    expect((await consentOf(S)).body.data).toEqual([
+      expect.objectContaining({ kind: 'opt_in', source: 'form', formId: form.id, formName: 'Walk-in list', clientAddress: expect.stringMatching(/127\.0\.0\.1|::1/), messageId: null, note: expect.stringContaining('Single opt-in form') }),
+    ]);
+  });
+});
+
 describe('keyword opt-out, START, the chip, the link', () => {
   const K = num(1200);
 

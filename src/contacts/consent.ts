@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { normalizePhone } from '../phone/index.js';
 import type { Db } from '../platform/db/database.js';
-import { AppError, notFound } from '../platform/errors.js';
-import { isId } from '../platform/ids.js';
+import { notFound } from '../platform/errors.js';
 import { cursorListSchema, type CursorPage } from '../platform/pagination.js';
 import type { ConsentRecord } from '../suppression/consent.js';
 import { ConsentEventSchema, type ConsentEvent } from '../suppression/schemas.js';
+import { contactRef } from './service.js';
 
 /** Where a number stands now: beside its history on REST, MCP and the console. */
 export const ConsentStandingSchema = z.object({
@@ -48,11 +47,6 @@ export function consentDetail(e: ConsentEvent): string | null {
 /** What reading a contact's consent uses of the suppression area. */
 export type ConsentReader = Pick<ConsentRecord, 'history' | 'status' | 'known'>;
 
-const invalidId = () =>
-  new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
-    details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
-  });
-
 /**
  * The consent record of a contact or number (GET /api/v1/contacts/{id}/consent, get_contact, the console). `{id}`
  * as in GET /contacts/{id}: a contact id — its current number's record — or a phone number, which keeps answering
@@ -68,15 +62,14 @@ export class ContactConsent {
   async standing(accountId: string, idOrPhone: string): Promise<ConsentStanding> {
     let phone: string;
     let contact: { id: string; disabled: number } | undefined;
-    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
-      if (!isId('ct', idOrPhone)) throw invalidId();
-      const row = await this.db.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('id', '=', idOrPhone).where('account_id', '=', accountId).executeTakeFirst();
+    const ref = contactRef(idOrPhone);
+    if (ref.id !== null) {
+      const row = await this.db.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('id', '=', ref.id).where('account_id', '=', accountId).executeTakeFirst();
       if (!row) throw notFound('Contact');
       ({ phone, ...contact } = row);
     } else {
-      const n = normalizePhone(idOrPhone);
-      if (!n.ok) throw notFound('Contact');
-      phone = n.digits;
+      if (ref.digits === null) throw notFound('Contact');
+      phone = ref.digits;
       contact = await this.db.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
       if (!contact && !(await this.consent.known(accountId, phone))) throw notFound('Contact');
     }

@@ -124,6 +124,24 @@ const duplicatePhone = (digits: string, existingId?: string): AppError =>
     ...(existingId ? { extra: { existingContactId: existingId } } : {}),
   });
 
+/**
+ * What `{id}` of /contacts/{id} names: a contact id (ct_…), or a phone number with country code (+, 00 or bare
+ * digits) — `digits` null when the number cannot be stored, so it cannot belong to a contact (a 404). Something that
+ * is neither is a 400 INVALID_ID.
+ */
+export function contactRef(idOrPhone: string): { id: string; digits: null } | { id: null; digits: string | null } {
+  if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
+    if (!isId('ct', idOrPhone)) {
+      throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
+        details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
+      });
+    }
+    return { id: idOrPhone, digits: null };
+  }
+  const phone = normalizePhone(idOrPhone);
+  return { id: null, digits: phone.ok ? phone.digits : null };
+}
+
 interface PhoneOk {
   digits: string;
   country: string;
@@ -283,18 +301,12 @@ export class ContactsService {
    */
   async get(accountId: string, idOrPhone: string, opts: { includeCustomFields?: boolean } = {}): Promise<Contact> {
     let row: ContactsTable | undefined;
-    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
-      if (!isId('ct', idOrPhone)) {
-        throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
-          details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
-        });
-      }
-      row = await this.rowById(this.db, accountId, idOrPhone);
+    const ref = contactRef(idOrPhone);
+    if (ref.id !== null) {
+      row = await this.rowById(this.db, accountId, ref.id);
     } else {
-      const phone = normalizePhone(idOrPhone);
-      // A number that cannot be stored cannot belong to a contact.
-      if (phone.ok) {
-        row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', phone.digits).executeTakeFirst();
+      if (ref.digits !== null) {
+        row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', ref.digits).executeTakeFirst();
       }
       if (!row) throw notFound('Contact');
     }

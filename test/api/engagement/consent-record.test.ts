@@ -168,6 +168,25 @@ describe('keyword opt-out, START, the chip, the link', () => {
     expect(after).toMatchObject({ kind: 'disabled', source: 'api', actor: expect.stringMatching(/^key "/), actorId: expect.stringMatching(/^key_/), note: 'Reason: Asked by phone' });
   });
 
+  it('the console page: bad look-ups are 400/404 pages; another account’s contact cannot be switched; no login, no page', async () => {
+    expect((await new WebClient(t.url).get(`/console/consent?q=${encodeURIComponent(K)}`)).status).toBe(303);
+    expect((await new WebClient(t.url).get('/console/consent/export.csv')).status).toBe(303);
+    const web = new WebClient(t.url);
+    await web.login(t.account.email, t.account.password, t.account.totpSecret, '/console', clock.now());
+    const bad = await web.get('/console/consent?q=ct_nonsense');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Enter a phone number');
+    expect((await web.get(`/console/consent?q=${encodeURIComponent(num(1999))}`)).status).toBe(404);
+    expect((await web.get(`/console/consent?q=${encodeURIComponent(K)}&cursor=bad`)).status).toBe(400);
+    const other = await t.createAccount();
+    const theirs = (await t.api('POST', '/api/v1/contacts', { phone: num(1250) }, { key: other.apiKey })).body.data.id;
+    const page = await web.get('/console/consent');
+    const r = await web.post('/console/consent/contact', { csrf: WebClient.hidden(page.text, 'csrf'), contactId: theirs, action: 'disable' });
+    expect(r.status).toBe(404);
+    expect((await t.api('GET', `/api/v1/contacts/${theirs}`, undefined, { key: other.apiKey })).body.data.disabled).toBe(false);
+    expect((await consentOf(theirs, '', other.apiKey)).body.data).toEqual([]);
+  });
+
   it('START resubscribes, with its text; a START of a number that is not out records nothing', async () => {
     clock.advance(60_000);
     await t.reply(K, t.account.senders.rcs, 'start');

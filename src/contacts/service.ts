@@ -16,10 +16,7 @@ import type { Actor } from '../platform/permissions.js';
 import { parseOrThrow, zodDetails } from '../platform/validation.js';
 import { assistantWritesAfter, changedContactFields, initialAssistantWrites, provenanceChange } from './provenance.js';
 import { noopContactLifecycle, type ContactLifecycle } from './lifecycle.js';
-import type { ConsentRecorder } from '../suppression/schemas.js';
-
-/** On an enable or declared opt-in of a number that opted out: the person's opt-out is not lifted by the business. */
-export const OPT_OUT_STANDS = 'The number opted out and its opt-out stands: sends to it stay refused until the person replies START';
+import { OPT_OUT_STANDS, type ConsentRecorder } from '../suppression/schemas.js';
 
 /** Records nothing (a ContactsService built without the consent record, in tests). */
 const noopConsentRecorder: ConsentRecorder = { record: async () => {}, recordMany: async () => {}, optedOut: async () => new Set() };

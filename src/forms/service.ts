@@ -10,7 +10,7 @@ import type { SendService } from '../messaging/send-service.js';
 import { countryInPriceList, countryReach, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
-import type { ConsentRecorder } from '../suppression/schemas.js';
+import { OPT_OUT_STANDS, type ConsentRecorder } from '../suppression/schemas.js';
 import { sortKey } from '../platform/db/sort-key.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
@@ -127,7 +127,7 @@ export interface FormsDeps {
   /** Opt-in confirmation links' tokens (stored masked, revealed at hand-over). */
   links: LinkTokens;
   /** The consent record: a confirmed opt-in is written to it in the confirming transaction. */
-  consent: Pick<ConsentRecorder, 'record'>;
+  consent: Pick<ConsentRecorder, 'record' | 'optedOut'>;
 }
 
 /** The address book's own email rule, so a confirmed submission can always be written to the contact. */
@@ -734,6 +734,8 @@ export class FormsService {
       .where('submitted_at', '<=', sub.submitted_at)
       .execute();
     const double = form.double_opt_in === 1;
+    // A form opt-in does not lift an earlier opt-out of the number (only START does): the record says so.
+    const stillOut = (await this.d.consent.optedOut(tx, form.account_id, [sub.phone])).size > 0;
     await this.d.consent.record(tx, {
       accountId: form.account_id,
       phone: sub.phone,
@@ -747,9 +749,12 @@ export class FormsService {
       // The confirmation SMS whose link was used (double opt-in).
       senderId: double ? form.sender_id : null,
       messageId: double ? linked.confirmation_message_id : null,
-      note: double
-        ? `Double opt-in: submitted ${new Date(sub.submitted_at).toISOString()}, confirmed by the link in the confirmation SMS`
-        : `Single opt-in form: submitted ${new Date(sub.submitted_at).toISOString()}, no confirmation asked`,
+      note: [
+        double
+          ? `Double opt-in: submitted ${new Date(sub.submitted_at).toISOString()}, confirmed by the link in the confirmation SMS`
+          : `Single opt-in form: submitted ${new Date(sub.submitted_at).toISOString()}, no confirmation asked`,
+        ...(stillOut ? [OPT_OUT_STANDS] : []),
+      ].join('. '),
       at: now,
     });
     const confirmed: FormSubmissionsTable = { ...sub, status: 'CONFIRMED', confirmed_at: now, data_applied: applied, contact_id: contact.id };

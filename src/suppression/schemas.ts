@@ -62,6 +62,9 @@ export interface ConsentEventInput {
   at: number;
 }
 
+/** On an enable, a declared or a form opt-in of a number that opted out: only the person's START lifts an opt-out. */
+export const OPT_OUT_STANDS = 'The number opted out and its opt-out stands: sends to it stay refused until the person replies START';
+
 /** What the areas above (contacts, forms, inbound through OptOutService) use to write the record. */
 export interface ConsentRecorder {
   record(tx: Tx, event: ConsentEventInput): Promise<void>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPT_OUT_STANDS } from '../../../src/contacts/service.js';
+import { OPT_OUT_STANDS } from '../../../src/suppression/schemas.js';
 import { FakeClock } from '../../../src/platform/clock.js';
 import { inTransaction } from '../../../src/platform/db/database.js';
 import { PROJECT_ROOT } from '../../../src/platform/paths.js';
@@ -272,6 +272,21 @@ describe('deleting the contact keeps the opt-out and the record', () => {
     // Every way of writing the number finds it.
     expect((await consentOf(`00${D.slice(1)}`)).body.data).toHaveLength(2);
     expect((await consentOf(id)).status).toBe(404);
+    expect((await t.api('POST', '/api/rcs/send', text(D))).body.error.code).toBe('CONTACT_OPTED_OUT');
+  });
+});
+
+describe('a form opt-in of a number that opted out', () => {
+  it('is recorded with a note that the opt-out stands; sends stay refused', async () => {
+    const D = num(1400);
+    const form = (await t.api('POST', '/api/v1/forms', { name: 'Come back', doubleOptIn: false })).body.data;
+    const client = new WebClient(t.url);
+    const page = await client.get(`/f/${form.slug}`);
+    clock.advance(1_000);
+    expect((await client.post(`/f/${form.slug}`, { csrf: WebClient.hidden(page.text, 'csrf'), phone: D })).status).toBe(303);
+    const latest = (await consentOf(D)).body.data[0];
+    expect(latest).toMatchObject({ kind: 'opt_in', source: 'form', formName: 'Come back' });
+    expect(latest.note).toContain(OPT_OUT_STANDS);
     expect((await t.api('POST', '/api/rcs/send', text(D))).body.error.code).toBe('CONTACT_OPTED_OUT');
   });
 });

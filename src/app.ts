@@ -15,6 +15,9 @@ import { logRoutes } from './messaging/log-routes.js';
 import { messagingRoutes } from './messaging/routes.js';
 import { sendersRoutes } from './senders/routes.js';
 import { contactsRoutes } from './contacts/routes.js';
+import { contactConsentRoutes } from './contacts/consent-routes.js';
+import { consentConsole } from './contacts/consent-console.js';
+import { consentRecordRoutes } from './suppression/routes.js';
 import { fieldsRoutes } from './fields/routes.js';
 import { groupsRoutes } from './groups/routes.js';
 import { templatesRoutes } from './templates/routes.js';
@@ -51,6 +54,7 @@ export const BASE = {
   groups: '/api/v1/groups',
   templates: '/api/v1/templates',
   forms: '/api/v1/forms',
+  consent: '/api/v1/consent',
   mcp: '/mcp',
 } as const;
 
@@ -114,7 +118,9 @@ export function createApp(ctx: AppContext): Express {
     [BASE.rcs, healthRoutes(deps)],
     // Custom-field routes first: /fields must not be taken for a contact id.
     [BASE.contacts, fieldsRoutes(deps)],
+    [BASE.contacts, contactConsentRoutes(deps)],
     [BASE.contacts, contactsRoutes(deps)],
+    [BASE.consent, consentRecordRoutes(deps)],
     [BASE.groups, groupsRoutes(deps)],
     [BASE.templates, templatesRoutes(deps)],
     [BASE.rcs, validationRoutes(deps)],
@@ -155,6 +161,7 @@ export function createApp(ctx: AppContext): Express {
   // Other areas plug into the console here (src/console/sources.ts).
   pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps), approvals: approvalsConsole(deps) }));
   pages.use(creditsConsoleRoutes(deps));
+  pages.use(consentConsole(deps));
   app.use(pages);
 
   app.use(notFoundHandler);

@@ -43,6 +43,8 @@ import { EngagementEventHub } from './inbound/events.js';
 import { InboundService } from './inbound/inbound-service.js';
 import { InteractionsService } from './inbound/interactions-service.js';
 import { OptOutService } from './suppression/opt-outs.js';
+import { ConsentRecord } from './suppression/consent.js';
+import { ContactConsent } from './contacts/consent.js';
 import { UnsubscribeService } from './inbound/unsubscribe-service.js';
 import { VirtualPhoneService } from './inbound/virtual-phone.js';
 import { WebhooksService } from './webhooks/service.js';
@@ -105,6 +107,10 @@ export interface Services {
   /** Incoming messages and taps from carriers (registered with `status`). */
   inbound: InboundService;
   optOuts: OptOutService;
+  /** The append-only consent record of every number (src/suppression/consent.ts). */
+  consent: ConsentRecord;
+  /** A contact's or number's consent record and standing (REST, get_contact, console). */
+  contactConsent: ContactConsent;
   unsubscribe: UnsubscribeService;
   /** The simulated network's virtual phone (/phone); null with real carriers. */
   virtualPhone: VirtualPhoneService | null;
@@ -165,7 +171,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
   // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
-  const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count);
+  const consent = new ConsentRecord(db);
+  const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count, consent);
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
   const status = new StatusService(db, clock, messageEvents, logger);
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
@@ -180,7 +187,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const contacts = new ContactsService(db, clock, accounts, fields, groups, {
     // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
     cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
-  });
+  }, consent);
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
@@ -209,10 +216,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     interactions: new InteractionsService(db),
     inbound,
     optOuts,
+    consent,
+    contactConsent: new ContactConsent(db, consent),
     unsubscribe: new UnsubscribeService(db, clock, optOuts),
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
-    forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links }),
+    forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
     idempotency: new IdempotencyStore(db, clock),
     health: new HealthService(database, carriers, clock),
     rateLimits: new RateLimitCounters(db, clock),

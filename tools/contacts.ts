@@ -16,6 +16,7 @@ import {
   UpdateContactSchema,
 } from '../src/contacts/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
+import { ConsentBriefSchema } from '../src/contacts/consent.js';
 import { actorOf } from '../src/platform/permissions.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
 
@@ -25,7 +26,8 @@ import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
  *
  * Contacts (spec §2.8, §4.4) as MCP tools. Each tool is the REST route of the same name with the
  * same schemas and the same response body (src/contacts/routes.ts), so structuredContent equals
- * what REST answers. Naming rule across the address-book tools: the tool's own resource is `id`;
+ * what REST answers (get_contact adds the contact's consent standing and latest events, which REST serves at
+ * /contacts/{id}/consent). Naming rule across the address-book tools: the tool's own resource is `id`;
  * other resources are named by type (groupId, contactId, templateGroupId).
  */
 
@@ -78,17 +80,20 @@ export const countContacts = defineTool({
 export const getContact = defineTool({
   name: 'get_contact',
   title: 'Get a contact',
-  description: 'One contact by its id (ct_…) or by phone number with country code: check a number before create_contact.',
+  description: 'One contact by its id (ct_…) or by phone number with country code, with its opt-out status and latest consent events: check a number before create_contact.',
   toolset: 'contacts',
   permissions: ['contacts:read'],
   input: z.strictObject({
     id: z.string().min(1).max(64).describe('Contact id (ct_…) or phone number.'),
     ...GetContactQuerySchema.shape,
   }),
-  output: ContactResponse,
+  output: dataResponseSchema(ContactSchema.extend({ consent: ConsentBriefSchema })),
   annotations: READ,
-  uses: ['contacts'],
-  run: async ({ contacts, principal }, input) => ok(await contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' })),
+  uses: ['contacts', 'contactConsent'],
+  run: async ({ contacts, contactConsent, principal }, input) => {
+    const contact = await contacts.get(principal.accountId, input.id, { includeCustomFields: input.include === 'customFields' });
+    return ok({ ...contact, consent: await contactConsent.brief(principal.accountId, contact.phone) });
+  },
 });
 
 export const createContact = defineTool({
@@ -158,7 +163,7 @@ export const bulkDisableContacts = defineTool({
   annotations: DELETE,
   errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
-  run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input),
+  run: ({ contacts, principal }, input) => contacts.bulkDisable(principal.accountId, input, actorOf(principal)),
 });
 
 export const bulkEnableContacts = defineTool({
@@ -172,7 +177,7 @@ export const bulkEnableContacts = defineTool({
   annotations: WRITE_IDEMPOTENT,
   errors: ['NO_VALID_CONTACTS'],
   uses: ['contacts'],
-  run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input),
+  run: ({ contacts, principal }, input) => contacts.bulkEnable(principal.accountId, input, actorOf(principal)),
 });
 
 export const contactsTools = [

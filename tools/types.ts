@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { BillingService } from '../src/billing/service.js';
 import type { ContactsService } from '../src/contacts/service.js';
+import type { ContactConsent } from '../src/contacts/consent.js';
 import type { ConversationsService } from '../src/conversations/service.js';
 import type { FieldsService } from '../src/fields/service.js';
 import type { GroupsService } from '../src/groups/service.js';
@@ -54,6 +55,7 @@ export interface ToolAnnotations {
 export interface ToolServices {
   billing: BillingService;
   contacts: ContactsService;
+  contactConsent: ContactConsent;
   conversations: ConversationsService;
   fields: FieldsService;
   groups: GroupsService;

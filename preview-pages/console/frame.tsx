@@ -3,7 +3,7 @@ import { useContext } from 'preact/hooks';
 import { PageLocals } from '../../src/platform/http/pages.js';
 import { Layout } from '../layout.js';
 
-export type ConsoleTab = 'overview' | 'approvals' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'settings';
+export type ConsoleTab = 'overview' | 'approvals' | 'api-keys' | 'apps' | 'senders' | 'credits' | 'webhooks' | 'forms' | 'consent' | 'settings';
 
 const TABS: Array<[ConsoleTab, string, string]> = [
   ['overview', 'Overview', '/console'],
@@ -14,6 +14,7 @@ const TABS: Array<[ConsoleTab, string, string]> = [
   ['credits', 'Credits', '/console/credits'],
   ['webhooks', 'Webhooks', '/console/webhooks'],
   ['forms', 'Forms', '/console/forms'],
+  ['consent', 'Consent', '/console/consent'],
   ['settings', 'Settings', '/console/settings'],
 ];
 

@@ -118,6 +118,11 @@ export type CarrierEvent =
       text: string;
       at: number;
       carrierMessageId: string;
+      /**
+       * The text stands for a tap on an unsubscribe chip, as far as the network can tell (RBM reports the chip's
+       * postback; the virtual phone knows its own taps). A handset's chip over SMS/SMPP arrives as typed words.
+       */
+      unsubscribeChip?: boolean;
     }
   | {
       kind: 'interaction';

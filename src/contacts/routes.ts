@@ -80,7 +80,7 @@ export function contactsRoutes({ contacts }: { contacts: ContactsService }): Rou
       auth: 'contacts:write',
       body: BulkDisableSchema,
       responses: { 200: { description: 'Counts', schema: BulkDisableResultSchema }, 400: { description: 'Invalid request or NO_VALID_CONTACTS' } },
-      handler: ({ body, principal }) => contacts.bulkDisable(principal.accountId, body),
+      handler: ({ body, principal }) => contacts.bulkDisable(principal.accountId, body, actorOf(principal)),
     }),
     defineRoute({
       method: 'patch',
@@ -91,7 +91,7 @@ export function contactsRoutes({ contacts }: { contacts: ContactsService }): Rou
       auth: 'contacts:write',
       body: BulkEnableSchema,
       responses: { 200: { description: 'Counts', schema: BulkEnableResultSchema }, 400: { description: 'Invalid request or NO_VALID_CONTACTS' } },
-      handler: ({ body, principal }) => contacts.bulkEnable(principal.accountId, body),
+      handler: ({ body, principal }) => contacts.bulkEnable(principal.accountId, body, actorOf(principal)),
     }),
     defineRoute({
       method: 'post',

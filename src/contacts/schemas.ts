@@ -11,6 +11,7 @@ import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_M
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 import { idSchema } from '../platform/id-schema.js';
+import { ConsentSourceInputSchema } from '../suppression/schemas.js';
 
 export { BULK_CONTACTS_MAX, CONTACT_NAME_MAX_LENGTH };
 export const DISABLE_REASON_MAX_LENGTH = BULK_DISABLE_REASON_MAX_LENGTH;
@@ -54,6 +55,7 @@ export const CreateContactSchema = z.strictObject({
   email: EmailSchema.optional(),
   groups: GroupIdList.optional(),
   customFields: CustomFieldValueList.optional(),
+  consentSource: ConsentSourceInputSchema.optional(),
 });
 export type CreateContactInput = z.input<typeof CreateContactSchema>;
 
@@ -110,6 +112,7 @@ export const BulkContactsSchema = z.strictObject({
     .default(false)
     .describe('true updates existing phones; false skips them.'),
   groups: GroupIdList.optional().describe('Added to every saved contact.'),
+  consentSource: ConsentSourceInputSchema.optional().describe('How these people consented; recorded as an opt-in for every created or updated contact.'),
 });
 export type BulkContactsInput = z.input<typeof BulkContactsSchema>;
 

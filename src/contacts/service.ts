@@ -16,6 +16,10 @@ import type { Actor } from '../platform/permissions.js';
 import { parseOrThrow, zodDetails } from '../platform/validation.js';
 import { assistantWritesAfter, changedContactFields, initialAssistantWrites, provenanceChange } from './provenance.js';
 import { noopContactLifecycle, type ContactLifecycle } from './lifecycle.js';
+import { OPT_OUT_STANDS, type ConsentRecorder } from '../suppression/schemas.js';
+
+/** Records nothing (a ContactsService built without the consent record, in tests). */
+const noopConsentRecorder: ConsentRecorder = { record: async () => {}, recordMany: async () => {}, optedOut: async () => new Set() };
 import {
   BulkContactRowStrictSchema,
   BulkContactsSchema,
@@ -117,6 +121,24 @@ const duplicatePhone = (digits: string, existingId?: string): AppError =>
     ...(existingId ? { extra: { existingContactId: existingId } } : {}),
   });
 
+/**
+ * What `{id}` of /contacts/{id} names: a contact id (ct_…), or a phone number with country code (+, 00 or bare
+ * digits) — `digits` null when the number cannot be stored, so it cannot belong to a contact (a 404). Something that
+ * is neither is a 400 INVALID_ID.
+ */
+export function contactRef(idOrPhone: string): { id: string; digits: null } | { id: null; digits: string | null } {
+  if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
+    if (!isId('ct', idOrPhone)) {
+      throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
+        details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
+      });
+    }
+    return { id: idOrPhone, digits: null };
+  }
+  const phone = normalizePhone(idOrPhone);
+  return { id: null, digits: phone.ok ? phone.digits : null };
+}
+
 interface PhoneOk {
   digits: string;
   country: string;
@@ -135,7 +157,41 @@ export class ContactsService {
     private readonly fields: FieldsService,
     private readonly groups: GroupsService,
     private readonly lifecycle: ContactLifecycle = noopContactLifecycle,
+    /** The consent record (src/suppression/): API/console consent and the business's disable/enable go on it. */
+    private readonly consent: ConsentRecorder = noopConsentRecorder,
   ) {}
+
+  /**
+   * Consent events of contacts changed through the API or console, in the caller's transaction: the door and who
+   * (actor), and — when the number is on the suppression list — that its opt-out still stands.
+   */
+  private async recordConsent(
+    tx: Tx,
+    accountId: string,
+    rows: ReadonlyArray<{ id: string; phone: string }>,
+    kind: 'opt_in' | 'disabled' | 'enabled',
+    actor: Actor | undefined,
+    extra: { declaredSource?: string | null; note?: string | null } = {},
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    const now = this.clock.now();
+    const out = kind === 'disabled' ? new Set<string>() : await this.consent.optedOut(tx, accountId, rows.map((r) => r.phone));
+    await this.consent.recordMany(
+      tx,
+      rows.map((r) => ({
+        accountId,
+        phone: r.phone,
+        contactId: r.id,
+        kind,
+        source: actor?.via === 'session' ? 'console' : 'api',
+        declaredSource: extra.declaredSource ?? null,
+        actor: actor?.label ?? null,
+        actorId: actor?.credentialId ?? null,
+        note: out.has(r.phone) ? OPT_OUT_STANDS : (extra.note ?? null),
+        at: now,
+      })),
+    );
+  }
 
   // ---- reading -------------------------------------------------------------------------------
 
@@ -242,18 +298,12 @@ export class ContactsService {
    */
   async get(accountId: string, idOrPhone: string, opts: { includeCustomFields?: boolean } = {}): Promise<Contact> {
     let row: ContactsTable | undefined;
-    if (idOrPhone.startsWith('ct_') || !/^[+\d\s\-()./]+$/.test(idOrPhone) || !/\d/.test(idOrPhone)) {
-      if (!isId('ct', idOrPhone)) {
-        throw new AppError('INVALID_ID', 'Invalid contact id: expected a contact id (ct_…) or a phone number with country code', {
-          details: [{ path: 'id', code: 'invalid_id', message: 'must look like ct_01J… or +4915112345678' }],
-        });
-      }
-      row = await this.rowById(this.db, accountId, idOrPhone);
+    const ref = contactRef(idOrPhone);
+    if (ref.id !== null) {
+      row = await this.rowById(this.db, accountId, ref.id);
     } else {
-      const phone = normalizePhone(idOrPhone);
-      // A number that cannot be stored cannot belong to a contact.
-      if (phone.ok) {
-        row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', phone.digits).executeTakeFirst();
+      if (ref.digits !== null) {
+        row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', ref.digits).executeTakeFirst();
       }
       if (!row) throw notFound('Contact');
     }
@@ -297,6 +347,7 @@ export class ContactsService {
         await tx.insertInto('contacts').values(row).execute();
         await this.groups.addMemberships(accountId, [row.id], groupIds, tx);
         await this.fields.writeValues(accountId, row.id, values, tx);
+        if (data.consentSource !== undefined) await this.recordConsent(tx, accountId, [row], 'opt_in', actor, { declaredSource: data.consentSource });
         return (await this.toContacts(accountId, [row], true, tx))[0]!;
       });
     } catch (err) {
@@ -427,6 +478,7 @@ export class ContactsService {
         if (groupIds) await this.groups.setMemberships(accountId, contactId, groupIds, tx);
         await this.fields.writeValues(accountId, contactId, values, tx);
         if (disabling) await this.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
+        if (next.disabled !== current.disabled) await this.recordConsent(tx, accountId, [next], next.disabled === 1 ? 'disabled' : 'enabled', actor);
         return (await this.toContacts(accountId, [next], true, tx))[0]!;
       });
     } catch (err) {
@@ -514,6 +566,7 @@ export class ContactsService {
       let created = 0;
       let updated = 0;
       const touched: string[] = [];
+      const consented: Array<{ id: string; phone: string }> = [];
       const now = this.clock.now();
       // Custom field values of the contacts an upsert may change, to record only what really changes.
       const updating = data.upsert ? ready.filter((r) => r.values.length > 0).flatMap((r) => existing.get(r.phone.digits)?.id ?? []) : [];
@@ -548,6 +601,7 @@ export class ContactsService {
             .execute();
           await this.fields.writeValues(accountId, current.id, values, tx);
           touched.push(current.id);
+          consented.push(current);
           updated++;
         } else {
           const row = newContactRow(accountId, { phone: item.phone.digits, country: item.phone.country, firstName: item.row.firstName, lastName: item.row.lastName, email: item.row.email }, now, {
@@ -557,20 +611,22 @@ export class ContactsService {
           await tx.insertInto('contacts').values(row).execute();
           await this.fields.writeValues(accountId, row.id, item.values, tx);
           touched.push(row.id);
+          consented.push(row);
           created++;
         }
       }
       await this.groups.addMemberships(accountId, touched, groupIds, tx);
+      if (data.consentSource !== undefined) await this.recordConsent(tx, accountId, consented, 'opt_in', actor, { declaredSource: data.consentSource });
       errors.sort((a, b) => a.index - b.index);
       return { success: true as const, created, updated, failed, skipped, errors };
     });
   }
 
-  private async findStatuses(tx: DbOrTx, accountId: string, ids: readonly string[]): Promise<Map<string, boolean>> {
-    const found = new Map<string, boolean>();
+  private async findStatuses(tx: DbOrTx, accountId: string, ids: readonly string[]): Promise<Map<string, { disabled: boolean; phone: string }>> {
+    const found = new Map<string, { disabled: boolean; phone: string }>();
     for (const chunk of chunks(ids)) {
-      const rows = await tx.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', accountId).where('id', 'in', chunk).execute();
-      for (const r of rows) found.set(r.id, toBool(r.disabled));
+      const rows = await tx.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('account_id', '=', accountId).where('id', 'in', chunk).execute();
+      for (const r of rows) found.set(r.id, { disabled: toBool(r.disabled), phone: r.phone });
     }
     return found;
   }
@@ -579,14 +635,14 @@ export class ContactsService {
    * PATCH /bulk/disable: disables the contacts and cancels their scheduled messages (lifecycle
    * hook, same transaction). 400 NO_VALID_CONTACTS when no id is a contact of the account.
    */
-  async bulkDisable(accountId: string, input: BulkDisableInput): Promise<BulkDisableResult> {
+  async bulkDisable(accountId: string, input: BulkDisableInput, actor?: Actor): Promise<BulkDisableResult> {
     const data = parseOrThrow(BulkDisableSchema, input);
     const ids = [...new Set(data.contactIds)];
     const reason = data.reason === undefined || data.reason === '' ? null : data.reason;
     return inTransaction(this.db, async (tx) => {
       const found = await this.findStatuses(tx, accountId, ids);
       if (found.size === 0) throw new AppError('NO_VALID_CONTACTS', 'None of the contactIds is a contact of this account');
-      const toDisable = ids.filter((id) => found.get(id) === false);
+      const toDisable = ids.filter((id) => found.get(id)?.disabled === false);
       const now = this.clock.now();
       for (const chunk of chunks(toDisable)) {
         await tx
@@ -597,6 +653,7 @@ export class ContactsService {
           .execute();
       }
       const cancelledMessages = await this.lifecycle.cancelScheduledFor(accountId, ids.filter((id) => found.has(id)), tx);
+      await this.recordConsent(tx, accountId, toDisable.map((id) => ({ id, phone: found.get(id)!.phone })), 'disabled', actor, { note: reason === null ? null : `Reason: ${reason}` });
       return {
         success: true as const,
         message: `${toDisable.length} contact(s) disabled; ${cancelledMessages} scheduled message(s) cancelled`,
@@ -610,12 +667,12 @@ export class ContactsService {
   }
 
   /** PATCH /bulk/enable. 400 NO_VALID_CONTACTS when none of the ids is a disabled contact of the account. */
-  async bulkEnable(accountId: string, input: BulkEnableInput): Promise<BulkEnableResult> {
+  async bulkEnable(accountId: string, input: BulkEnableInput, actor?: Actor): Promise<BulkEnableResult> {
     const data = parseOrThrow(BulkEnableSchema, input);
     const ids = [...new Set(data.contactIds)];
     return inTransaction(this.db, async (tx) => {
       const found = await this.findStatuses(tx, accountId, ids);
-      const toEnable = ids.filter((id) => found.get(id) === true);
+      const toEnable = ids.filter((id) => found.get(id)?.disabled === true);
       if (toEnable.length === 0) throw new AppError('NO_VALID_CONTACTS', 'None of the contactIds is a disabled contact of this account');
       const now = this.clock.now();
       for (const chunk of chunks(toEnable)) {
@@ -626,6 +683,7 @@ export class ContactsService {
           .where('id', 'in', chunk)
           .execute();
       }
+      await this.recordConsent(tx, accountId, toEnable.map((id) => ({ id, phone: found.get(id)!.phone })), 'enabled', actor);
       return {
         success: true as const,
         message: `${toEnable.length} contact(s) enabled`,

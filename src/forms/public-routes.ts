@@ -92,7 +92,7 @@ export function formPages({ forms, config, rateLimits }: { forms: FormsService; 
       if (!view) return sendPage(res, h(ConfirmNotFoundPage, {}), 404);
       return sendPage(res, h(ConfirmPage, { view, csrf: csrfFor(req, res), action: `/f/confirm/${encodeURIComponent(token)}`, error: 'The page expired. Please press the button again.' }), 403);
     }
-    const view = await forms.confirm(token);
+    const view = await forms.confirm(token, req.ip ?? null);
     if (!view) return sendPage(res, h(ConfirmNotFoundPage, {}), 404);
     sendPage(res, h(ConfirmPage, { view }));
   });
@@ -132,7 +132,7 @@ export function formPages({ forms, config, rateLimits }: { forms: FormsService; 
     if (field(req, 'website').trim() !== '') return res.redirect(303, `/f/${form.slug}/sent`);
     let result: SubmitResult;
     try {
-      result = await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom });
+      result = await forms.submit(slug, { phone: values.phone!, firstName: values.firstName, email: values.email, custom }, req.ip ?? null);
     } catch (err) {
       if (err instanceof FormInputError) return showForm(req, res, form, 400, { values, errors: err.fieldErrors, error: 'Please check the highlighted fields.' });
       if (isAppError(err) && (err.code === 'COUNTRY_NOT_SUPPORTED' || err.code === 'VALIDATION_ERROR')) {

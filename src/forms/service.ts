@@ -10,6 +10,7 @@ import type { SendService } from '../messaging/send-service.js';
 import { countryInPriceList, countryReach, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
+import { OPT_OUT_STANDS, type ConsentRecorder } from '../suppression/schemas.js';
 import { sortKey } from '../platform/db/sort-key.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
@@ -125,6 +126,8 @@ export interface FormsDeps {
   webhooks: WebhooksService;
   /** Opt-in confirmation links' tokens (stored masked, revealed at hand-over). */
   links: LinkTokens;
+  /** The consent record: a confirmed opt-in is written to it in the confirming transaction. */
+  consent: Pick<ConsentRecorder, 'record' | 'optedOut'>;
 }
 
 /** The address book's own email rule, so a confirmed submission can always be written to the contact. */
@@ -453,13 +456,13 @@ export class FormsService {
    * (form_optin_confirmed follows). The SMS is handed to the carrier after the commit. The same data submitted again
    * for the same number while its submission is pending and recent is that submission: counted once.
    */
-  async submit(slug: string, input: PublicSubmission): Promise<SubmitResult> {
+  async submit(slug: string, input: PublicSubmission, clientAddress: string | null = null): Promise<SubmitResult> {
     const pub = await this.publicForm(slug);
     if (!pub) throw notFound('Form');
     const { e164, digits, data } = await this.readInput(pub, input);
     // Of identical submissions at the same moment one inserts; the others' inserts hit the unique key (migration
     // 019), roll back everything they did, and run once more, now finding that one's row.
-    const outcome = await onceMoreIfDuplicate(() => this.record(pub.id, e164, digits, data));
+    const outcome = await onceMoreIfDuplicate(() => this.record(pub.id, e164, digits, data, clientAddress));
     const { row, form } = outcome;
     let confirmationSent = row.confirmation_sent === 1;
     if (outcome.handOver) {
@@ -479,7 +482,7 @@ export class FormsService {
   }
 
   /** The submission's transaction (submit); throws a unique violation when an identical one committed meanwhile. */
-  private record(formId: string, e164: string, digits: string, data: SubmissionData): Promise<{ row: FormSubmissionsTable; form: FormsTable; handOver: string | null; limited: boolean }> {
+  private record(formId: string, e164: string, digits: string, data: SubmissionData, clientAddress: string | null): Promise<{ row: FormSubmissionsTable; form: FormsTable; handOver: string | null; limited: boolean }> {
     return inTransaction(this.d.db, async (tx) => {
       const form = await tx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
       const now = this.d.clock.now();
@@ -551,7 +554,7 @@ export class FormsService {
       };
       await tx.insertInto('form_submissions').values(row).execute();
       await this.d.webhooks.emit(tx, form.account_id, 'form_submission', this.eventBody(form, row), this.target(form));
-      if (!doubleOptIn) await this.confirmSubmission(tx, form, row);
+      if (!doubleOptIn) await this.confirmSubmission(tx, form, row, clientAddress);
       return { row, form, handOver: sms.sent?.messageId ?? null, limited: sms.limited };
     });
   }
@@ -665,8 +668,11 @@ export class FormsService {
     return this.viewOf(x, 'confirm');
   }
 
-  /** POST /f/confirm/<token>: confirms the number's pending opt-in for the form (idempotent), in one transaction. */
-  async confirm(token: string): Promise<ConfirmView | null> {
+  /**
+   * POST /f/confirm/<token>: confirms the number's pending opt-in for the form (idempotent), in one transaction.
+   * `clientAddress` (the confirming request's address) goes on the consent record.
+   */
+  async confirm(token: string, clientAddress: string | null = null): Promise<ConfirmView | null> {
     const x = await this.byToken(token);
     if (!x) return null;
     return inTransaction(this.d.db, async (tx) => {
@@ -686,7 +692,7 @@ export class FormsService {
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirstOrThrow();
-      const done = await this.confirmSubmission(tx, x.form, latest);
+      const done = await this.confirmSubmission(tx, x.form, latest, clientAddress, fresh);
       return this.viewOf(x, done ? 'confirmed' : 'already');
     });
   }
@@ -697,7 +703,7 @@ export class FormsService {
    * (with the data and groups when the form applies data) and fires form_optin_confirmed, so it fires once.
    * Returns whether this call confirmed it.
    */
-  private async confirmSubmission(tx: Tx, form: FormsTable, sub: FormSubmissionsTable): Promise<boolean> {
+  private async confirmSubmission(tx: Tx, form: FormsTable, sub: FormSubmissionsTable, clientAddress: string | null, linked: FormSubmissionsTable = sub): Promise<boolean> {
     const now = this.d.clock.now();
     const res = await tx
       .updateTable('form_submissions')
@@ -727,6 +733,30 @@ export class FormsService {
       .where('status', '=', 'PENDING')
       .where('submitted_at', '<=', sub.submitted_at)
       .execute();
+    const double = form.double_opt_in === 1;
+    // A form opt-in does not lift an earlier opt-out of the number (only START does): the record says so.
+    const stillOut = (await this.d.consent.optedOut(tx, form.account_id, [sub.phone])).size > 0;
+    await this.d.consent.record(tx, {
+      accountId: form.account_id,
+      phone: sub.phone,
+      contactId: contact.id,
+      kind: 'opt_in',
+      source: 'form',
+      formId: form.id,
+      formName: form.name,
+      submissionId: sub.id,
+      clientAddress,
+      // The confirmation SMS whose link was used (double opt-in).
+      senderId: double ? form.sender_id : null,
+      messageId: double ? linked.confirmation_message_id : null,
+      note: [
+        double
+          ? `Double opt-in: submitted ${new Date(sub.submitted_at).toISOString()}, confirmed by the link in the confirmation SMS`
+          : `Single opt-in form: submitted ${new Date(sub.submitted_at).toISOString()}, no confirmation asked`,
+        ...(stillOut ? [OPT_OUT_STANDS] : []),
+      ].join('. '),
+      at: now,
+    });
     const confirmed: FormSubmissionsTable = { ...sub, status: 'CONFIRMED', confirmed_at: now, data_applied: applied, contact_id: contact.id };
     await this.d.webhooks.emit(tx, form.account_id, 'form_optin_confirmed', this.eventBody(form, confirmed), this.target(form));
     return true;

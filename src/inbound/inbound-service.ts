@@ -150,7 +150,16 @@ export class InboundService implements InboundHandler {
       // sentences that clearly ask to stop; START and the like; HELP and the like.
       const intent = classifyConsent(text, sender.stop_keyword, readSenderWords(sender.consent_words));
       if (intent?.kind === 'opt_out') {
-        const out = await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword: intent.word, senderId: sender.id, messageId: row.id, at: e.at });
+        const out = await this.d.optOuts.optOut(tx, {
+          accountId,
+          phone: n.digits,
+          source: e.unsubscribeChip === true ? 'chip' : 'keyword',
+          keyword: intent.word,
+          receivedText: text,
+          senderId: sender.id,
+          messageId: row.id,
+          at: e.at,
+        });
         // One confirmation per opt-out: not when the number was already out (a repeated STOP), not when the account turned it off.
         if (!out.alreadyOptedOut && this.d.replies) {
           const account = await this.company(tx, accountId);
@@ -160,7 +169,7 @@ export class InboundService implements InboundHandler {
           }
         }
       } else if (intent?.kind === 'opt_in') {
-        await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, at: e.at });
+        await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, keyword: intent.word, receivedText: text, senderId: sender.id, messageId: row.id, at: e.at });
       } else if (intent?.kind === 'help' && this.d.replies && (await this.mayAnswerHelp(tx, accountId, sender.id, n.digits, e.at))) {
         const account = await this.company(tx, accountId);
         const body = helpText(account.companyName, account.profile, sender.stop_keyword);

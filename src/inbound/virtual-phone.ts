@@ -203,7 +203,7 @@ export class VirtualPhoneService {
     await this.network.userTap({ ...base, type: a.type === 'postback' ? 'postback' : 'action', buttonText: a.text, postbackData: a.postbackData ?? null });
     // An unsubscribe chip makes the phone send the stop keyword, as a handset does.
     if (a.type === 'unsubscribe') {
-      await this.network.userReply({ from: e164, senderId: sim.sender_id, channel: 'RCS', text: a.unsubscribeAction?.stopKeyword ?? 'STOP' });
+      await this.network.userReply({ from: e164, senderId: sim.sender_id, channel: 'RCS', text: a.unsubscribeAction?.stopKeyword ?? 'STOP', unsubscribeChip: true });
     }
     const url = a.openUrlAction?.url ?? a.openUrlInWebviewAction?.url;
     const prefix = `${this.publicUrl()}/u/`;

@@ -65,14 +65,16 @@ export interface Actor {
   sendsNeedApproval: boolean;
   /** key_… of an API key, the client_id of an OAuth client, or the principal's subject. */
   credentialId: string;
-  /** `key "Assistant"`, `app "Claude Desktop"`. */
+  /** `key "Assistant"`, `app "Claude Desktop"`, `user "a@example.com"`. */
   label: string;
+  /** The door: an API key or OAuth token (REST, MCP), or a person's console session. Recorded on the consent record. */
+  via?: Principal['via'];
 }
 
 /** The label of a credential as people see it: `key "Assistant"`, `app "Claude Desktop"`. */
-export const credentialLabel = (kind: 'key' | 'app', name: string): string => `${kind} ${JSON.stringify(name)}`;
+export const credentialLabel = (kind: 'key' | 'app' | 'user', name: string): string => `${kind} ${JSON.stringify(name)}`;
 
 export function actorOf(principal: Principal): Actor {
   const credential = principal.credential ?? { id: principal.subjectId, label: principal.via === 'oauth' ? credentialLabel('app', principal.subjectId) : credentialLabel('key', principal.subjectId) };
-  return { sendsNeedApproval: principal.sendsNeedApproval, credentialId: credential.id, label: credential.label };
+  return { sendsNeedApproval: principal.sendsNeedApproval, credentialId: credential.id, label: credential.label, via: principal.via };
 }

@@ -1,5 +1,6 @@
 import { jsonList } from '../platform/db/sql.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
+import type { ConsentRecorder } from './schemas.js';
 
 /*
  * The suppression list: which numbers opted out of an account. It sits below both messaging (every send checks it)
@@ -33,10 +34,25 @@ export interface OptOutInput {
   accountId: string;
   /** Digits with country code. */
   phone: string;
-  source: 'keyword' | 'link';
+  /** chip: an unsubscribe chip's tap the network reported as such (RBM); a typed word or a chip a network cannot tell apart is keyword. */
+  source: 'keyword' | 'link' | 'chip';
   keyword?: string | null;
+  /** The incoming message's text as received (keyword, chip): kept on the consent record. */
+  receivedText?: string | null;
   senderId?: string | null;
   /** The inbound message with the keyword, or the message whose unsubscribe link was used. */
+  messageId?: string | null;
+  at: number;
+}
+
+/** START and its equivalents: the person asked to receive messages again. */
+export interface OptInInput {
+  accountId: string;
+  /** Digits with country code. */
+  phone: string;
+  keyword?: string | null;
+  receivedText?: string | null;
+  senderId?: string | null;
   messageId?: string | null;
   at: number;
 }
@@ -46,7 +62,7 @@ export interface OptOutEvent {
   /** E.164 with +. */
   phone: string;
   contactId: string | null;
-  source: 'keyword' | 'link';
+  source: 'keyword' | 'link' | 'chip';
   keyword: string | null;
   senderId: string | null;
   /** Scheduled or queued messages to the number that were cancelled. */
@@ -82,13 +98,15 @@ export interface OptOutResult {
  * Opt-out and opt-in of a number (STOP, the sender's keyword, the unsubscribe link; START). One
  * place, so every path does the same: record the number, disable its contact with a reason that
  * says why, cancel everything still queued or scheduled for it, tell the listeners. Always inside
- * the caller's transaction.
+ * the caller's transaction. Each change (not a repeated STOP, not a START of a number that was not out) is written to
+ * the consent record in the same transaction.
  */
 export class OptOutService {
   constructor(
     private readonly db: Db,
     private readonly events: OptOutListener,
     private readonly cancelPending: CancelPending,
+    private readonly consent: Pick<ConsentRecorder, 'record'>,
   ) {}
 
   async isOptedOut(accountId: string, phone: string, tx: DbOrTx = this.db): Promise<boolean> {
@@ -113,7 +131,7 @@ export class OptOutService {
       .executeTakeFirst();
     const already = Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0;
     if (contact && contact.disabled !== 1) {
-      const why = input.source === 'link' ? 'used the unsubscribe link' : `replied ${input.keyword ?? 'STOP'}`;
+      const why = input.source === 'link' ? 'used the unsubscribe link' : input.source === 'chip' ? `tapped the unsubscribe chip (${input.keyword ?? 'STOP'})` : `replied ${input.keyword ?? 'STOP'}`;
       await tx
         .updateTable('contacts')
         .set({ disabled: 1, disabled_reason: `${OPTED_OUT_REASON_PREFIX}: ${why}`, disabled_at: input.at, updated_at: input.at })
@@ -131,6 +149,18 @@ export class OptOutService {
       .execute();
     const cancelled = pending.length ? await this.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
     if (!already) {
+      await this.consent.record(tx, {
+        accountId: input.accountId,
+        phone: input.phone,
+        contactId: contact?.id ?? null,
+        kind: 'opt_out',
+        source: input.source,
+        receivedText: input.receivedText ?? null,
+        keyword: input.keyword ?? null,
+        senderId: input.senderId ?? null,
+        messageId: input.messageId ?? null,
+        at: input.at,
+      });
       await this.events.optedOut(tx, {
         accountId: input.accountId,
         phone: `+${input.phone}`,
@@ -150,13 +180,26 @@ export class OptOutService {
    * contact only when the opt-out had disabled it; a contact the business disabled stays disabled.
    * Returns whether the number had been opted out.
    */
-  async optIn(tx: Tx, input: { accountId: string; phone: string; at: number }): Promise<boolean> {
+  async optIn(tx: Tx, input: OptInInput): Promise<boolean> {
     const removed = await tx.deleteFrom('opt_outs').where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) return false;
     const contact = await tx.selectFrom('contacts').select(['id', 'disabled', 'disabled_reason']).where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
     if (contact && contact.disabled === 1 && (contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX)) {
       await tx.updateTable('contacts').set({ disabled: 0, disabled_reason: null, disabled_at: null, updated_at: input.at }).where('id', '=', contact.id).execute();
     }
+    await this.consent.record(tx, {
+      accountId: input.accountId,
+      phone: input.phone,
+      contactId: contact?.id ?? null,
+      kind: 'resubscribe',
+      source: 'keyword',
+      receivedText: input.receivedText ?? null,
+      keyword: input.keyword ?? null,
+      senderId: input.senderId ?? null,
+      messageId: input.messageId ?? null,
+      note: contact && contact.disabled === 1 && !(contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX) ? 'The contact stays disabled: the business disabled it' : null,
+      at: input.at,
+    });
     await this.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });
     return true;
   }

@@ -205,7 +205,10 @@ describe('Google RBM carrier against a local RBM peer', () => {
     // The unsubscribe chip: a tap, and the stop keyword on the inbound path → opted out.
     await webhook({ ...base, messageId: 'user-msg-5', suggestionResponse: { postbackData: 'rcsx:unsubscribe:STOP', text: 'Unsubscribe', type: 'REPLY' } });
     const optOut = await t.ctx.db.selectFrom('opt_outs').selectAll().where('account_id', '=', t.account.accountId).where('phone', '=', to.slice(1)).executeTakeFirst();
-    expect(optOut).toMatchObject({ source: 'keyword', keyword: 'STOP' });
+    // RBM reports the chip's postback: told apart from a typed STOP, on the suppression list and the consent record.
+    expect(optOut).toMatchObject({ source: 'chip', keyword: 'STOP' });
+    const recorded = await t.ctx.db.selectFrom('consent_events').selectAll().where('account_id', '=', t.account.accountId).where('phone', '=', to.slice(1)).execute();
+    expect(recorded).toEqual([expect.objectContaining({ kind: 'opt_out', source: 'chip', keyword: 'STOP', received_text: 'STOP' })]);
   });
 
   it('tells a card postback button from a reply chip', async () => {

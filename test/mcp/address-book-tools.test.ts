@@ -196,8 +196,10 @@ describe('contacts toolset', () => {
     expect(listed).toEqual(await rest('GET', `${CONTACTS}?search=lovelace&limit=10`));
     expect(await call('list_contacts', { phone: p })).toEqual(await rest('GET', `${CONTACTS}?phone=${encodeURIComponent(p)}`));
 
+    // get_contact is REST's contact plus its consent standing and latest events (issue #28).
     const byId = await call('get_contact', { id });
-    expect(byId).toEqual(await rest('GET', `${CONTACTS}/${id}`));
+    const restContact = await rest('GET', `${CONTACTS}/${id}`);
+    expect(byId).toEqual({ ...restContact, data: { ...restContact.data, consent: { optedOut: false, optedOutAt: null, latest: [] } } });
     expect(await call('get_contact', { id: `00${p.slice(1)}` })).toEqual(byId);
     expect((await call('get_contact', { id, include: 'customFields' })).data.customFields).toEqual([]);
 

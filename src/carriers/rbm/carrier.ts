@@ -254,7 +254,7 @@ export class RbmCarrier implements RcsCarrier {
       return [];
     }
     const carrierMessageId = str(p.messageId) ?? `rbm_${randomUUID()}`;
-    const inbound = (text: string): CarrierEvent => ({ kind: 'inbound', channel: 'RCS', from: e164, senderId: sender.id, text, at, carrierMessageId });
+    const inbound = (text: string, unsubscribeChip = false): CarrierEvent => ({ kind: 'inbound', channel: 'RCS', from: e164, senderId: sender.id, text, at, carrierMessageId, ...(unsubscribeChip ? { unsubscribeChip } : {}) });
 
     if (isRecord(p.suggestionResponse)) {
       const r = p.suggestionResponse;
@@ -269,7 +269,7 @@ export class RbmCarrier implements RcsCarrier {
       }
       // The unsubscribe chip stands for its stop keyword; a tap on a message we cannot find
       // still reaches the inbound path as the words the person sent.
-      if (decoded.unsubscribeKeyword !== null) events.push(inbound(decoded.unsubscribeKeyword));
+      if (decoded.unsubscribeKeyword !== null) events.push(inbound(decoded.unsubscribeKeyword, true));
       else if (!original) events.push(inbound(label));
       return events;
     }

@@ -147,10 +147,21 @@ export class SimulatedNetwork implements Carriers {
    * The virtual phone: the person at `from` (E.164) writes to one of our senders. Raised through
    * the sink exactly as a real network raises an incoming message (kind `inbound`).
    */
-  async userReply(input: { from: string; senderId: string; channel: 'RCS' | 'SMS'; text: string }): Promise<void> {
+  async userReply(input: { from: string; senderId: string; channel: 'RCS' | 'SMS'; text: string; unsubscribeChip?: boolean }): Promise<void> {
     const sink = this.requireSink();
     const now = this.clock.now();
-    await sink([{ kind: 'inbound', channel: input.channel, from: input.from, senderId: input.senderId, text: input.text, at: now, carrierMessageId: newId('sub', now).replace('sub_', 'sim_') }]);
+    await sink([
+      {
+        kind: 'inbound',
+        channel: input.channel,
+        from: input.from,
+        senderId: input.senderId,
+        text: input.text,
+        at: now,
+        carrierMessageId: newId('sub', now).replace('sub_', 'sim_'),
+        ...(input.unsubscribeChip ? { unsubscribeChip: true } : {}),
+      },
+    ]);
   }
 
   /**

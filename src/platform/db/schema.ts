@@ -4,6 +4,7 @@
  */
 import type { AddressBookTables } from './tables/address-book.js';
 import type { BillingTables } from './tables/billing.js';
+import type { ConsentTables } from './tables/consent.js';
 import type { EngagementTables } from './tables/engagement.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
@@ -14,4 +15,4 @@ import type { SandboxTables } from './tables/sandbox.js';
 import type { SmppTables } from './tables/smpp.js';
 import type { WebhooksFormsTables } from './tables/webhooks-forms.js';
 
-export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables & BillingTables;
+export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables & BillingTables & ConsentTables;

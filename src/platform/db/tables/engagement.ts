@@ -71,7 +71,8 @@ export interface OptOutsTable {
   account_id: string;
   phone: string;
   contact_id: string | null;
-  source: 'keyword' | 'link';
+  /** chip: an unsubscribe chip's tap that the network reported as one (RBM; see docs/storage.md). */
+  source: 'keyword' | 'link' | 'chip';
   /** The keyword as matched (STOP, the sender's keyword), for `keyword` opt-outs. */
   keyword: string | null;
   sender_id: string | null;

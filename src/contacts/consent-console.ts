@@ -1,0 +1,102 @@
+import { Router, type Request, type Response } from 'express';
+import { h } from 'preact';
+import type { AccountsService } from '../accounts/service.js';
+import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
+import type { Clock } from '../platform/clock.js';
+import { isAppError } from '../platform/errors.js';
+import { field } from '../platform/http/form-fields.js';
+import { sendPage } from '../platform/http/pages.js';
+import { isId } from '../platform/ids.js';
+import { credentialLabel, type Actor } from '../platform/permissions.js';
+import type { ConsentRecord } from '../suppression/consent.js';
+import { sendConsentCsv } from '../suppression/routes.js';
+import { ConsentPage } from '../../preview-pages/console/consent.js';
+import type { ConsentStanding, ContactConsent } from './consent.js';
+import type { ContactsService } from './service.js';
+
+const PAGE_SIZE = 25;
+
+/** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
+const NOTICES: Record<string, string> = {
+  enabled: 'The contact was enabled. This is on the consent record as the business’s own change.',
+  disabled: 'The contact was disabled. This is on the consent record as the business’s own change, not as the person’s opt-out.',
+};
+
+export interface ConsentConsoleDeps {
+  contactConsent: Pick<ContactConsent, 'history'>;
+  contacts: Pick<ContactsService, 'update'>;
+  consent: Pick<ConsentRecord, 'exportCsv'>;
+  accounts: Pick<AccountsService, 'get'>;
+  clock: Clock;
+}
+
+/**
+ * The console's Consent page (/console/consent): a person looks up a number or contact id and sees where it stands
+ * and its consent history (paged, newest first), enables or disables its contact (recorded with the person as actor,
+ * source console), and downloads the account's whole record as CSV (/console/consent/export.csv, streamed).
+ */
+export function consentConsole(d: ConsentConsoleDeps): Router {
+  const router = Router();
+  router.use('/console/consent', requireLogin);
+
+  router.get('/console/consent', async (req: Request, res: Response) => {
+    const s = req.session!;
+    const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 64) : '';
+    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
+    let standing: ConsentStanding | null = null;
+    let events: Awaited<ReturnType<ContactConsent['history']>>['data'] = [];
+    let next: string | null = null;
+    let error: string | undefined;
+    let status = 200;
+    if (q !== '') {
+      try {
+        const page = await d.contactConsent.history(s.accountId, q, { limit: PAGE_SIZE, cursor });
+        ({ status: standing, data: events } = page);
+        next = page.pagination.nextCursor;
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        if (err.code === 'NOT_FOUND') [status, error] = [404, 'Nothing is on record for that number or contact.'];
+        else if (err.code === 'INVALID_ID' || err.code === 'VALIDATION_ERROR') [status, error] = [400, 'Enter a phone number with its country code (+49…) or a contact id (ct_…).'];
+        else if (err.code === 'INVALID_CURSOR') [status, error] = [400, 'That page of the history does not exist. Start again from the newest events.'];
+        else throw err;
+      }
+    }
+    const account = await d.accounts.get(s.accountId);
+    const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    sendPage(
+      res,
+      h(ConsentPage, {
+        user: { email: s.user.email, csrfToken: s.csrfToken },
+        accountName: account.name,
+        timezone: account.timezone,
+        query: q,
+        standing,
+        events,
+        olderHref: standing && next ? `/console/consent?q=${encodeURIComponent(standing.phone)}&cursor=${encodeURIComponent(next)}` : null,
+        paged: cursor !== undefined,
+        error,
+        notice,
+      }),
+      status,
+    );
+  });
+
+  // The business's own switch: recorded as disabled/enabled with the person, never as the recipient's opt-out.
+  router.post('/console/consent/contact', async (req: Request, res: Response) => {
+    const s = assertSessionCsrf(req);
+    const contactId = field(req, 'contactId');
+    const action = field(req, 'action');
+    if (!isId('ct', contactId) || (action !== 'enable' && action !== 'disable')) {
+      res.redirect(303, '/console/consent');
+      return;
+    }
+    const actor: Actor = { sendsNeedApproval: false, credentialId: s.user.id, label: credentialLabel('user', s.user.email), via: 'session' };
+    const contact = await d.contacts.update(s.accountId, contactId, { disabled: action === 'disable' }, actor);
+    res.redirect(303, `/console/consent?q=${encodeURIComponent(`+${contact.phone}`)}&done=${action}d`);
+  });
+
+  router.get('/console/consent/export.csv', async (req: Request, res: Response) => {
+    await sendConsentCsv(d.consent, req.session!.accountId, res, d.clock.now());
+  });
+  return router;
+}

@@ -1,0 +1,46 @@
+/**
+ * The consent record (migration 028, src/suppression/consent.ts). Append-only: rows are inserted, never updated or
+ * deleted (they go only with their account). See docs/storage.md "consent_events".
+ */
+
+/** opt_in, opt_out and resubscribe are the person's consent; disabled/enabled are the business's own switch. */
+export type ConsentKind = 'opt_in' | 'opt_out' | 'resubscribe' | 'disabled' | 'enabled';
+/** Where the change came from. */
+export type ConsentSource = 'form' | 'api' | 'console' | 'keyword' | 'chip' | 'link';
+
+export interface ConsentEventsTable {
+  /** cev_… (time-ordered). */
+  id: string;
+  account_id: string;
+  /** Digits with country code, no +. */
+  phone: string;
+  /** The number's contact when the change happened; a plain column: the row outlives the contact. */
+  contact_id: string | null;
+  kind: ConsentKind;
+  source: ConsentSource;
+  /** keyword/chip: the incoming message's text as received (at most 1,000 characters). */
+  received_text: string | null;
+  /** keyword/chip: the word it was recognised as (STOP, START, the sender's trigger, …). */
+  keyword: string | null;
+  /** form: the form, its name then, the confirmed submission and the client address of the confirming request. */
+  form_id: string | null;
+  form_name: string | null;
+  submission_id: string | null;
+  client_address: string | null;
+  /** api/console: the source of consent the caller declared (`consentSource`). */
+  declared_source: string | null;
+  /** api/console: who — `user "a@b.c"`, `key "Automation"`, `app "Claude"`; actor_id is usr_…, key_… or the client id. */
+  actor: string | null;
+  actor_id: string | null;
+  /** The sender written to (keyword/chip), or the form's confirmation sender. */
+  sender_id: string | null;
+  /** The incoming message (keyword/chip), the message whose unsubscribe link was used, the form's confirmation SMS. */
+  message_id: string | null;
+  /** A fixed explanation (e.g. that the number's opt-out still stands after an enable). */
+  note: string | null;
+  occurred_at: number;
+}
+
+export interface ConsentTables {
+  consent_events: ConsentEventsTable;
+}

@@ -276,3 +276,70 @@ export function deferUntil(place: RecipientPlace, at: number): number | null {
   const opening = zones.length === 1 ? nextOpening(place.window, zones[0]!, at) : (nextCommonOpening(place.window, zones, at) ?? nextOpening(place.window, zones[0]!, at));
   return opening > at ? opening : null;
 }
+
+const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+
+/** ISO weekdays as people write them: "Mon-Fri", "Mon,Wed,Sat", "Sun"; null when unreadable. */
+export function parseDays(text: string): number[] | null {
+  const out = new Set<number>();
+  const day = (s: string) => DAY_NAMES.findIndex((d) => d.toLowerCase() === s.trim().slice(0, 3).toLowerCase() && s.trim().length >= 3) + 1;
+  for (const part of text.split(',')) {
+    const [a, b, extra] = part.split('-');
+    if (extra !== undefined || a === undefined) return null;
+    const from = day(a);
+    const to = b === undefined ? from : day(b);
+    if (from === 0 || to === 0 || to < from) return null;
+    for (let d = from; d <= to; d++) out.add(d);
+  }
+  return out.size > 0 ? [...out].sort((x, y) => x - y) : null;
+}
+
+/** "Mon-Sat", "Mon,Wed,Fri" for a list of ISO weekdays (runs of three or more as a range). */
+export function formatDays(days: readonly number[]): string {
+  const sorted = [...new Set(days)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    if (j - i >= 2) parts.push(`${DAY_NAMES[sorted[i]! - 1]}-${DAY_NAMES[sorted[j]! - 1]}`);
+    else for (let k = i; k <= j; k++) parts.push(DAY_NAMES[sorted[k]! - 1]!);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * The console's text form of window overrides, one country a line: `DE 09:00-20:00` or `FR 08:00-20:00 Mon-Sat`.
+ * Returns the windows and, for lines it cannot read, their number and why (the schema checks the rest).
+ */
+export function parseWindowLines(text: string): { windows: Record<string, WindowSpec>; errors: string[] } {
+  const windows: Record<string, WindowSpec> = {};
+  const errors: string[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const m = /^([A-Za-z]{2})\s+(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2})(?:\s+(\S+))?$/.exec(line);
+    if (!m) {
+      errors.push(`line ${i + 1}: write it as "DE 09:00-20:00" or "FR 08:00-20:00 Mon-Sat"`);
+      return;
+    }
+    const pad = (s: string) => s.padStart(5, '0');
+    const days = m[4] === undefined ? undefined : parseDays(m[4]);
+    if (days === null) {
+      errors.push(`line ${i + 1}: days "${m[4]}" are not like Mon-Fri or Mon,Wed,Sat`);
+      return;
+    }
+    windows[m[1]!.toUpperCase()] = { start: pad(m[2]!), end: pad(m[3]!), ...(days ? { days } : {}) };
+  });
+  return { windows, errors };
+}
+
+export function formatWindowLines(windows: Readonly<Record<string, WindowSpec>>): string {
+  return Object.keys(windows)
+    .sort()
+    .map((cc) => {
+      const w = windows[cc]!;
+      return `${cc} ${w.start}-${w.end}${w.days && w.days.length < 7 ? ` ${formatDays(w.days)}` : ''}`;
+    })
+    .join('\n');
+}

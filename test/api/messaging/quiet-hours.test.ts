@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/platform/clock.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
+import { WebClient } from '../../helpers/web-client.js';
 import { de, logRecord, messageRow, simRows } from './util.js';
 
 /**
@@ -160,10 +161,17 @@ describe('quiet hours on', () => {
     expect(p.status, JSON.stringify(p.body)).toBe(201);
     expect(p.body.data.quietHours).toEqual({ enabled: true, transactional: false, deferred: 2, earliestOpening: '2026-06-11T06:00:00.000Z', latestOpening: '2026-06-11T06:00:00.000Z' });
     expect(p.body.data.warnings).toContainEqual(expect.objectContaining({ code: 'quiet_hours_deferred', message: expect.stringContaining('2 of 3 recipients') }));
+    // The share page says it before approval, next to when and to whom.
+    const c = new WebClient(t.url);
+    expect((await c.login(acc.email, acc.password, acc.totpSecret, '/console', clock.now())).status).toBe(303);
+    const share = await c.get(new URL(p.body.data.share_url as string).pathname);
+    expect(share.status).toBe(200);
+    expect(share.text).toMatch(/data-testid="quiet-hours">2 of 3 recipients deferred \(inside quiet hours, their local time\) until 2026-06-11 06:00 UTC; never dropped\.</);
     const tx = await t.api('POST', '/api/rcs/previews/send-sms', { phoneNumber: fresh(), message: 'Your code is 111111', sendernameId: acc.senders.sms, transactional: true }, { key: acc.apiKey });
     expect(tx.status, JSON.stringify(tx.body)).toBe(201);
     expect(tx.body.data.quietHours).toEqual({ enabled: true, transactional: true, deferred: 0 });
     expect(tx.body.data.warnings).toContainEqual(expect.objectContaining({ code: 'quiet_hours_exempt' }));
+    expect((await c.get(new URL(tx.body.data.share_url as string).pathname)).text).toContain('Transactional: exempt — goes out at once, also at night.');
   });
 
   it('a preview is stale when the quiet-hours setting changed since it was made; sent as approved otherwise', async () => {
@@ -185,5 +193,37 @@ describe('quiet hours on', () => {
     await setQuiet({ quietHours: false, quietHoursWindows: null });
     expect((await t.api('POST', `/api/rcs/previews/${off}/send`, {}, { key: acc.apiKey })).body.error.code).toBe('PREVIEW_STALE');
     await setQuiet({ quietHours: true, approvalRequired: true });
+  });
+});
+
+describe("quiet hours on the console's settings page", () => {
+  it('explains the defaults, switches quiet hours on and off and edits the windows; unreadable lines are refused', async () => {
+    const other = await t.createAccount();
+    const c = new WebClient(t.url);
+    expect((await c.login(other.email, other.password, other.totpSecret, '/console/settings', clock.now())).status).toBe(303);
+    const page = await c.get('/console/settings');
+    expect(page.text).not.toMatch(/name="quietHours"[^>]*checked/);
+    expect(page.text).toContain('France: 08:00–20:00, Monday to Saturday; nothing on Sundays.');
+    expect(page.text).toContain('Florida or Oklahoma area code 08:00–20:00');
+    const base = { csrf: WebClient.hidden(page.text, 'csrf'), name: 'Quiet Co', timezone: 'Europe/Berlin', approvalRequired: 'on', unsubscribeUrl: '', formPerFormPerHour: '30', formPerFormPerDay: '200', formPerAccountPerHour: '100', formPerAccountPerDay: '1000', optOutConfirmation: 'on' };
+    expect((await c.post('/console/settings', { ...base, quietHours: 'on', quietHoursWindows: 'de 09:00-20:00\nFR 08:00-19:00 Mon-Fri' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(other.accountId)).toMatchObject({ quietHours: true, quietHoursWindows: { DE: { start: '09:00', end: '20:00' }, FR: { start: '08:00', end: '19:00', days: [1, 2, 3, 4, 5] } } });
+    const saved = await c.get('/console/settings');
+    expect(saved.text).toMatch(/name="quietHours"[^>]*checked/);
+    expect(saved.text).toContain('DE 09:00-20:00\nFR 08:00-19:00 Mon-Fri</textarea>');
+    for (const bad of ['Germany 9 to 5', 'DE 20:00-09:00', 'DE 09:00-20:00 Someday', 'XX1 09:00-20:00']) {
+      const r = await c.post('/console/settings', { ...base, quietHours: 'on', quietHoursWindows: bad });
+      expect(r.status, bad).toBe(400);
+      expect(r.text).toContain('The settings were not saved');
+    }
+    expect((await t.ctx.services.accounts.get(other.accountId)).quietHoursWindows).toHaveProperty('DE');
+    expect((await c.post('/console/settings', { ...base, quietHoursWindows: '' })).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(other.accountId)).toMatchObject({ quietHours: false, quietHoursWindows: {} });
+  });
+
+  it('the service refuses malformed windows with 400 VALIDATION_ERROR', async () => {
+    for (const quietHoursWindows of [{ de: { start: '09:00', end: '20:00' } }, { DE: { start: '9', end: '20:00' } }, { DE: { start: '09:00', end: '20:00', days: [8] } }, { DE: { start: '09:00' } }]) {
+      await expect(t.ctx.services.accounts.updateSettings(acc.accountId, { quietHoursWindows } as never)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
   });
 });

@@ -8,6 +8,9 @@ import {
   isInsideWindow,
   nextCommonOpening,
   nextOpening,
+  parseDays,
+  parseWindowLines,
+  formatWindowLines,
   recipientPlace,
   windowFromSpec,
   zonesOfCountry,
@@ -140,5 +143,16 @@ describe('quiet hours: country rules', () => {
     expect(windowFromSpec({ start: '08:00', end: '20:00', days: [] })).toMatch(/days/);
     expect(windowFromSpec({ start: '08:00', end: '20:00', days: [0] })).toMatch(/days/);
     expect(intersectWindows(W('08:00', '12:00'), W('13:00', '20:00'))).toBeNull();
+  });
+});
+
+describe('quiet hours: the console text form', () => {
+  it('reads and writes one country a line', () => {
+    const { windows, errors } = parseWindowLines('de 9:00-20:00\r\nFR 08:00 - 20:00 Mon-Sat\n\nUS 08:00-20:00 Mon,Wed,Fri-Sun');
+    expect(errors).toEqual([]);
+    expect(windows).toEqual({ DE: { start: '09:00', end: '20:00' }, FR: { start: '08:00', end: '20:00', days: [1, 2, 3, 4, 5, 6] }, US: { start: '08:00', end: '20:00', days: [1, 3, 5, 6, 7] } });
+    expect(formatWindowLines(windows)).toBe('DE 09:00-20:00\nFR 08:00-20:00 Mon-Sat\nUS 08:00-20:00 Mon,Wed,Fri-Sun');
+    expect(parseWindowLines('Germany 9-20\nDE 09:00-20:00 Funday').errors).toEqual([expect.stringMatching(/^line 1:/), expect.stringMatching(/^line 2: days "Funday"/)]);
+    expect(parseDays('Sat-Mon')).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from '../../../src/messaging/dispatcher.js';
 import { FakeClock } from '../../../src/platform/clock.js';
+import { createLogger } from '../../../src/platform/logger.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 import { WebClient } from '../../helpers/web-client.js';
 import { de, logRecord, messageRow, simRows } from './util.js';
@@ -105,6 +107,22 @@ describe('quiet hours on', () => {
     }
     await drain();
     for (const id of deferredIds) expect(await simRows(t, id)).toHaveLength(1);
+    clock.set(NIGHT_IN_BERLIN);
+  });
+
+  it('several dispatchers (instances) claim each deferred message once', async () => {
+    const numbers = Array.from({ length: 30 }, () => fresh());
+    const r = await t.api('POST', '/api/rcs/send-batch', batch(numbers, { batchSize: 10, delayMs: 1000 }), { key: acc.apiKey });
+    expect(r.body.quietHours).toMatchObject({ deferred: 30, earliestOpening: '2026-06-11T06:00:00.000Z', latestOpening: '2026-06-11T06:00:00.000Z' });
+    const instances = [t.ctx.dispatcher, ...[1, 2].map(() => new Dispatcher(t.ctx.db, clock, t.ctx.carriers, t.ctx.services.accounts, t.ctx.messageEvents, createLogger('silent'), { ...DEFAULT_DISPATCHER_OPTIONS, claimLimit: 7 }))];
+    clock.set(BERLIN_0800);
+    for (let round = 0; round < 10; round++) await Promise.all(instances.map((d) => d.tick()));
+    const rows = await messagesOfJob(r.body.jobId);
+    expect(rows).toHaveLength(30);
+    for (const m of rows) {
+      expect(m.status).toMatch(/SENT|DELIVERED|READ/);
+      expect(await simRows(t, m.id)).toHaveLength(1);
+    }
     clock.set(NIGHT_IN_BERLIN);
   });
 

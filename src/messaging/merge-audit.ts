@@ -252,7 +252,11 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** PREVIEW_STALE: refused before anything is written or debited; the preview must be made again. */
 export function staleError(r: StaleReport): AppError {
-  const parts = r.fields.map((f) => `${f.name === CONTACT_IDENTITY ? 'contact (deleted, replaced or created)' : f.name} for ${plural(f.recipients, 'recipient')}`);
+  const parts = r.fields.map((f) =>
+    f.name === QUIET_HOURS_FIELD
+      ? "the account's quiet-hours setting (when recipients may get it)"
+      : `${f.name === CONTACT_IDENTITY ? 'contact (deleted, replaced or created)' : f.name} for ${plural(f.recipients, 'recipient')}`,
+  );
   if (r.dropped > 0) parts.push(`${plural(r.dropped, 'recipient')} can no longer be sent to (contact disabled, opted out or deleted, or message now invalid)`);
   if (r.added > 0) parts.push(`${plural(r.added, 'recipient')} would now be sent to that the preview did not include`);
   const details: ErrorDetail[] = [

@@ -568,13 +568,13 @@ export class SendService {
       merged.push({ r, id, link, content, fallbackText });
     }
     // Quiet hours (issue #28): each recipient's due time, judged at the time it would go out (its slice, its schedule).
-    const dues: QuietDue[] = merged.map((m, i) => (o.quiet ? o.quiet.due(m.r, o.dueAt(i)) : { at: o.dueAt(i), deferredIn: null }));
+    const dues: QuietDue[] | null = o.quiet ? merged.map((m, i) => o.quiet!.due(m.r, o.dueAt(i))) : null;
     // Conversation windows (spec §3.3): one question per send, inside this transaction.
     const free = await this.d.conversation.freeMessages(
       tx,
       c.account.id,
       sender,
-      merged.flatMap((m, i) => (m.r.testPhone || m.r.smsOnly ? [] : [{ messageId: m.id, phone: m.r.phone, country: m.r.country, at: dues[i]!.at }])),
+      merged.flatMap((m, i) => (m.r.testPhone || m.r.smsOnly ? [] : [{ messageId: m.id, phone: m.r.phone, country: m.r.country, at: dues ? dues[i]!.at : o.dueAt(i) }])),
     );
     const rows = [];
     for (let i = 0; i < merged.length; i++) {
@@ -605,8 +605,8 @@ export class SendService {
           sms_encoding: r.smsOnly ? fallbackSms!.encoding : null,
           fallback_used: r.smsOnly ? 1 : 0,
           fallback_reason: r.smsOnly ? 'RCS_COUNTRY_NOT_SUPPORTED' : null,
-          due_at: dues[i]!.at,
-        }, dues[i]!.deferredIn),
+          due_at: dues ? dues[i]!.at : o.dueAt(i),
+        }, dues ? dues[i]!.deferredIn : null),
       });
     }
     return { rows, rejected, audit };

@@ -206,6 +206,7 @@ describe('quiet hours on', () => {
     expect(stale.status, JSON.stringify(stale.body)).toBe(409);
     expect(stale.body.error.code).toBe('PREVIEW_STALE');
     expect(stale.body.error.changedFields).toContain('quiet hours');
+    expect(stale.body.error.message).toContain("the account's quiet-hours setting");
 
     const off = await make();
     await setQuiet({ quietHours: false, quietHoursWindows: null });

@@ -137,6 +137,7 @@ export class InboundService implements InboundHandler {
         lease_until: null,
         attempts: 0,
         time_zone: null,
+        quiet_place: null,
       };
       await tx.insertInto('messages').values(row).execute();
       await this.d.events.inboundReceived(tx, row, contact);

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/schemas.js';
-import { contactTimeZone, deferUntil, recipientPlace, REGION_AREA_CODES, type RecipientPlace } from '../schedule/quiet-hours.js';
+import { contactTimeZone, deferUntil, encodePlace, recipientPlace, REGION_AREA_CODES, type RecipientPlace } from '../schedule/quiet-hours.js';
 import type { Recipient } from './recipients.js';
 
 /**
@@ -23,6 +23,8 @@ export interface QuietDue {
   at: number;
   /** Set when deferred: the zone the opening was computed in (the first, for a country's strictest window). */
   deferredIn: string | null;
+  /** Where the recipient is, for the dispatcher's check at hand-over (messages.quiet_place); null: not subject. */
+  place: string | null;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface QuietDue {
  * 10,000 numbers has few distinct places and few distinct slice times).
  */
 export class QuietPlan {
-  private readonly places = new Map<string, RecipientPlace>();
+  private readonly places = new Map<string, { place: RecipientPlace; encoded: string }>();
   private readonly openings = new Map<string, number | null>();
   private deferred = 0;
   private earliest = Infinity;
@@ -54,27 +56,29 @@ export class QuietPlan {
 
   /** When the recipient's message may go out, given when it would. */
   due(r: Pick<Recipient, 'phone' | 'country' | 'contact'>, planned: number): QuietDue {
-    if (!this.applies) return { at: planned, deferredIn: null };
+    if (!this.applies) return { at: planned, deferredIn: null, place: null };
     const fields = r.contact?.customFields ?? null;
     const own = contactTimeZone(fields);
     const area = r.country === 'US' && REGION_AREA_CODES[r.phone.slice(1, 4)] ? r.phone.slice(1, 4) : '';
     const key = `${r.country}|${area}|${own ?? ''}`;
-    let place = this.places.get(key);
-    if (!place) {
-      place = recipientPlace({ phone: r.phone, country: r.country, customFields: fields }, this.account.quietHoursWindows);
-      this.places.set(key, place);
+    let known = this.places.get(key);
+    if (!known) {
+      const place = recipientPlace({ phone: r.phone, country: r.country, customFields: fields }, this.account.quietHoursWindows);
+      known = { place, encoded: encodePlace(place, r.phone) };
+      this.places.set(key, known);
     }
+    const { place, encoded } = known;
     const openingKey = `${key}|${planned}`;
     let opening = this.openings.get(openingKey);
     if (opening === undefined) {
       opening = deferUntil(place, planned);
       this.openings.set(openingKey, opening);
     }
-    if (opening === null) return { at: planned, deferredIn: null };
+    if (opening === null) return { at: planned, deferredIn: null, place: encoded };
     this.deferred++;
     if (opening < this.earliest) this.earliest = opening;
     if (opening > this.latest) this.latest = opening;
-    return { at: opening, deferredIn: place.zones[0]! };
+    return { at: opening, deferredIn: place.zones[0]!, place: encoded };
   }
 
   /**

@@ -366,6 +366,7 @@ export class SendService {
       lease_until: null,
       attempts: 0,
       time_zone: null,
+      quiet_place: null,
     };
     await tx.insertInto('messages').values(row).execute();
     return row.id;
@@ -606,7 +607,7 @@ export class SendService {
           fallback_used: r.smsOnly ? 1 : 0,
           fallback_reason: r.smsOnly ? 'RCS_COUNTRY_NOT_SUPPORTED' : null,
           due_at: dues ? dues[i]!.at : o.dueAt(i),
-        }, dues ? dues[i]!.deferredIn : null),
+        }, dues ? dues[i]! : null),
       });
     }
     return { rows, rejected, audit };
@@ -632,7 +633,7 @@ export class SendService {
     audit?.add(r.phone, identityOf(r), ctx, r.contact?.assistantWrites);
     const sms = analyzeSms(merged);
     const cost = priceMessage(c.priceList, { channel: 'SMS', country: r.country, segments: sms.segments, testTraffic: r.testPhone, inOpenWindow: false, outcome: 'quoted' }).milli ?? 0;
-    const due: QuietDue = o.quiet ? o.quiet.due(r, o.dueAt) : { at: o.dueAt, deferredIn: null };
+    const due: QuietDue | null = o.quiet ? o.quiet.due(r, o.dueAt) : null;
     return {
       rejected: null,
       audit,
@@ -651,8 +652,8 @@ export class SendService {
           sms_encoding: sms.encoding,
           fallback_used: 0,
           fallback_reason: null,
-          due_at: due.at,
-        }, due.deferredIn),
+          due_at: due ? due.at : o.dueAt,
+        }, due),
       },
     };
   }
@@ -731,9 +732,10 @@ function newMessageRow(
   sender: SendersTable,
   o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null },
   own: Pick<MessagesTable, 'id' | 'type' | 'message_type' | 'content' | 'text' | 'sms_fallback' | 'fallback_text' | 'credits_cost_milli' | 'sms_segments' | 'sms_encoding' | 'fallback_used' | 'fallback_reason' | 'due_at'>,
-  /** Quiet hours deferred it (the recipient's zone): SCHEDULED at the window's opening, like a scheduled message. */
-  deferredIn: string | null = null,
+  /** Quiet hours: deferred (the recipient's zone) → SCHEDULED at the window's opening, like a scheduled message. */
+  quiet: QuietDue | null = null,
 ): MessagesTable {
+  const deferredIn = quiet?.deferredIn ?? null;
   // Written out field by field, in table order: every row gets the same hidden class, which keeps
   // building 10,000 of them cheap (a spread here was measurably slower in bench/batch.ts).
   return {
@@ -773,6 +775,7 @@ function newMessageRow(
     lease_until: null,
     attempts: 0,
     time_zone: deferredIn ?? o.schedule?.effectiveTimezone ?? null,
+    quiet_place: quiet?.place ?? null,
   };
 }
 

@@ -343,3 +343,26 @@ export function formatWindowLines(windows: Readonly<Record<string, WindowSpec>>)
     })
     .join('\n');
 }
+
+/**
+ * A place as a short string for a message row (`country|area code|contact zone|start-end|days`, e.g.
+ * `US|305||480-1200|1234567` or `DE||America/New_York|480-1260|1234567`): the zones are derived again from it, so a
+ * row holds tens of bytes even for a country with 29 zones.
+ */
+export function encodePlace(place: RecipientPlace, phone: string): string {
+  const area = place.region !== null ? phone.slice(1, 4) : '';
+  const own = place.zoneSource === 'contact' ? place.zones[0]! : '';
+  return `${place.country}|${area}|${own}|${place.window.start}-${place.window.end}|${place.window.days.join('')}`;
+}
+
+/** The place of encodePlace, or null for a string it did not write. */
+export function decodePlace(s: string): RecipientPlace | null {
+  const m = /^([A-Z]{2}|[A-Z0-9]{0,3})\|(\d{0,3})\|([^|]*)\|(\d{1,4})-(\d{1,4})\|([1-7]{1,7})$/.exec(s);
+  if (!m) return null;
+  const [, country, area, own, start, end, days] = m as unknown as [string, string, string, string, string, string, string];
+  const window: SendingWindow = { start: Number(start), end: Number(end), days: [...days].map(Number) };
+  const region = area !== '' ? REGION_AREA_CODES[area] : undefined;
+  if (own !== '' && zoneOf(own) !== null) return { country, region: region?.region ?? null, zones: [own], window, zoneSource: 'contact' };
+  if (region) return { country, region: region.region, zones: [...region.zones], window, zoneSource: 'area_code' };
+  return { country, region: null, zones: zonesOfCountry(country), window, zoneSource: 'country' };
+}

@@ -126,6 +126,31 @@ describe('quiet hours on', () => {
     clock.set(NIGHT_IN_BERLIN);
   });
 
+  it('a message accepted inside the window but handed over after it closed (a backlog, an outage) waits for the next opening', async () => {
+    clock.set(Date.UTC(2026, 5, 11, 18, 59)); // 20:59 in Berlin: inside
+    const r = await t.api('POST', '/api/rcs/send-batch', batch([fresh(), fresh()]), { key: acc.apiKey });
+    expect(r.body.quietHours).toEqual({ enabled: true, transactional: false, deferred: 0 });
+    const accepted = await messagesOfJob(r.body.jobId);
+    for (const m of accepted) expect(m).toMatchObject({ status: 'SENDING', quiet_place: 'DE|||480-1260|1234567' });
+    clock.set(Date.UTC(2026, 5, 11, 19, 30)); // 21:30: nothing was handed over in time
+    await drain();
+    const next = Date.UTC(2026, 5, 12, 6, 0);
+    for (const m of await messagesOfJob(r.body.jobId)) {
+      expect(m).toMatchObject({ status: 'SCHEDULED', pending: 1, due_at: next, scheduled_at: next, attempts: 0 });
+      expect(await simRows(t, m.id)).toHaveLength(0);
+    }
+    clock.set(next);
+    await drain();
+    for (const m of await messagesOfJob(r.body.jobId)) {
+      expect(m.status).toMatch(/SENT|DELIVERED|READ/);
+      expect(await simRows(t, m.id)).toHaveLength(1);
+    }
+    // A transactional message carries no place: never held back.
+    const tx = await t.api('POST', '/api/rcs/send-batch', batch([fresh()], { transactional: true }), { key: acc.apiKey });
+    expect((await messagesOfJob(tx.body.jobId))[0]!.quiet_place).toBeNull();
+    clock.set(NIGHT_IN_BERLIN);
+  });
+
   it('a single send at night is queued until 08:00 local (RCS and SMS); cancelling it works like a scheduled one', async () => {
     const r = await t.api('POST', '/api/rcs/send', text(fresh()), { key: acc.apiKey });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

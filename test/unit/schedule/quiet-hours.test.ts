@@ -9,6 +9,8 @@ import {
   nextCommonOpening,
   nextOpening,
   parseDays,
+  encodePlace,
+  decodePlace,
   parseWindowLines,
   formatWindowLines,
   recipientPlace,
@@ -154,5 +156,24 @@ describe('quiet hours: the console text form', () => {
     expect(formatWindowLines(windows)).toBe('DE 09:00-20:00\nFR 08:00-20:00 Mon-Sat\nUS 08:00-20:00 Mon,Wed,Fri-Sun');
     expect(parseWindowLines('Germany 9-20\nDE 09:00-20:00 Funday').errors).toEqual([expect.stringMatching(/^line 1:/), expect.stringMatching(/^line 2: days "Funday"/)]);
     expect(parseDays('Sat-Mon')).toBeNull();
+  });
+});
+
+describe('quiet hours: the place stored on a message', () => {
+  it('encodes and decodes country, area code, contact zone and window', () => {
+    for (const input of [
+      { phone: '13055550100', country: 'US' },
+      { phone: '18505550100', country: 'US' },
+      { phone: '12125550100', country: 'US' },
+      { phone: '4915112345678', country: 'DE', customFields: { timezone: 'America/New_York' } },
+      { phone: '33612345678', country: 'FR' },
+    ]) {
+      const place = recipientPlace(input, { DE: { start: '09:00', end: '20:00', days: [1, 2, 3, 4, 5] } });
+      const encoded = encodePlace(place, input.phone);
+      expect(encoded.length).toBeLessThan(64);
+      expect(decodePlace(encoded)).toEqual(place);
+    }
+    expect(encodePlace(recipientPlace({ phone: '13055550100', country: 'US' }), '13055550100')).toBe('US|305||480-1200|1234567');
+    expect(decodePlace('garbage')).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { loginRoutes, pageError } from './accounts/login-routes.js';
 import { loadSession } from './accounts/session-middleware.js';
 import { healthRoutes } from './health/routes.js';
 import { mcpBodyError, mcpHandler } from './mcp/routes.js';
+import { mcpCors } from './mcp/cors.js';
 import { previewPages } from './previews/page-routes.js';
 import { previewMediaRoutes } from './previews/media-routes.js';
 import { previewsRoutes } from './previews/routes.js';
@@ -33,6 +34,7 @@ import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/rout
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
 import { requireUtf8 } from './platform/http/utf8.js';
+import { checkJsonBody } from './platform/http/json-body.js';
 import { ASSETS_DIR } from './platform/paths.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { webhooksConsole } from './webhooks/console-routes.js';
@@ -67,10 +69,10 @@ export function createApp(ctx: AppContext): Express {
   // What the areas below are built from. Each area's function names what it uses in its parameter
   // type and sees only that; none of them knows AppContext (test/unit/ports.test.ts).
   const deps = { ...ctx.services, config: ctx.config, clock: ctx.clock, logger: ctx.logger };
-  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
+  const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: checkJsonBody });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
-  app.all(BASE.mcp, json, mcpHandler(ctx), mcpBodyError);
+  app.all(BASE.mcp, mcpCors(ctx.config), json, mcpHandler(ctx), mcpBodyError);
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -17,6 +17,25 @@ export const ConfigSchema = z
     PORT: port.default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Browser origins allowed on /mcp besides this server's own and loopback (src/mcp/cors.ts): comma-separated origins.
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const out: string[] = [];
+        for (const item of v.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+          let origin: string | null = null;
+          try {
+            const u = new URL(item);
+            if ((u.protocol === 'https:' || u.protocol === 'http:') && u.origin === item.replace(/\/+$/, '')) origin = u.origin;
+          } catch {
+            origin = null;
+          }
+          if (origin === null) ctx.addIssue({ code: 'custom', message: `"${item}" is not an origin such as https://app.example.com (scheme, host and port only)` });
+          else out.push(origin);
+        }
+        return out;
+      }),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_FILE: z.string().min(1).optional(),
     // PostgreSQL instead of the SQLite file (src/platform/db/postgres.ts): postgres://user:password@host:port/database.
@@ -103,6 +122,8 @@ export const ConfigSchema = z
       /** Without trailing slash. When PUBLIC_URL is not set it follows the bound port (bindPort() completes it before anything is built). */
       publicUrl,
       publicUrlExplicit: env.PUBLIC_URL !== undefined,
+      /** Browser origins allowed on /mcp besides the public URL's and loopback ones. */
+      mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS,
       dataDir,
       /** SEALING_KEY; null: the key file in the data directory. */
       sealingKey: env.SEALING_KEY === undefined ? null : parseSealingKey(env.SEALING_KEY),

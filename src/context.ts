@@ -148,6 +148,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const links = new LinkTokens(sealer);
   const accounts = new AccountsService(db, clock);
   const fields = new FieldsService(db, clock);
+  const validation = new ValidationService(accounts, fields, clock);
   const groups = new GroupsService(db, clock);
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
@@ -196,8 +197,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     log: new LogService(db, clock),
     stats: new StatsService(db, clock),
     status,
-    validation: new ValidationService(accounts, fields, clock),
-    previews: new PreviewsService({ db, clock, config, accounts, send, templates }),
+    validation,
+    previews: new PreviewsService({ db, clock, config, accounts, send, templates, contentChecks: validation }),
     previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
     interactions: new InteractionsService(db),

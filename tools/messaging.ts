@@ -59,7 +59,10 @@ export const rcsPreview = defineTool({
 /** What the RCS send tools add to the messaging toolset's sentences. */
 const rcsSendSteps: NextSteps = {
   NOT_FOUND: ['No preview with this preview_id in this account: call rcs_preview and send with the preview_id it returns.', 'No preview with this preview_id in this account: preview the message first and send with the preview_id it returns.'],
-  VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.',
+  VALIDATION_ERROR: [
+    'Sends take the preview_id of an approved preview, not the message: call rcs_preview with the message (phoneNumber or phoneNumbers, messageType, content, sendernameId, …), ask the user to approve its share_url, then call this tool with {"preview_id": "prv_…"} (the payload, if at all, unchanged under payload).',
+    'Sends take the preview_id of an approved preview, not the message: preview the message first, ask the user to approve its share_url, then call this tool with {"preview_id": "prv_…"}.',
+  ],
 };
 
 /** The previewed payload echoed by an RCS send, expanded as at preview time (templateId, defaults) before comparing. */

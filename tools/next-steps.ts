@@ -42,7 +42,7 @@ export const TOOLSET_ERRORS: Record<Toolset, ToolsetErrors> = {
     codes: [],
     nextSteps: {
       ...previewSteps('rcs_preview'),
-      INVALID_ID: 'Use preview_id (prv_…) and templateId (tpl_…) exactly as returned; do not build ids.',
+      INVALID_ID: ['Use ids exactly as tools returned them (a preview_id as rcs_preview returned it, a templateId as list_templates did); do not build ids.', 'Use ids exactly as tools returned them; do not build ids.'],
     },
   },
   sms: {

@@ -53,7 +53,12 @@ export const smsSend = defineTool({
   output: SmsSendOutputSchema,
   annotations: SEND,
   errors: SEND_TOOL_CODES,
-  nextSteps: { VALIDATION_ERROR: 'Pass preview_id (and, if at all, the preview\'s payload object unchanged under payload); fix what details names and call again.' },
+  nextSteps: {
+    VALIDATION_ERROR: [
+      'Sends take the preview_id of an approved preview, not the message: call sms_preview with the message (phoneNumber, message, sendernameId, …), ask the user to approve its share_url, then call sms_send with {"preview_id": "prv_…"}.',
+      'Sends take the preview_id of an approved preview, not the message: preview the message first, ask the user to approve its share_url, then call this tool with {"preview_id": "prv_…"}.',
+    ],
+  },
   uses: ['previews'],
   run: ({ previews, principal }, { preview_id, payload }) =>
     previews.send(principal, preview_id, 'sms', payload === undefined ? undefined : previews.expandSms(payload as SmsPayload), 'MCP'),

@@ -91,22 +91,30 @@ export const rcsButtonGuidelines = defineTool({
   run: async ({ validation }) => validation.buttonGuidelines() as unknown as { limits: Record<string, number>; placement: Record<string, string[]>; actionTypes: Record<string, unknown>[]; rules: string[] },
 });
 
+/** Zones per page of rcs_timezones: a page stays far below 16 KB of result (all ~420 zones are 85 KB). */
+export const TIMEZONE_PAGE = 60;
+
 export const rcsTimezones = defineTool({
   name: 'rcs_timezones',
   title: 'Time zones',
-  description: "The account's time zone (the default for sends) and IANA zones with their current offset.",
+  description: `The account's time zone (the default for sends) and IANA zones with their current offset, ${TIMEZONE_PAGE} a page: search narrows them, offset pages on.`,
   toolset: 'status',
   permissions: [],
-  input: z.strictObject({ search: z.string().max(64).optional().describe('Case-insensitive part of a zone name.') }),
-  output: TimezonesResponseSchema,
+  input: z.strictObject({
+    search: z.string().max(64).optional().describe('Case-insensitive part of a zone name, e.g. "berlin" or "america/".'),
+    offset: z.number().int().min(0).max(10_000).optional().describe('Zones to skip: nextOffset of the previous page.'),
+  }),
+  output: TimezonesResponseSchema.extend({ nextOffset: z.number().int().nullable().describe('offset of the next page; null on the last one.') }),
   annotations: READ,
   uses: ['validation'],
   run: async ({ validation, principal }, input) => {
     const all = await validation.timezones(principal.accountId);
-    if (!input.search) return all;
-    const needle = input.search.toLowerCase();
-    const timezones = all.timezones.filter((z) => z.timeZone.toLowerCase().includes(needle));
-    return { ...all, timezones, count: timezones.length };
+    const needle = input.search?.toLowerCase();
+    const matching = needle ? all.timezones.filter((z) => z.timeZone.toLowerCase().includes(needle)) : all.timezones;
+    const offset = input.offset ?? 0;
+    const timezones = matching.slice(offset, offset + TIMEZONE_PAGE);
+    const next = offset + TIMEZONE_PAGE;
+    return { ...all, timezones, count: matching.length, nextOffset: next < matching.length ? next : null };
   },
 });
 

@@ -18,7 +18,7 @@ import { scopeDescription } from '../../oauth/constants.js';
 import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../preview-pages/console/apps.js';
 import { OverviewPage } from '../../preview-pages/console/overview.js';
-import { SendersPage } from '../../preview-pages/console/senders.js';
+import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
 import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
 import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
 import type { ConsoleSources } from './sources.js';
@@ -29,6 +29,7 @@ const NOTICES: Record<string, string> = {
   'key-revoked': 'The API key was revoked. Requests with it now get 401.',
   'app-revoked': 'The app’s access was revoked. It has to be authorized again to connect.',
   'settings-saved': 'Settings saved.',
+  'consent-words-saved': 'The sender’s consent words were saved. Replies from now on are read with them.',
 };
 const noticeOf = (req: Request): string | undefined => (typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined);
 
@@ -170,11 +171,30 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
     res.redirect(303, '/console/apps?done=app-revoked');
   });
 
-  // ---- Senders (read-only) -----------------------------------------------------------------
-  router.get('/console/senders', async (req, res) => {
+  // ---- Senders (approved by the operator) and their consent words ------------------------------
+  const sendersPage = async (req: Request, res: Response, error?: ConsentWordsError, status = 200) => {
     const { user, accountId } = who(req);
-    const [account, list] = await Promise.all([accounts.get(accountId), senders.list(accountId)]);
-    sendPage(res, h(SendersPage, { user, accountName: account.name, timezone: account.timezone, senders: list }));
+    const [account, list, consentWords] = await Promise.all([accounts.get(accountId), senders.list(accountId), senders.consentWordsOf(accountId)]);
+    sendPage(res, h(SendersPage, { user, accountName: account.name, timezone: account.timezone, senders: list, consentWords, error, notice: noticeOf(req) }), status);
+  };
+
+  router.get('/console/senders', (req, res) => sendersPage(req, res));
+
+  router.post('/console/senders/:id/consent-words', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const id = String(req.params.id);
+    if (!isId('snd', id)) throw new AppError('NOT_FOUND', 'Sender not found');
+    const typed = { optOut: field(req, 'optOut'), optIn: field(req, 'optIn'), help: field(req, 'help') };
+    const lines = (v: string) => v.split(/\r?\n/);
+    try {
+      await senders.setConsentWords(s.accountId, id, { optOut: lines(typed.optOut), optIn: lines(typed.optIn), help: lines(typed.help) });
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
+      await sendersPage(req, res, { senderId: id, typed, problems: (err.details ?? []).map((d) => d.message) }, 400);
+      return;
+    }
+    logger.info({ accountId: s.accountId, userId: s.user.id, senderId: id }, 'consent words of a sender saved in console');
+    res.redirect(303, `/console/senders?done=consent-words-saved#consent-${id}`);
   });
 
   // ---- Webhooks (filled by the webhooks area) ----------------------------------------------

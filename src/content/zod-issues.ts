@@ -5,7 +5,7 @@
  * `unknown_field` per unknown key at that key's path, and a refinement's own `params.code`.
  */
 import type { z } from 'zod';
-import { formatPath } from '../platform/validation.js';
+import { fieldNameOf, formatPath } from '../platform/validation.js';
 import type { ContentErrorCode, Issue } from './issues.js';
 
 /** Beyond this many issues the input is garbage; more detail helps nobody and costs time. */
@@ -54,11 +54,7 @@ function describeValue(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-/** The field a path ends in, for messages: `content.cardActions[0].text` → `text`. */
-function leafOf(path: ReadonlyArray<PropertyKey>): string {
-  for (let i = path.length - 1; i >= 0; i--) if (typeof path[i] === 'string') return path[i] as string;
-  return 'value';
-}
+const leafOf = fieldNameOf;
 
 const ARRAY_NOUNS: Readonly<Record<string, string>> = {
   cardActions: 'card buttons per card',
@@ -132,7 +128,7 @@ function one(root: z.core.$ZodType | undefined, issue: ZodIssue, prefix: string,
     }
     case 'custom': {
       const code: unknown = issue.params?.code;
-      push(typeof code === 'string' ? (code as ContentErrorCode) : 'invalid_type', issue.message.replace('$field', leaf));
+      push(typeof code === 'string' ? (code as ContentErrorCode) : 'invalid_type', issue.message.replaceAll('$field', leaf));
       return;
     }
     default:

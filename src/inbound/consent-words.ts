@@ -163,30 +163,102 @@ export function foldText(text: string): string {
 }
 
 /**
- * What a message means for consent, or null (an ordinary reply). `trigger` is the sender's own
- * keyword (senders.stop_keyword), which opts out like the listed words.
+ * A sender's own words (senders.consent_words, edited on the console's Senders page), beside the
+ * lists above, which always apply: a sender can add words, never take the US set or a language's
+ * words away. Folded; each matches as the whole message only (rules 1 and 2), never inside a sentence.
  */
-export function classifyConsent(text: string, trigger: string | null = null): ConsentIntent | null {
+export interface SenderWords {
+  optOut: readonly string[];
+  optIn: readonly string[];
+  help: readonly string[];
+}
+
+export const NO_SENDER_WORDS: SenderWords = Object.freeze({ optOut: [], optIn: [], help: [] });
+
+/** At most this many words of each kind per sender, each at most SENDER_WORD_MAX_LENGTH characters and 3 words. */
+export const SENDER_WORDS_MAX = 20;
+export const SENDER_WORD_MAX_LENGTH = 30;
+const SENDER_WORD_MAX_WORDS = 3;
+
+export type SenderWordsCheck = { ok: true; words: SenderWords } | { ok: false; problems: string[] };
+
+type Role = keyof SenderWords;
+const ROLES: readonly Role[] = ['optOut', 'optIn', 'help'];
+const ROLE_NAMES: Readonly<Record<Role, string>> = { optOut: 'an opt-out', optIn: 'a re-subscribe', help: 'a help' };
+
+/**
+ * The words a person typed for a sender, folded and checked (one place for the console and any
+ * other door): a word may be neither what the lists and rules make another role (the trigger and
+ * short stop sentences included), nor one of the sender's words of another role — so a reply means one thing. A word already listed
+ * for the same role is dropped (it applies anyway).
+ */
+export function checkSenderWords(input: Readonly<Record<Role, readonly string[]>>, trigger: string): SenderWordsCheck {
+  // What the lists and rules alone make of a word (a stop sentence such as "STOP PLEASE" is an opt-out too).
+  const KIND: Readonly<Record<Role, ConsentIntent['kind']>> = { optOut: 'opt_out', optIn: 'opt_in', help: 'help' };
+  const listed: Readonly<Record<Role, (w: string) => boolean>> = {
+    optOut: (w) => classifyConsent(w, trigger)?.kind === KIND.optOut,
+    optIn: (w) => classifyConsent(w, trigger)?.kind === KIND.optIn,
+    help: (w) => classifyConsent(w, trigger)?.kind === KIND.help,
+  };
+  const problems: string[] = [];
+  const out: Record<Role, string[]> = { optOut: [], optIn: [], help: [] };
+  const shown = (raw: string) => JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+  for (const role of ROLES) {
+    for (const raw of input[role]) {
+      if (raw.trim() === '') continue;
+      const w = foldText(raw);
+      if (w === '') problems.push(`${shown(raw)} has no letters or digits`);
+      else if (w.length > SENDER_WORD_MAX_LENGTH) problems.push(`${shown(raw)} is longer than ${SENDER_WORD_MAX_LENGTH} characters`);
+      else if (w.split(' ').length > SENDER_WORD_MAX_WORDS) problems.push(`${shown(raw)} has more than ${SENDER_WORD_MAX_WORDS} words`);
+      else if (listed[role](w) || out[role].includes(w)) continue;
+      else {
+        const clash = ROLES.find((other) => other !== role && (listed[other](w) || out[other].includes(w)));
+        if (clash) problems.push(`"${w}" is already ${ROLE_NAMES[clash]} word, so it cannot be ${ROLE_NAMES[role]} word`);
+        else out[role].push(w);
+      }
+    }
+    if (out[role].length > SENDER_WORDS_MAX) problems.push(`At most ${SENDER_WORDS_MAX} ${ROLE_NAMES[role].replace(/^an? /, '')} words per sender`);
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, words: out };
+}
+
+/**
+ * What a message means for consent, or null (an ordinary reply). `trigger` is the sender's own
+ * keyword (senders.stop_keyword), which opts out like the listed words; `own` the sender's own words.
+ */
+export function classifyConsent(text: string, trigger: string | null = null, own: SenderWords = NO_SENDER_WORDS): ConsentIntent | null {
   const words = foldWords(text);
   if (words.length === 0) return null;
   const whole = words.join(' ');
-  const own = trigger ? foldText(trigger) : '';
-  if (whole === own || OPT_OUT_WORDS.has(whole) || OPT_OUT_WORDS.has(words.join(''))) return { kind: 'opt_out', word: whole };
-  if (OPT_IN_WORDS.has(whole)) return { kind: 'opt_in', word: whole };
-  if (HELP_WORDS.has(whole)) return { kind: 'help', word: whole };
+  const trig = trigger ? foldText(trigger) : '';
+  if (whole === trig || OPT_OUT_WORDS.has(whole) || OPT_OUT_WORDS.has(words.join('')) || own.optOut.includes(whole)) return { kind: 'opt_out', word: whole };
+  if (OPT_IN_WORDS.has(whole) || own.optIn.includes(whole)) return { kind: 'opt_in', word: whole };
+  if (HELP_WORDS.has(whole) || own.help.includes(whole)) return { kind: 'help', word: whole };
   if (words.length > SENTENCE_MAX_WORDS) return null;
   // Rule 3: two-word sentence words ("OPT OUT") are read as one before the words are checked.
   let found: string | null = null;
   for (let i = 0; i < words.length; i++) {
     const pair = i + 1 < words.length ? `${words[i]} ${words[i + 1]}` : null;
-    if (pair !== null && (SENTENCE_WORDS.has(pair) || pair === own)) {
+    if (pair !== null && (SENTENCE_WORDS.has(pair) || pair === trig)) {
       found ??= pair;
       i++;
       continue;
     }
     const w = words[i]!;
-    if (SENTENCE_WORDS.has(w) || w === own) found ??= w;
+    if (SENTENCE_WORDS.has(w) || w === trig) found ??= w;
     else if (!FILLER_WORDS.has(w)) return null;
   }
   return found === null ? null : { kind: 'opt_out', word: found };
+}
+
+/** senders.consent_words as stored (JSON written by SendersService.setConsentWords); anything unreadable is none. */
+export function readSenderWords(stored: string | null | undefined): SenderWords {
+  if (!stored || stored === '{}') return NO_SENDER_WORDS;
+  try {
+    const v = JSON.parse(stored) as Partial<Record<keyof SenderWords, unknown>>;
+    const list = (x: unknown): string[] => (Array.isArray(x) ? x.filter((w): w is string => typeof w === 'string') : []);
+    return { optOut: list(v.optOut), optIn: list(v.optIn), help: list(v.help) };
+  } catch {
+    return NO_SENDER_WORDS;
+  }
 }

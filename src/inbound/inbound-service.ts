@@ -16,11 +16,15 @@ import type { EngagementContact, EngagementEvents } from './events.js';
 import { contactName } from './interactions-service.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
 import type { SystemText } from '../messaging/send-service.js';
-import { classifyConsent } from './consent-words.js';
+import { classifyConsent, readSenderWords } from './consent-words.js';
 import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
 
 /** A reply is attributed to our latest message to the number from that sender within this time. */
 export const REPLY_ATTRIBUTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** At most this many HELP answers to one number from one sender within HELP_REPLY_WINDOW_MS (mayAnswerHelp). */
+export const HELP_REPLIES_PER_DAY = 3;
+export const HELP_REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Longest text kept of an incoming message (carriers bound it far lower; this bounds misuse). */
 const MAX_INBOUND_TEXT = 8192;
@@ -144,7 +148,7 @@ export class InboundService implements InboundHandler {
 
       // Consent words (src/inbound/consent-words.ts): the sender's trigger, the listed words of every language, short
       // sentences that clearly ask to stop; START and the like; HELP and the like.
-      const intent = classifyConsent(text, sender.stop_keyword);
+      const intent = classifyConsent(text, sender.stop_keyword, readSenderWords(sender.consent_words));
       if (intent?.kind === 'opt_out') {
         const out = await this.d.optOuts.optOut(tx, { accountId, phone: n.digits, source: 'keyword', keyword: intent.word, senderId: sender.id, messageId: row.id, at: e.at });
         // One confirmation per opt-out: not when the number was already out (a repeated STOP), not when the account turned it off.
@@ -157,7 +161,7 @@ export class InboundService implements InboundHandler {
         }
       } else if (intent?.kind === 'opt_in') {
         await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, at: e.at });
-      } else if (intent?.kind === 'help' && this.d.replies) {
+      } else if (intent?.kind === 'help' && this.d.replies && (await this.mayAnswerHelp(tx, accountId, sender.id, n.digits, e.at))) {
         const account = await this.company(tx, accountId);
         const body = helpText(account.companyName, account.profile, sender.stop_keyword);
         replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'help-reply', at: e.at }));
@@ -227,6 +231,31 @@ export class InboundService implements InboundHandler {
     });
   }
 
+  /**
+   * Whether a HELP may be answered now: at most HELP_REPLIES_PER_DAY answers to a number from a sender
+   * in 24 hours. Two automatic systems answering each other (our answer ends "Reply STOP…", theirs
+   * says HELP) would otherwise exchange messages without end; a person asking for help a fourth time
+   * in a day has the answer three times already. Counted from the log (source SYSTEM, campaign
+   * help-reply), read in the inbound message's transaction after its lock.
+   */
+  private async mayAnswerHelp(tx: Tx, accountId: string, senderId: string, phone: string, at: number): Promise<boolean> {
+    const recent = await tx
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('phone', '=', phone)
+      .where('created_at', '>', at - HELP_REPLY_WINDOW_MS)
+      .where('created_at', '<=', at)
+      .where('direction', '=', 'OUTBOUND')
+      .where('source', '=', 'SYSTEM')
+      .where('campaign_name', '=', 'help-reply')
+      .where('sendername_id', '=', senderId)
+      .executeTakeFirstOrThrow();
+    const ok = Number(recent.n) < HELP_REPLIES_PER_DAY;
+    if (!ok) this.d.logger.info({ accountId, senderId }, 'HELP not answered: the number had the answer 3 times in 24 hours');
+    return ok;
+  }
+
   /** The account's company details and opt-out confirmation setting (company_name, else the account's name). */
   private async company(tx: Tx, accountId: string) {
     const a = await tx.selectFrom('accounts').select(['name', 'company_profile', 'opt_out_confirmation', 'opt_out_confirmation_text']).where('id', '=', accountId).executeTakeFirstOrThrow();
@@ -245,7 +274,7 @@ export class InboundService implements InboundHandler {
   }
 
   /**
-   * Our latest message to the number that this reply answers: sent by this sender (or sent by SMS
+   * Our latest message (not an automatic answer) to the number that this reply answers: sent by this sender (or sent by SMS
    * fallback through it), within REPLY_ATTRIBUTION_MS. Null when the person wrote first.
    */
   private async answeredMessage(tx: Tx, accountId: string, sender: SendersTable, phone: string, at: number): Promise<MessagesTable | null> {
@@ -256,6 +285,8 @@ export class InboundService implements InboundHandler {
       .where('phone', '=', phone)
       .where('direction', '=', 'OUTBOUND')
       .where('status', 'not in', ['SCHEDULED', 'FAILED'])
+      // Automatic answers (HELP, an opt-out's confirmation) are not what a person replies to.
+      .where('source', '!=', 'SYSTEM')
       .where('created_at', '>=', at - REPLY_ATTRIBUTION_MS)
       .where('created_at', '<=', at)
       // Not also by id: with it SQLite walks (account_id, created_at, id) over every message the

@@ -45,10 +45,12 @@ function declaresUrlElicitation(ctx: ServerContext): boolean {
 }
 
 /**
- * The input_required result to answer instead of `outcome`, or null to answer `outcome` as is.
+ * The input_required result to answer instead of `outcome`, 'declined' when the person declined to
+ * open the page (the tool error then says so: asking them to approve again would be wrong), or null
+ * to answer `outcome` as is.
  * `previewId` is the preview the call named (the send tools' preview_id argument).
  */
-export async function approvalRound(codec: RequestStateCodec<ApprovalState>, era: 'legacy' | 'modern', ctx: ServerContext, tool: string, previewId: unknown, outcome: ToolOutcome): Promise<InputRequiredResult | null> {
+export async function approvalRound(codec: RequestStateCodec<ApprovalState>, era: 'legacy' | 'modern', ctx: ServerContext, tool: string, previewId: unknown, outcome: ToolOutcome): Promise<InputRequiredResult | 'declined' | null> {
   const err = outcome.error;
   if (era !== 'modern' || err?.code !== 'PREVIEW_NOT_APPROVED' || typeof previewId !== 'string') return null;
   const shareUrl = err.extra?.share_url;
@@ -58,6 +60,7 @@ export async function approvalRound(codec: RequestStateCodec<ApprovalState>, era
   if (state && state.tool === tool && state.previewId === previewId) {
     // The person declined to open the page, or the client gave up: the tool error tells the assistant what to do.
     const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
+    if (answer.kind === 'elicit' && answer.action === 'decline') return 'declined';
     if (answer.kind === 'elicit' && answer.action !== 'accept') return null;
     round = state.round + 1;
     if (round > MAX_ROUNDS) return null;
@@ -75,3 +78,7 @@ export async function approvalRound(codec: RequestStateCodec<ApprovalState>, era
 
 /** A string value as is; anything else (absent, a number, an object) as the empty string. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The next step after the person declined to open the approval page. */
+export const DECLINED_NEXT_STEP =
+  'The person declined to open the approval page, so nothing was sent. Do not call again on your own: ask the user whether to change the message (then preview it again) or to drop it.';

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
 import { INVALID_UTF8_TYPE } from '../platform/http/utf8.js';
+import { bodyParserError } from '../platform/http/errors.js';
 import { sendMcpInsufficientScope, sendMcpUnauthorized } from '../../oauth/challenge.js';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
@@ -10,39 +11,9 @@ import { TOOLS_BY_NAME, parseToolFilter } from './catalog.js';
 import { answerFast, fastCall } from './fast-path.js';
 import { malformedParams } from './params-check.js';
 import { mcpServerFactory, type McpCaller } from './server.js';
+import { hostAllowed } from './cors.js';
 
 const NO_FILTER = parseToolFilter({});
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-// Parsed once, not per request; keyed by the text because listen() fixes the URL after the app is built.
-let publicUrlCache: { text: string; host: string; origin: string } | null = null;
-function parsedPublicUrl(text: string): { host: string; origin: string } {
-  if (publicUrlCache?.text !== text) {
-    const url = new URL(text);
-    publicUrlCache = { text, host: url.host.toLowerCase(), origin: url.origin };
-  }
-  return publicUrlCache;
-}
-
-/**
- * DNS-rebinding guard (MCP transport security): the Host must be this server's public host or a
- * loopback name, and an Origin, when a browser sends one, must be this server's origin or loopback.
- */
-export function hostAllowed(req: Request, publicUrl: string): boolean {
-  const pub = parsedPublicUrl(publicUrl);
-  const host = (req.headers.host ?? '').toLowerCase();
-  const hostname = host.replace(/:\d+$/, '');
-  if (host !== pub.host && !LOOPBACK_HOSTS.has(hostname)) return false;
-  const origin = req.headers.origin;
-  if (origin === undefined || origin === 'null') return origin === undefined;
-  try {
-    const o = new URL(origin);
-    return o.origin === pub.origin || LOOPBACK_HOSTS.has(o.hostname === '::1' ? '[::1]' : o.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** The tools a JSON-RPC body calls (single message or batch). */
 function calledTools(body: unknown): string[] {
   const msgs = Array.isArray(body) ? body : [body];
@@ -86,21 +57,43 @@ function noStore(res: Response): NodeServerResponseLike {
 }
 
 /**
- * A body the JSON parser refused (not JSON, not UTF-8) is a JSON-RPC parse error on this endpoint,
- * in the JSON-RPC shape MCP clients read; data.code is the REST code of the same refusal.
+ * A body the JSON parser refused is a JSON-RPC error on this endpoint, in the shape MCP clients read
+ * (id null: the request's id is unknown), with the HTTP status of the same refusal on REST and its
+ * REST code in data.code. Bytes that are not a JSON text (broken JSON, not UTF-8, a compressed body
+ * that does not decompress) are -32700 Parse error; a JSON text that is not a request (`42`, `null`,
+ * `"str"`: body-parser's strict mode refuses them before the SDK sees them), too large or too deep
+ * is -32600 Invalid Request.
  */
 export const mcpBodyError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
-  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
-  if (type !== 'entity.parse.failed' && type !== INVALID_UTF8_TYPE) {
+  const refused = bodyParserError(err);
+  if (!refused) {
     next(err);
     return;
   }
-  const message = type === INVALID_UTF8_TYPE ? 'Parse error: the body is not valid UTF-8' : 'Parse error: the body is not valid JSON';
-  const code = type === INVALID_UTF8_TYPE ? 'VALIDATION_ERROR' : 'INVALID_JSON';
+  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+  const text = typeof err === 'object' && err !== null ? (err as { body?: unknown }).body : undefined;
+  const notARequest = type === 'entity.parse.failed' && typeof text === 'string' && isJsonText(text);
+  const parseError = !notARequest && (type === 'entity.parse.failed' || type === INVALID_UTF8_TYPE || refused.details?.[0]?.code === 'invalid_encoding');
+  const message = notARequest
+    ? 'Invalid Request: the body is JSON but not a JSON-RPC request object or batch'
+    : parseError
+      ? `Parse error: ${refused.message.replace(/^The /, 'the ')}`
+      : `Invalid Request: ${refused.message.replace(/^The /, 'the ')}`;
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
-  writeJson(res, 400, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message, data: { code } } }));
+  const status = notARequest ? 400 : refused.status;
+  writeJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: parseError ? -32700 : -32600, message, data: { code: notARequest ? 'VALIDATION_ERROR' : refused.code } } }));
 };
+
+/** Whether `text` is valid JSON (what body-parser's strict mode refused was then a JSON primitive). */
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * POST /mcp: the SDK's createMcpHandler (both protocol eras, stateless: 2026-07-28 per request,
@@ -119,7 +112,7 @@ export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): 
   return async (req: Request, res: Response) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
-    if (!hostAllowed(req, ctx.config.publicUrl)) {
+    if (!hostAllowed(req, ctx.config.publicUrl, ctx.config.mcpAllowedOrigins)) {
       res.status(403).json(errorBody(new AppError('FORBIDDEN', 'Host or Origin not allowed for /mcp')));
       return;
     }

@@ -3,7 +3,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { ToolDef } from '../../tools/types.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../platform/permissions.js';
-import { approvalRound, approvalStateCodec, type ApprovalState } from './approval.js';
+import { approvalRound, approvalStateCodec, DECLINED_NEXT_STEP, type ApprovalState } from './approval.js';
+import { toolError } from './tool-errors.js';
 import { listedAnnotations, selectTools, servedTools, type ToolFilter } from './catalog.js';
 import { toolSchemas, type ParsedInput } from './sdk-schemas.js';
 import { callTool, forbidden } from './tool-call.js';
@@ -66,7 +67,8 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
     const { principal, filter, calledTool } = callerOf(authInfo);
     const stateCodec = (codec ??= approvalStateCodec(app));
     const server = new McpServer(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false } },
+      // A stateless server never sends list_changed notifications: neither list is said to change.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
       cacheHints: CACHE_HINTS,
       requestState: { verify: (state, ctx) => stateCodec.verify(state, ctx) },
@@ -103,7 +105,9 @@ function register(server: McpServer, app: AppContext, principal: Principal, tool
       const outcome = await callTool(app, principal, tool, input, served);
       if (!outcome.error) return outcome.result;
       const previewId = input.ok ? input.data.preview_id : undefined;
-      return (await approvalRound(codec, era, ctx, tool.name, previewId, outcome)) ?? outcome.result;
+      const round = await approvalRound(codec, era, ctx, tool.name, previewId, outcome);
+      if (round === 'declined') return toolError(outcome.error, { tool, served, nextStep: DECLINED_NEXT_STEP });
+      return round ?? outcome.result;
     },
   );
 }

@@ -47,6 +47,33 @@ const BY_DETAIL_CODE: Readonly<Record<string, NextStep>> = {
   unknown_sender: ['No sender with this id on this account: use the id of an APPROVED sender of the right type (RCS for sendernameId, SMS for smsFallback.sendernameId) from list_sendernames.', 'No sender with this id on this account: use the id of an APPROVED sender of the right type; ask the user which.'],
 };
 
+/** By the path of an error's first detail: which id was malformed (INVALID_ID of a send names preview_id, of a preview templateId). */
+const BY_DETAIL_PATH: Readonly<Record<string, NextStep>> = {
+  preview_id: ['Use the preview_id (prv_…) exactly as rcs_preview or sms_preview returned it; do not build ids.', 'Use the preview_id (prv_…) exactly as the preview returned it; do not build ids.'],
+  templateId: ['Use a templateId (tpl_…) exactly as list_templates or create_template returned it, or give messageType + content instead.', 'Use a templateId (tpl_…) exactly as a template tool returned it, or give messageType + content instead.'],
+};
+
+/** An argument an assistant reaches for that the tool does not take, and how to do what it meant. */
+const BY_UNKNOWN_ARGUMENT: Readonly<Record<string, NextStep>> = {
+  groupId: [
+    'Sends take phone numbers, not a group: get_group with {"groupId": "grp_…", "includeContacts": true, "limit": 200, "offset": 0} pages through its members; pass their phone numbers as phoneNumbers (up to 10,000) to rcs_preview.',
+    'Sends take phone numbers, not a group: list the group\'s members\' phone numbers and pass them as phoneNumbers (up to 10,000).',
+  ],
+};
+
+/** The situational sentence an error's details call for, if any (see BY_DETAIL_PATH, BY_UNKNOWN_ARGUMENT). */
+function detailSteps(err: AppError): NextStep[] {
+  const out: NextStep[] = [];
+  for (const d of err.details ?? []) {
+    if (d.code === 'unknown_field') {
+      for (const [arg, step] of Object.entries(BY_UNKNOWN_ARGUMENT)) if (d.message.includes(`"${arg}"`) || d.path === arg || d.path.endsWith(`.${arg}`)) out.push(step);
+    }
+  }
+  const first = err.details?.[0];
+  if (err.code === 'INVALID_ID' && first && BY_DETAIL_PATH[first.path] !== undefined) out.push(BY_DETAIL_PATH[first.path]!);
+  return out;
+}
+
 /** Every code a tool can return, as declared: the common ones, its toolset's, its own. */
 export function codesOf(tool: ToolDef): ErrorCode[] {
   return [...new Set([...EVERY_TOOL_CODES, ...TOOLSET_ERRORS[tool.toolset].codes, ...(tool.errors ?? [])])];
@@ -105,7 +132,7 @@ export function toolError(err: AppError, ctx: ToolErrorContext = {}): CallToolRe
       ...(err.extra ?? {}),
       code: err.code,
       message: err.message,
-      nextStep: nextStepFor(err.code, ctx.tool, ctx.served, [...asList(ctx.nextStep), ...asList(own)], err.details?.[0]?.code),
+      nextStep: nextStepFor(err.code, ctx.tool, ctx.served, [...asList(ctx.nextStep), ...asList(own), ...detailSteps(err).flatMap(asList)], err.details?.[0]?.code),
       ...(err.details?.length ? { details: err.details } : {}),
     },
   };

@@ -47,7 +47,11 @@ export async function usableSender(tx: DbOrTx, accountId: string, idOrName: stri
   const rows = await q.orderBy('created_at').execute();
   const row = rows.find((r) => r.id === idOrName) ?? rows[0];
   if (!row) {
-    throw new AppError('VALIDATION_ERROR', `${path}: no ${type} sender "${idOrName}" on this account (list them with GET /api/rcs/senders?type=${type})`, {
+    // Said the same way on every door (no REST route: an assistant on MCP lists senders with a tool).
+    const other = type === 'RCS' ? 'SMS' : 'RCS';
+    const elsewhere = await tx.selectFrom('senders').select('id').where('account_id', '=', accountId).where('type', '=', other).where('id', '=', idOrName).executeTakeFirst();
+    const hint = elsewhere ? `: "${idOrName}" is an ${other} sender; ${path} takes an ${type} sender` : '; use the id of one of the account’s APPROVED senders of that type';
+    throw new AppError('VALIDATION_ERROR', `${path}: no ${type} sender "${idOrName}" on this account${hint}`, {
       details: [{ path, code: 'unknown_sender', message: `Unknown ${type} sender` }],
     });
   }

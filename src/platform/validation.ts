@@ -11,12 +11,22 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): strin
   return out;
 }
 
-/** Maps zod issues to our detail items, with stable codes a client can switch on. */
+/** The field a path ends in, for messages: `content.cardActions[0].text` → `text`. */
+export function fieldNameOf(path: ReadonlyArray<PropertyKey>): string {
+  for (let i = path.length - 1; i >= 0; i--) if (typeof path[i] === 'string') return path[i] as string;
+  return 'value';
+}
+
+/**
+ * Maps zod issues to our detail items, with stable codes a client can switch on. A refinement that
+ * does not know where it runs writes `$field` for the field's name (content/schemas.ts); it is
+ * filled in here, so no message reaches a caller with a placeholder in it.
+ */
 export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
   return error.issues.map((issue) => ({
     path: formatPath(issue.path, prefix),
     code: issueCode(issue),
-    message: issue.message,
+    message: issue.message.replaceAll('$field', fieldNameOf(issue.path)),
   }));
 }
 

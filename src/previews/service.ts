@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
-import { contentWarnings, correctStopKeywords, type Content, type MessageType } from '../content/index.js';
+import { correctStopKeywords, type Content, type MessageType } from '../content/index.js';
 import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
@@ -18,6 +18,7 @@ import { compareFingerprints, type MergeFingerprint } from '../messaging/merge-a
 import type { BatchResponse } from '../messaging/schemas.js';
 import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema, type SendBatchRequest, type SendMessageRequest, type SendSmsRequest } from '../messaging/schemas.js';
 import { parseSendBody } from '../messaging/prepare.js';
+import type { ValidationService } from '../validation-api/service.js';
 import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson } from './canonical.js';
 import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
@@ -54,6 +55,8 @@ export interface PreviewDeps {
   accounts: AccountsService;
   send: SendService;
   templates: TemplatesService;
+  /** The content warnings /validate gives (custom-field tags known): one source for every door. */
+  contentChecks: Pick<ValidationService, 'warnings'>;
 }
 
 /**
@@ -147,7 +150,7 @@ export class PreviewsService {
     const expanded = await this.expandRcs(principal.accountId, input);
     const estimate = expanded.kind === 'rcs' ? await this.d.send.send(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' });
     const { messageType, content, smsFallback } = expanded.payload;
-    const warnings = [...expanded.corrections, ...contentWarnings({ messageType, content, smsFallback })];
+    const warnings = [...expanded.corrections, ...(await this.d.contentChecks.warnings(principal.accountId, messageType, content, smsFallback))];
     return this.store(principal, expanded.kind, expanded.payload, estimate, warnings, false);
   }
 

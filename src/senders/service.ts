@@ -8,6 +8,7 @@ import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
+import { checkSenderWords, readSenderWords, type SenderWords } from '../inbound/consent-words.js';
 import { CreateSenderSchema, type CreateSenderInput, type Sendername, type SenderType } from './schemas.js';
 
 const digitsOnly = (p: string) => p.replace(/^\+/, '').replace(/^00/, '');
@@ -66,6 +67,7 @@ export class SendersService {
       test_phones: JSON.stringify(data.testPhones.map(digitsOnly)),
       stop_keyword: data.stopKeyword.toUpperCase(),
       carrier_config: null,
+      consent_words: '{}',
       created_at: this.clock.now(),
     };
     await tx.insertInto('senders').values(row).execute();
@@ -117,6 +119,31 @@ export class SendersService {
       .where('id', '=', id)
       .execute();
     return this.get(accountId, id);
+  }
+
+  /** The sender's own consent words (issue #28), beside the lists every sender has (src/inbound/consent-words.ts). */
+  async consentWords(accountId: string, id: string): Promise<SenderWords> {
+    return readSenderWords((await this.getRow(accountId, id)).consent_words);
+  }
+
+  /** Every sender's own consent words of the account, by sender id (the console's Senders page). */
+  async consentWordsOf(accountId: string): Promise<Map<string, SenderWords>> {
+    const rows = await this.db.selectFrom('senders').select(['id', 'consent_words']).where('account_id', '=', accountId).execute();
+    return new Map(rows.map((r) => [r.id, readSenderWords(r.consent_words)]));
+  }
+
+  /**
+   * Replaces the sender's own consent words with `input` (what a person typed, one word or phrase per
+   * item), checked by checkSenderWords: 400 naming every problem, nothing stored then.
+   */
+  async setConsentWords(accountId: string, id: string, input: Readonly<Record<keyof SenderWords, readonly string[]>>): Promise<SenderWords> {
+    const row = await this.getRow(accountId, id);
+    const checked = checkSenderWords(input, row.stop_keyword);
+    if (!checked.ok) {
+      throw new AppError('VALIDATION_ERROR', checked.problems.join('; '), { details: checked.problems.map((message) => ({ path: 'consentWords', code: 'invalid_consent_word', message })) });
+    }
+    await this.db.updateTable('senders').set({ consent_words: JSON.stringify(checked.words) }).where('id', '=', id).where('account_id', '=', accountId).execute();
+    return checked.words;
   }
 
   /** Operator lookup (admin CLI) across accounts; never reachable from a tenant's request. */

@@ -46,6 +46,18 @@ export class ValidationService {
     return { ...first, warnings };
   }
 
+  /**
+   * The warnings of content the door already validated, for the account (its custom-field tags are
+   * known placeholders): the one source of content warnings for /validate, previews (REST, MCP) and
+   * so the share page, which shows what the preview stored.
+   */
+  async warnings(accountId: string, messageType: unknown, content: unknown, smsFallback?: unknown): Promise<Issue[]> {
+    const input = { messageType: isMessageType(messageType) ? messageType : null, content, smsFallback };
+    const first = contentWarnings({ ...input, knownMergeFields: NO_TAGS });
+    if (!first.some((w) => w.code === 'unknown_merge_field')) return first;
+    return contentWarnings({ ...input, knownMergeFields: await this.fields.tags(accountId) });
+  }
+
   async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {
     const account = await this.accounts.get(accountId);
     const now = this.clock.now();

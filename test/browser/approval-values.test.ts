@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS } from '../../src/platform/permissions.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import path from 'node:path';
+import { axeViolations } from './axe.js';
 import { launchBrowser, loggedInState, screenshot, SCREENSHOT_DIR, watchConsole, type SessionState } from './helpers.js';
 
 /**
@@ -110,19 +110,6 @@ async function expectNoSidewaysScroll(page: Page): Promise<void> {
     return { scroll: document.documentElement.scrollWidth, inner, wide };
   });
   expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(inner);
-}
-
-const require = createRequire(import.meta.url);
-
-/** axe-core's violations on the page, as "rule (impact): targets". */
-async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; targets: string[] }[]> {
-  // Evaluated through the DevTools protocol, so the page's CSP (no script) does not apply.
-  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-  });
 }
 
 describe('the share page of a 10,000-recipient batch lists what differs between recipients', () => {

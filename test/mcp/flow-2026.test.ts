@@ -95,6 +95,9 @@ describe('2026-07-28 client with URL elicitation', () => {
     const r = await call(declined, 'sms_send', { preview_id: p.body.preview_id, payload: { phoneNumber: '+4915112349002', message: 'Hello', sendernameId: t.account.senders.sms } });
     expect(r.isError).toBe(true);
     expect(r.body.error).toMatchObject({ code: 'PREVIEW_NOT_APPROVED', share_url: p.body.share_url });
+    // The person said no: the assistant is not told to ask them to approve again.
+    expect(r.body.error.nextStep).toContain('declined to open the approval page');
+    expect(r.body.error.nextStep).not.toMatch(/ask the user to (open|approve)/i);
     await declined.close();
 
     let rounds = 0;

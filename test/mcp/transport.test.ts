@@ -121,7 +121,7 @@ describe('POST /mcp on the wire', () => {
   it('negotiates the protocol version in initialize', async () => {
     const init = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'wire', version: '1' } } });
     const known = await post(init('2025-03-26'));
-    expect(known.json.result).toMatchObject({ protocolVersion: '2025-03-26', serverInfo: { name: 'rcs-sms-mcp-server' }, capabilities: { tools: { listChanged: false } } });
+    expect(known.json.result).toMatchObject({ protocolVersion: '2025-03-26', serverInfo: { name: 'rcs-sms-mcp-server' }, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } });
     expect(known.json.result.instructions).toContain('rcs_validate');
     const unknown = await post(init('1999-01-01'));
     expect(unknown.json.result.protocolVersion).toBe('2025-11-25');

@@ -406,3 +406,67 @@ describe('the unsubscribe link /u/<token>', () => {
     }
   });
 });
+
+describe('a sender’s own consent words and the HELP limit (issue #28)', () => {
+  const optedOut = async (p: string) => (await t.api('POST', '/api/rcs/send', text(p))).body?.error?.code === 'CONTACT_OPTED_OUT';
+  const helpAnswers = async (p: string) =>
+    t.ctx.db.selectFrom('messages').select('id').where('account_id', '=', t.account.accountId).where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'help-reply').execute();
+
+  it('words added for a sender opt out, re-subscribe and ask for help through that sender only', async () => {
+    const senders = t.ctx.services.senders;
+    const rcs = t.account.senders.rcs;
+    expect(await senders.setConsentWords(t.account.accountId, rcs, { optOut: ['Genug!', 'stop'], optIn: ['Wieder da'], help: ['Frage'] })).toEqual({ optOut: ['GENUG'], optIn: ['WIEDER DA'], help: ['FRAGE'] });
+    const p = num(950);
+    expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    clock.advance(1_000);
+    await t.reply(p, t.account.senders.sms, 'genug');
+    expect(await optedOut(p), 'another sender’s word').toBe(false);
+    await t.reply(p, rcs, ' Genug. ');
+    expect(await optedOut(p)).toBe(true);
+    clock.advance(1_000);
+    await t.reply(p, rcs, 'wieder da!');
+    expect(await optedOut(p)).toBe(false);
+    // Only as the whole message: inside a sentence the sender's own word is an ordinary reply.
+    await t.reply(p, rcs, 'genug bitte');
+    expect(await optedOut(p)).toBe(false);
+    await t.reply(p, rcs, 'Frage');
+    expect(await helpAnswers(p)).toHaveLength(1);
+  });
+
+  it('a word that already means something else, or a stop sentence as a re-subscribe word, is refused and nothing is stored', async () => {
+    const senders = t.ctx.services.senders;
+    const rcs = t.account.senders.rcs;
+    const before = await senders.consentWords(t.account.accountId, rcs);
+    for (const input of [
+      { optOut: [], optIn: ['stop please'], help: [] },
+      { optOut: ['HELP'], optIn: [], help: [] },
+      { optOut: [], optIn: [], help: ['START'] },
+      { optOut: ['Yes'], optIn: ['yes'], help: [] },
+      { optOut: ['x'.repeat(31)], optIn: [], help: [] },
+      { optOut: ['a b c d'], optIn: [], help: [] },
+      { optOut: ['!!!'], optIn: [], help: [] },
+      { optOut: Array.from({ length: 21 }, (_, i) => `W${i}`), optIn: [], help: [] },
+    ]) {
+      await expect(senders.setConsentWords(t.account.accountId, rcs, input), JSON.stringify(input)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    expect(await senders.consentWords(t.account.accountId, rcs)).toEqual(before);
+    // Another account's sender is not found.
+    const other = await t.createAccount();
+    await expect(senders.setConsentWords(t.account.accountId, other.senders.rcs, { optOut: ['GENUG'], optIn: [], help: [] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('HELP is answered at most 3 times a day per number and sender (two bots cannot loop)', async () => {
+    const p = num(951);
+    for (let i = 0; i < 6; i++) {
+      clock.advance(60_000);
+      await t.reply(p, t.account.senders.rcs, 'HELP');
+    }
+    expect(await helpAnswers(p)).toHaveLength(3);
+    clock.advance(DAY);
+    await t.reply(p, t.account.senders.rcs, 'help');
+    expect(await helpAnswers(p)).toHaveLength(4);
+    // A reply answers the account's messages, not the automatic answers: no campaign "help-reply" on it.
+    const inbound = await t.ctx.db.selectFrom('messages').select('campaign_name').where('account_id', '=', t.account.accountId).where('phone', '=', p.slice(1)).where('direction', '=', 'INBOUND').execute();
+    expect(inbound.map((m) => m.campaign_name)).not.toContain('help-reply');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyConsent, CONSENT_LANGUAGES, FILLER_WORDS, foldText, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, SENTENCE_MAX_WORDS } from '../../../src/inbound/consent-words.js';
+import { checkSenderWords, classifyConsent, CONSENT_LANGUAGES, readSenderWords, FILLER_WORDS, foldText, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, SENTENCE_MAX_WORDS } from '../../../src/inbound/consent-words.js';
 
 const kind = (text: string, trigger: string | null = 'STOP') => classifyConsent(text, trigger)?.kind ?? null;
 
@@ -99,5 +99,48 @@ describe('consent words (issue #28)', () => {
     }
     // Every listed word is written folded.
     for (const set of roles) for (const w of set) expect(foldText(w)).toBe(w);
+  });
+});
+
+describe('a sender’s own words (checkSenderWords)', () => {
+  it('folds, drops blanks and words already listed for the same role, and keeps the rest', () => {
+    expect(checkSenderWords({ optOut: ['  Genug! ', 'stop', '', 'GENUG'], optIn: ['Wieder da'], help: ['hilfe', 'Frage?'] }, 'HALT')).toEqual({ ok: true, words: { optOut: ['GENUG'], optIn: ['WIEDER DA'], help: ['FRAGE'] } });
+    // The trigger is an opt-out word already.
+    expect(checkSenderWords({ optOut: ['halt'], optIn: [], help: [] }, 'HALT')).toEqual({ ok: true, words: { optOut: [], optIn: [], help: [] } });
+  });
+
+  it('refuses a word that means something else already, naming it', () => {
+    const bad = (input: { optOut?: string[]; optIn?: string[]; help?: string[] }, trigger = 'STOP') => {
+      const r = checkSenderWords({ optOut: [], optIn: [], help: [], ...input }, trigger);
+      return r.ok ? [] : r.problems;
+    };
+    expect(bad({ optIn: ['halt'] }, 'HALT')[0]).toMatch(/"HALT" is already an opt-out word/);
+    expect(bad({ optIn: ['stop please'] })[0]).toMatch(/already an opt-out word/);
+    expect(bad({ optIn: ['stop texting me'] })[0]).toMatch(/already an opt-out word/);
+    expect(bad({ help: ['Arrêt'] })[0]).toMatch(/already an opt-out word/);
+    expect(bad({ optOut: ['START'] })[0]).toMatch(/already a re-subscribe word/);
+    expect(bad({ optOut: ['Hilfe'] })[0]).toMatch(/already a help word/);
+    expect(bad({ optOut: ['yes'], optIn: ['YES'] })[0]).toMatch(/"YES" is already an opt-out word, so it cannot be a re-subscribe word/);
+    expect(bad({ optOut: ['x'.repeat(31)] })[0]).toMatch(/longer than 30/);
+    expect(bad({ optOut: ['a b c d'] })[0]).toMatch(/more than 3 words/);
+    expect(bad({ help: ['!!!'] })[0]).toMatch(/no letters or digits/);
+    expect(bad({ optOut: Array.from({ length: 21 }, (_, i) => `W${i}`) })[0]).toMatch(/At most 20 opt-out words/);
+  });
+
+  it('the sender’s words count only as the whole message, and only for that sender', () => {
+    const own = { optOut: ['GENUG'], optIn: ['WIEDER DA'], help: ['FRAGE'] };
+    expect(classifyConsent('Genug!', 'STOP', own)).toEqual({ kind: 'opt_out', word: 'GENUG' });
+    expect(classifyConsent('wieder da', 'STOP', own)).toEqual({ kind: 'opt_in', word: 'WIEDER DA' });
+    expect(classifyConsent('Frage', 'STOP', own)).toEqual({ kind: 'help', word: 'FRAGE' });
+    expect(classifyConsent('genug bitte', 'STOP', own)).toBeNull();
+    expect(classifyConsent('Genug!', 'STOP')).toBeNull();
+    // The lists still apply beside them.
+    expect(classifyConsent('STOP', 'STOP', own)?.kind).toBe('opt_out');
+  });
+
+  it('reads what is stored defensively', () => {
+    expect(readSenderWords('{}')).toEqual({ optOut: [], optIn: [], help: [] });
+    expect(readSenderWords('not json')).toEqual({ optOut: [], optIn: [], help: [] });
+    expect(readSenderWords('{"optOut":["A",1],"help":"x"}')).toEqual({ optOut: ['A'], optIn: [], help: [] });
   });
 });

@@ -136,6 +136,8 @@ export interface SendersTable {
   rejection_reason: string | null;
   test_phones: string;
   stop_keyword: string;
+  /** Migration 032: the sender's own consent words, JSON {optOut, optIn, help} of folded words; '{}': none. */
+  consent_words: string;
   /** Per-sender carrier override (e.g. another RBM agent); null uses the configured default. */
   carrier_config: string | null;
   created_at: number;

@@ -46,6 +46,8 @@ export interface ApprovalPageProps {
   /** Every merged value per field (null: nothing varies between recipients). */
   mergeValues: MergeValuesProps | null;
   schedule: { local: string; zone: string } | null;
+  /** Quiet hours (issue #28): how many recipients wait for their window and until when, or a transactional send. */
+  quietHours?: { enabled: boolean; transactional: boolean; deferred: number; earliestOpening?: string | undefined; latestOpening?: string | undefined } | null | undefined;
   campaignName: string | null;
   credits: number;
   warnings: { path: string; code: string; message: string }[];
@@ -60,6 +62,15 @@ export interface ApprovalPageProps {
 export const EMPTY_MERGE_CODE = 'empty_merge_value';
 
 const utc = (iso: string): string => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+
+/** What quiet hours do to this send, in one sentence (the rule is applied again, the same way, when it is sent). */
+function quietHoursText(q: NonNullable<ApprovalPageProps['quietHours']>, total: number): string {
+  if (q.transactional) return q.enabled ? 'Transactional: exempt — goes out at once, also at night.' : 'Transactional (quiet hours are off for this account).';
+  if (q.deferred === 0 || !q.earliestOpening) return 'On — no recipient is inside quiet hours at the planned time.';
+  const latest = q.latestOpening ?? q.earliestOpening;
+  const until = latest === q.earliestOpening ? `until ${utc(q.earliestOpening)}` : `until their window opens, between ${utc(q.earliestOpening)} and ${utc(latest)}`;
+  return `${q.deferred} of ${total} recipient${total === 1 ? '' : 's'} deferred (inside quiet hours, their local time) ${until}; never dropped.`;
+}
 
 /** The preview's state in one sentence: final states replace the expiry; an expired one says what to do. */
 function stateOf(preview: ApprovalPageProps['preview']): { text: string; cls: string } {
@@ -115,6 +126,12 @@ export function ApprovalPage(p: ApprovalPageProps) {
             <div>
               <dt>Made by</dt>
               <dd data-testid="created-by">{p.createdBy}</dd>
+            </div>
+          ) : null}
+          {p.quietHours ? (
+            <div>
+              <dt>Quiet hours</dt>
+              <dd data-testid="quiet-hours">{quietHoursText(p.quietHours, p.recipients.total)}</dd>
             </div>
           ) : null}
           {showExpiry ? (

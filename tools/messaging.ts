@@ -30,6 +30,7 @@ export const RcsSendOutputSchema = z.object({
   localScheduleTime: z.string().optional(),
   effectiveTimezone: z.string().optional(),
   timezoneSource: z.enum(['request', 'account']).optional(),
+  deferredUntil: z.string().optional().describe('Quiet hours: sent at this time (UTC)'),
 });
 
 /** Said once per send tool; the rules in full are in rcs_workflow_guide. */

@@ -20,6 +20,7 @@ export const SmsSendOutputSchema = z.object({
   localScheduleTime: z.string().optional(),
   effectiveTimezone: z.string().optional(),
   timezoneSource: z.enum(['request', 'account']).optional(),
+  deferredUntil: z.string().optional().describe('Quiet hours: sent at this time (UTC)'),
 });
 
 export const smsPreview = defineTool({

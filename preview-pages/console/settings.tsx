@@ -13,6 +13,9 @@ export interface SettingsForm {
   optOutConfirmation: boolean;
   /** Empty: the default text. */
   optOutConfirmationText: string;
+  quietHours: boolean;
+  /** Per-country window overrides as typed, one a line: `DE 09:00-20:00`, `FR 08:00-20:00 Mon-Sat`. */
+  quietHoursWindows: string;
 }
 
 /** The name of a limit's input: formPerFormPerHour, … */
@@ -141,6 +144,43 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
             Confirmation text
             <textarea name="optOutConfirmationText" maxlength={OPT_OUT_CONFIRMATION_MAX} rows={2} placeholder={OPT_OUT_CONFIRMATION_DEFAULT}>{form.optOutConfirmationText}</textarea>
             <span class="hint">Leave empty for the default: {OPT_OUT_CONFIRMATION_DEFAULT}</span>
+          </label>
+        </section>
+
+        <section class="card" id="quiet-hours">
+          <h2>Quiet hours</h2>
+          <p class="muted small">
+            Keeps marketing messages out of the night in each recipient's local time. When a send, batch or scheduled send
+            would reach someone outside their country's sending window, that person's message waits until the window next
+            opens (correct across daylight saving time) and then goes out — it is never dropped. The others go out as
+            planned. Previews say how many recipients wait and until when, before you approve. Off by default.
+          </p>
+          <label class="check">
+            <input type="checkbox" name="quietHours" value="on" checked={form.quietHours} />
+            <span>
+              <strong>Quiet hours</strong> — defer marketing messages to the recipient's sending window.
+            </span>
+          </label>
+          <p class="small">Default windows, in the recipient's local time:</p>
+          <ul class="small" data-testid="quiet-hours-defaults">
+            <li>Every country: 08:00–21:00, every day.</li>
+            <li>United States: 08:00–21:00 (federal rule); numbers with a Florida or Oklahoma area code 08:00–20:00 (state law).</li>
+            <li>France: 08:00–20:00, Monday to Saturday; nothing on Sundays. (Public holidays are not taken into account: add an override or schedule around them.)</li>
+          </ul>
+          <p class="muted small">
+            The local time comes from the contact's custom field tagged <code>timezone</code> or <code>time_zone</code> when it
+            holds a time zone name such as Europe/Berlin, otherwise from the number: its country, and for US numbers in Florida
+            and Oklahoma its area code. Where a country has several time zones and the number does not say which, the message
+            waits until it is inside the window in all of them. Sends marked <code>transactional: true</code> (one-time codes,
+            replies inside an open conversation) are exempt and go out at once.
+          </p>
+          <label>
+            Your own windows
+            <textarea name="quietHoursWindows" rows={3} placeholder={'DE 09:00-20:00\nFR 08:00-20:00 Mon-Sat'}>{form.quietHoursWindows}</textarea>
+            <span class="hint">
+              One country a line: its two-letter code, the window, and optionally the days (Mon-Fri, Mon,Wed,Sat). It replaces
+              that country's default; a US state's stricter hours still apply. Leave empty for the defaults.
+            </span>
           </label>
         </section>
 

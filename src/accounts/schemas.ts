@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COMPANY_MERGE_FIELDS } from '../merge/fields.js';
+import { windowFromSpec, type WindowSpec } from '../schedule/quiet-hours.js';
 import { isValidIanaZone } from './timezone.js';
 
 /** The company merge fields of spec §2.13, kept per account (the list lives with the merge engine). */
@@ -34,6 +35,26 @@ export type FormConfirmationLimits = Record<FormConfirmationLimitName, number>;
 export const OPT_OUT_CONFIRMATION_DEFAULT = 'You are unsubscribed from {{company_name}}, no more messages. Reply START to resubscribe.';
 export const OPT_OUT_CONFIRMATION_MAX = 320;
 
+/** Countries an account may override a quiet-hours window for, at most. */
+export const QUIET_HOURS_OVERRIDES_MAX = 60;
+
+/** One country's quiet-hours window, local time (src/schedule/quiet-hours.ts): messages go out from start until end. */
+export const QuietHoursWindowSchema = z
+  .strictObject({
+    start: z.string().max(5).describe('HH:MM, local time from which messages go out.'),
+    end: z.string().max(5).describe('HH:MM (24:00 allowed), local time from which they wait.'),
+    days: z.array(z.number().int()).max(7).optional().describe('ISO weekdays allowed, 1 Monday … 7 Sunday; default all.'),
+  })
+  .superRefine((w, ctx) => {
+    const r = windowFromSpec(w);
+    if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: r });
+  });
+
+/** Per-country overrides of the quiet-hours windows, by ISO 3166-1 alpha-2 code. */
+export const QuietHoursWindowsSchema = z
+  .record(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as DE'), QuietHoursWindowSchema)
+  .refine((r) => Object.keys(r).length <= QUIET_HOURS_OVERRIDES_MAX, { message: `at most ${QUIET_HOURS_OVERRIDES_MAX} countries` });
+
 export const AccountSettingsSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
@@ -47,6 +68,10 @@ export const AccountSettingsSchema = z
     optOutConfirmation: z.boolean().optional(),
     /** The confirmation's text ({{company_name}} is replaced); null or blank: the default text. */
     optOutConfirmationText: z.string().trim().max(OPT_OUT_CONFIRMATION_MAX).nullable().optional(),
+    /** Quiet hours (default off): marketing messages wait for the recipient's local sending window. */
+    quietHours: z.boolean().optional(),
+    /** Per-country window overrides; replaces the whole set; null or {}: the defaults. */
+    quietHoursWindows: QuietHoursWindowsSchema.nullable().optional(),
   })
   .strict();
 export type AccountSettingsInput = z.infer<typeof AccountSettingsSchema>;
@@ -64,6 +89,10 @@ export interface Account {
   optOutConfirmation: boolean;
   /** The account's own confirmation text; null: OPT_OUT_CONFIRMATION_DEFAULT. */
   optOutConfirmationText: string | null;
+  /** Quiet hours on: marketing messages outside the recipient's local window are deferred to its opening. */
+  quietHours: boolean;
+  /** The account's per-country window overrides (empty: the defaults of src/schedule/quiet-hours.ts). */
+  quietHoursWindows: Record<string, WindowSpec>;
   active: boolean;
   createdAt: string;
 }

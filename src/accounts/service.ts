@@ -12,6 +12,7 @@ import { DEFAULT_PRICES } from './default-prices.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { AccountSettingsSchema, FORM_CONFIRMATION_LIMIT_DEFAULTS, type Account, type AccountSettingsInput, type CompanyProfile } from './schemas.js';
 import { isValidIanaZone } from './timezone.js';
+import type { WindowSpec } from '../schedule/quiet-hours.js';
 
 export interface CreateAccountInput {
   name: string;
@@ -39,6 +40,8 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   },
   optOutConfirmation: toBool(row.opt_out_confirmation),
   optOutConfirmationText: row.opt_out_confirmation_text,
+  quietHours: toBool(row.quiet_hours),
+  quietHoursWindows: parseJson<Record<string, WindowSpec>>(row.quiet_hours_windows, {}),
   active: toBool(row.active),
   createdAt: toIso(row.created_at)!,
 });
@@ -74,6 +77,8 @@ export class AccountsService {
       form_confirmations_account_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerDay,
       opt_out_confirmation: 1,
       opt_out_confirmation_text: null,
+      quiet_hours: 0,
+      quiet_hours_windows: null,
     };
     // The balance starts at 0 and the starting credits are a ledger entry, in the same transaction.
     const write = async (t: DbOrTx) => {
@@ -117,6 +122,11 @@ export class AccountsService {
     if (limits?.perAccountPerDay !== undefined) patch.form_confirmations_account_day = limits.perAccountPerDay;
     if (input.optOutConfirmation !== undefined) patch.opt_out_confirmation = fromBool(input.optOutConfirmation);
     if (input.optOutConfirmationText !== undefined) patch.opt_out_confirmation_text = input.optOutConfirmationText === null || input.optOutConfirmationText === '' ? null : input.optOutConfirmationText;
+    if (input.quietHours !== undefined) patch.quiet_hours = fromBool(input.quietHours);
+    if (input.quietHoursWindows !== undefined) {
+      const w = input.quietHoursWindows;
+      patch.quiet_hours_windows = w === null || Object.keys(w).length === 0 ? null : JSON.stringify(Object.fromEntries(Object.keys(w).sort().map((k) => [k, w[k]!])));
+    }
     if (Object.keys(patch).length > 0) {
       const res = await this.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw notFound('Account');

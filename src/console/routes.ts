@@ -13,6 +13,7 @@ import { sendPage, type PageLocalValues } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
 import { PERMISSIONS, PermissionSchema, type Permission } from '../platform/permissions.js';
 import { listTimezones } from '../schedule/timezones.js';
+import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js';
 import { scopeDescription } from '../../oauth/constants.js';
 import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../preview-pages/console/apps.js';
@@ -237,6 +238,8 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.map((k) => [k, String(account.formConfirmationLimits[k])])) as SettingsForm['formConfirmationLimits'],
       optOutConfirmation: account.optOutConfirmation,
       optOutConfirmationText: account.optOutConfirmationText ?? '',
+      quietHours: account.quietHours,
+      quietHoursWindows: formatWindowLines(account.quietHoursWindows),
     };
     sendPage(res, h(SettingsPage, { user, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, notice: noticeOf(req) }));
   });
@@ -259,7 +262,10 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       formConfirmationLimits,
       optOutConfirmation: field(req, 'optOutConfirmation') === 'on',
       optOutConfirmationText: field(req, 'optOutConfirmationText').trim(),
+      quietHours: field(req, 'quietHours') === 'on',
+      quietHoursWindows: field(req, 'quietHoursWindows').trim(),
     };
+    const windows = parseWindowLines(form.quietHoursWindows);
     const parsed = AccountSettingsSchema.safeParse({
       name: form.name,
       timezone: form.timezone,
@@ -269,10 +275,15 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.flatMap((k) => (formConfirmationLimits[k] === '' ? [] : [[k, Number(formConfirmationLimits[k])]]))),
       optOutConfirmation: form.optOutConfirmation,
       optOutConfirmationText: form.optOutConfirmationText === '' ? null : form.optOutConfirmationText,
+      quietHours: form.quietHours,
+      quietHoursWindows: windows.windows,
     });
-    if (!parsed.success) {
+    if (!parsed.success || windows.errors.length > 0) {
       const account = await accounts.get(s.accountId);
-      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message }));
+      const errors = [
+        ...windows.errors.map((message) => ({ field: 'quietHoursWindows', message })),
+        ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message }))),
+      ];
       return sendPage(
         res,
         h(SettingsPage, { user: { email: s.user.email, csrfToken: s.csrfToken }, accountName: account.name, form, timezones: timezoneNames(clock.now()), companyFields: COMPANY_FORM_FIELDS, errors }),
@@ -280,7 +291,7 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
       );
     }
     await accounts.updateSettings(s.accountId, parsed.data);
-    logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired, formConfirmationLimits: parsed.data.formConfirmationLimits }, 'account settings changed in console');
+    logger.info({ accountId: s.accountId, userId: s.user.id, approvalRequired: parsed.data.approvalRequired, formConfirmationLimits: parsed.data.formConfirmationLimits, quietHours: parsed.data.quietHours, quietHoursWindows: parsed.data.quietHoursWindows }, 'account settings changed in console');
     res.redirect(303, '/console/settings?done=settings-saved');
   });
 

@@ -601,8 +601,9 @@ export class FormsService {
     try {
       const sent = await this.d.send.sendSms(
         form.account_id,
-        // The text is built from stored form fields; it passes the send door like any body.
-        parseSendBody(SendSmsRequestSchema, { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false }),
+        // The text is built from stored form fields; it passes the send door like any body. Transactional: the visitor
+        // has just asked for it, so the account's quiet hours do not hold it back (issue #28).
+        parseSendBody(SendSmsRequestSchema, { phoneNumber: e164, message: text, sendernameId: form.sender_id, campaignName: `Form opt-in: ${form.name}`.slice(0, 100), skipDisabled: false, transactional: true }),
         { source: 'FORM', tx },
       );
       await sql`release savepoint form_confirmation_sms`.execute(tx);

@@ -142,6 +142,7 @@ export class InboundService implements InboundHandler {
         attempts: 0,
         time_zone: null,
         preview_id: null,
+        quiet_place: null,
       };
       await tx.insertInto('messages').values(row).execute();
       await this.d.events.inboundReceived(tx, row, contact);

@@ -18,6 +18,7 @@ import type { LinkTokens } from './link-tokens.js';
 import { Corrections } from '../billing/ledger.js';
 import { isTestTraffic, priceMessage } from '../billing/pricing.js';
 import { SenderBudget } from './sender-budget.js';
+import { decodePlace, deferUntil, type RecipientPlace } from '../schedule/quiet-hours.js';
 
 /** How long an immediate send waits for another claimer's outcome, and how often it looks. */
 const CLAIMED_ELSEWHERE_WAIT_MS = 2_000;
@@ -92,6 +93,8 @@ export class Dispatcher {
    */
   private recording: Promise<void> = Promise.resolve();
   private readonly overlapRecords: boolean;
+  /** Decoded messages.quiet_place strings (few distinct ones: country, area code, contact zone, window). */
+  private readonly quietPlaces = new Map<string, RecipientPlace | null>();
 
   constructor(
     private readonly db: Db,
@@ -371,8 +374,19 @@ export class Dispatcher {
     const priceLists = new Map<string, PriceList>();
     const rcs: MessagesTable[] = [];
     const sms: SmsJob[] = [];
+    const now = this.clock.now();
+    const quietOpenings = new Map<string, number | null>();
     for (const row of rows) {
       try {
+        // Quiet hours (issue #28): judged at accept time for the planned time; a message that reaches the hand-over
+        // after its recipient's window closed (a backlog, a carrier outage, retries) waits for the next opening.
+        if (row.quiet_place !== null) {
+          const opening = this.quietOpening(row.quiet_place, now, quietOpenings);
+          if (opening !== null) {
+            updates.push({ id: row.id, status: 'SCHEDULED', due_at: opening, scheduled_at: opening, lease_until: null, attempts: Math.max(0, row.attempts - 1) });
+            continue;
+          }
+        }
         if (row.type === 'SMS') sms.push({ row, fallbackReason: null });
         // Decided at accept time when the country has no RCS price (fallback_used already 1).
         else if (row.fallback_used === 1) sms.push({ row, fallbackReason: row.fallback_reason ?? 'RCS_COUNTRY_NOT_SUPPORTED' });
@@ -485,6 +499,20 @@ export class Dispatcher {
       }
     }
     return updates;
+  }
+
+  /** When a message with this quiet_place may go out, null: now. Computed once per place and round (`now` is the round's). */
+  private quietOpening(encoded: string, now: number, round: Map<string, number | null>): number | null {
+    let opening = round.get(encoded);
+    if (opening !== undefined) return opening;
+    let place = this.quietPlaces.get(encoded);
+    if (place === undefined) {
+      place = decodePlace(encoded);
+      if (this.quietPlaces.size < 10_000) this.quietPlaces.set(encoded, place);
+    }
+    opening = place ? deferUntil(place, now) : null;
+    round.set(encoded, opening);
+    return opening;
   }
 
   /** The text the recipient gets: masked link tokens filled in (only messages that carry one do any work). */

@@ -58,7 +58,16 @@ export interface MergeAuditOptions {
   unsubscribeUrl?: string | null;
   /** Keep every merged value (previews' dry run): costs memory a plain send of a preview does not need. */
   collectValues?: boolean;
+  /**
+   * The account's quiet-hours setting as it applies to this send (QuietPlan.fingerprintKey), null when it does not:
+   * turning quiet hours on or off, or changing a window, after the preview makes it stale — the person approved
+   * when the recipients would get it (issue #28).
+   */
+  quietHours?: string | null;
 }
+
+/** The pseudo-field naming a change of the quiet-hours setting since the preview. */
+export const QUIET_HOURS_FIELD = 'quiet hours';
 
 /** The pseudo-field naming a change of the contact behind a number (deleted, replaced, newly created). */
 export const CONTACT_IDENTITY = 'contact';
@@ -114,6 +123,7 @@ export class MergeAudit {
       this.sharedHashes[UNSUBSCRIBE_MERGE_FIELD] = strongHash(custom ?? OWN_UNSUBSCRIBE_LINK);
       if (custom !== null) sharedValues[UNSUBSCRIBE_MERGE_FIELD] = custom;
     }
+    if (opts.quietHours != null) this.sharedHashes[QUIET_HOURS_FIELD] = strongHash(opts.quietHours);
     this.collected = opts.collectValues ? { fields: [...this.perRecipient], values: this.perRecipient.map(() => []), recipients: [], shared: sharedValues, writes: [] } : null;
     if (this.collected) for (let i = 0; i < this.perRecipient.length; i++) this.valueIndex.push(new Map());
     // Unknown names already get `unknown_merge_field` from the validator; only real fields are counted.
@@ -242,7 +252,11 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** PREVIEW_STALE: refused before anything is written or debited; the preview must be made again. */
 export function staleError(r: StaleReport): AppError {
-  const parts = r.fields.map((f) => `${f.name === CONTACT_IDENTITY ? 'contact (deleted, replaced or created)' : f.name} for ${plural(f.recipients, 'recipient')}`);
+  const parts = r.fields.map((f) =>
+    f.name === QUIET_HOURS_FIELD
+      ? "the account's quiet-hours setting (when recipients may get it)"
+      : `${f.name === CONTACT_IDENTITY ? 'contact (deleted, replaced or created)' : f.name} for ${plural(f.recipients, 'recipient')}`,
+  );
   if (r.dropped > 0) parts.push(`${plural(r.dropped, 'recipient')} can no longer be sent to (contact disabled, opted out or deleted, or message now invalid)`);
   if (r.added > 0) parts.push(`${plural(r.added, 'recipient')} would now be sent to that the preview did not include`);
   const details: ErrorDetail[] = [

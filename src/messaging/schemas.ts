@@ -22,6 +22,8 @@ const ScheduleAt = z.string().min(1).max(64).describe('ISO 8601; without offset,
 const TimeZone = z.string().min(1).max(64).describe('IANA zone; default the account zone.');
 const SkipContactCreation = z.boolean().default(false).describe('Do not create a contact for an unknown number.');
 const SkipDisabled = z.boolean().default(true).describe('Skip disabled or opted-out contacts (default true).');
+/** Exempt from the account's quiet hours (issue #28): sent at once, never deferred. */
+export const Transactional = z.boolean().optional().describe('One-time code or reply in an open chat: exempt from quiet hours.');
 
 const sendShape = {
   phoneNumber: PhoneNumber,
@@ -35,6 +37,7 @@ const sendShape = {
   scheduleAt: ScheduleAt.optional(),
   timeZone: TimeZone.optional(),
   smsFallback: SmsFallbackSchema.optional(),
+  transactional: Transactional,
 };
 const { phoneNumber: _phoneNumber, contactId: _contactId, ...batchBase } = sendShape;
 
@@ -63,8 +66,21 @@ export const SendSmsRequestSchema = z.strictObject({
   skipDisabled: SkipDisabled,
   scheduleAt: ScheduleAt.optional(),
   timeZone: TimeZone.optional(),
+  transactional: Transactional,
 });
 export type SendSmsRequest = z.output<typeof SendSmsRequestSchema>;
+
+/** When quiet hours deferred a message: the opening of the recipient's window it waits for (UTC). */
+const DeferredUntil = z.string().optional().describe('Quiet hours: sent at this time (UTC)');
+
+/** What quiet hours did to a send (src/messaging/quiet-hours.ts). */
+export const QuietHoursSummarySchema = z.object({
+  enabled: z.boolean(),
+  transactional: z.boolean(),
+  deferred: z.number().int(),
+  earliestOpening: z.string().optional(),
+  latestOpening: z.string().optional(),
+});
 
 export const RejectedRecipientSchema = z.object({
   phoneNumber: z.string(),
@@ -102,11 +118,13 @@ export const SendMessageResponseSchema = z.object({
   fallbackReason: z.string().optional(),
   creditsEstimated: z.number(),
   error: z.string().optional(),
+  deferredUntil: DeferredUntil,
 });
 
 export const ScheduledSendResponseSchema = z.object({
   success: z.literal(true),
   ...ScheduledFields,
+  deferredUntil: DeferredUntil,
   creditsEstimated: z.number(),
   smsSegments: z.number().int().optional(),
   smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
@@ -122,6 +140,7 @@ export const SendSmsResponseSchema = z.object({
   smsEncoding: z.enum(['GSM-7', 'Unicode']),
   creditsEstimated: z.number(),
   error: z.string().optional(),
+  deferredUntil: DeferredUntil,
 });
 
 export const JobStatusSchema = z.enum(['scheduled', 'processing', 'completed', 'failed', 'cancelled']);
@@ -174,5 +193,6 @@ export const BatchResponseSchema = z.object({
   localScheduleTime: z.string().optional(),
   effectiveTimezone: z.string().optional(),
   timezoneSource: z.enum(['request', 'account']).optional(),
+  quietHours: QuietHoursSummarySchema.optional(),
 });
 export type BatchResponse = z.infer<typeof BatchResponseSchema>;

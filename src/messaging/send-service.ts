@@ -31,6 +31,7 @@ import type { LinkTokens } from './link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';
+import { QuietPlan, type QuietDue, type QuietHoursSummary } from './quiet-hours.js';
 
 /**
  * FORM: a form's double opt-in confirmation SMS (src/forms). SYSTEM: an automatic answer to a keyword (HELP's company
@@ -92,6 +93,8 @@ export interface SendEstimate {
   mergeFingerprint?: MergeFingerprint;
   /** Every per-recipient merged value (dry runs): the preview lists them for the person (previews/merge-report.ts). */
   mergeValues?: CollectedMergeValues;
+  /** Quiet hours: how many recipients would be deferred and until when, or that the send is transactional. */
+  quietHours?: QuietHoursSummary;
 }
 
 /** One recipient's message as it would go out, after merging. */
@@ -122,7 +125,7 @@ async function runOrEstimate<T>(work: () => Promise<T>): Promise<T | SendEstimat
   }
 }
 
-function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null, audit: MergeAudit | null): SendEstimate {
+function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null, audit: MergeAudit | null, quiet: QuietPlan | null): SendEstimate {
   const first = rows[0]?.message;
   return {
     dryRun: true,
@@ -143,6 +146,7 @@ function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], 
     ...(schedule ? { schedule: { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource } } : {}),
     ...(audit ? { mergeWarnings: audit.emptyWarnings(), mergeFingerprint: audit.fingerprint() } : {}),
     ...(audit?.values() ? { mergeValues: audit.values()! } : {}),
+    ...(quiet ? { quietHours: quiet.summary() } : {}),
   };
 }
 
@@ -190,6 +194,8 @@ export interface RcsSendResult {
   fallbackReason?: string;
   creditsEstimated: number;
   error?: string;
+  /** Quiet hours deferred the message to this opening of the recipient's window (UTC). */
+  deferredUntil?: string;
 }
 
 export interface ScheduledResult {
@@ -201,6 +207,8 @@ export interface ScheduledResult {
   localScheduleTime: string;
   effectiveTimezone: string;
   timezoneSource: 'request' | 'account';
+  /** Quiet hours moved the scheduled message to this opening of the recipient's window (UTC). */
+  deferredUntil?: string;
   creditsEstimated: number;
   smsSegments?: number;
   smsEncoding?: 'GSM-7' | 'Unicode';
@@ -216,6 +224,7 @@ export interface SmsSendResult {
   smsEncoding: 'GSM-7' | 'Unicode';
   creditsEstimated: number;
   error?: string;
+  deferredUntil?: string;
 }
 
 interface Common {
@@ -291,6 +300,7 @@ export class SendService {
       // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
       const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'RCS', sender.id, body.messageType, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
+      const quiet = QuietPlan.for(c.account, body.transactional);
       const { rows, rejected, audit } = await this.rcsRows(tx, c, [recipient], payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,
@@ -299,15 +309,17 @@ export class SendService {
         schedule,
         audit: auditFor(opts),
         previewId: opts.previewId ?? null,
+        quiet,
       });
       if (rows.length === 0) throw refusal(opts, audit, rejected);
       assertNotStale(opts, audit);
       await this.persist(tx, c, rows, job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule, audit));
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule, audit, quiet));
       return { row: rows[0]!.message, schedule, job };
     }));
     if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
+    if (outcome.row.status === 'SCHEDULED') return deferredRcsResult(outcome.row);
     return this.immediateRcsResult(outcome.row);
   }
 
@@ -358,6 +370,7 @@ export class SendService {
       attempts: 0,
       time_zone: null,
       preview_id: null,
+      quiet_place: null,
     };
     await tx.insertInto('messages').values(row).execute();
     return row.id;
@@ -396,18 +409,20 @@ export class SendService {
       const recipient = res.accepted[0];
       if (!recipient) throw refusal(opts, null, res.rejected);
       const job = schedule ? this.jobRow(accountId, 'scheduled', 'SMS', sender.id, null, body.campaignName, 1, [], 1, 0, schedule, c.now) : null;
-      const built = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule, audit: auditFor(opts), previewId: opts.previewId ?? null });
+      const quiet = QuietPlan.for(c.account, body.transactional);
+      const built = await this.smsRow(tx, c, recipient, body.message, sender, { source, campaignName: body.campaignName ?? null, jobId: job?.id ?? null, dueAt: schedule ? schedule.epochMs : c.now, schedule, audit: auditFor(opts), quiet, previewId: opts.previewId ?? null });
       const row = built.row;
       if (!row) throw refusal(opts, built.audit, [built.rejected]);
       assertNotStale(opts, built.audit);
       await this.persist(tx, c, [row], job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule, built.audit));
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule, built.audit, quiet));
       return { row: row.message, schedule, job };
     }));
     if ('dryRun' in outcome) return outcome;
     if (outcome.schedule && outcome.job) return scheduledResult(outcome.job.id, outcome.row, outcome.schedule);
     // In the caller's transaction the row is not committed yet: the caller hands it over after its commit.
-    const sent = opts.tx ? null : await this.d.dispatcher.dispatchNow(outcome.row.id);
+    // A message quiet hours deferred stays queued (dispatchNow leaves a row that is not due yet as it is).
+    const sent = opts.tx || outcome.row.status === 'SCHEDULED' ? null : await this.d.dispatcher.dispatchNow(outcome.row.id);
     const row = sent ?? outcome.row;
     return {
       success: row.status !== 'FAILED',
@@ -419,6 +434,7 @@ export class SendService {
       smsEncoding: (row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode',
       creditsEstimated: milliToCredits(row.credits_cost_milli ?? 0),
       ...(row.error ? { error: row.error } : {}),
+      ...(row.status === 'SCHEDULED' && row.scheduled_at !== null ? { deferredUntil: new Date(row.scheduled_at).toISOString() } : {}),
     };
   }
 
@@ -446,6 +462,7 @@ export class SendService {
       const job = this.jobRow(accountId, 'batch', 'RCS', sender.id, body.messageType, body.campaignName, res.accepted.length, res.rejected, body.batchSize, body.delayMs, schedule, c.now);
       // Spec §2.3: an unsubscribe chip sends the sender's trigger (a preview already stored it corrected, with a warning).
       const payload = { messageType: body.messageType, content: correctStopKeywords(normalizeContent(body.messageType, body.content), sender.stop_keyword).content };
+      const quiet = QuietPlan.for(c.account, body.transactional);
       const built = await this.rcsRows(tx, c, res.accepted, payload, sender, fallbackSender ? { message: body.smsFallback!.message, sender: fallbackSender } : null, {
         source,
         campaignName: body.campaignName ?? null,
@@ -454,6 +471,7 @@ export class SendService {
         schedule,
         audit: auditFor(opts),
         previewId: opts.previewId ?? null,
+        quiet,
       });
       const { rows, audit } = built;
       const sent = { accepted: rows.length, rejected: built.rejected.length > 0 ? [...res.rejected, ...built.rejected] : res.rejected, duplicates: res.duplicates };
@@ -463,8 +481,11 @@ export class SendService {
       job.rejected = JSON.stringify(sent.rejected);
       const leased = schedule ? [] : await this.leaseDue(tx, rows, sender.id, c.now);
       const charged = await this.persist(tx, c, rows, job);
-      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, sent, schedule, audit));
-      return { job, res: sent, schedule, body, charged, leased, lastDue: rows[rows.length - 1]!.message.due_at };
+      if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, sent, schedule, audit, quiet));
+      // Quiet hours can defer any row past the last slice: the job completes when the latest row is due.
+      let lastDue = 0;
+      for (const r of rows) if (r.message.due_at > lastDue) lastDue = r.message.due_at;
+      return { job, res: sent, schedule, body, charged, leased, lastDue, quietHours: quiet?.summary() ?? null };
     }));
     if ('dryRun' in outcome) return outcome;
     if (!outcome.schedule) {
@@ -490,6 +511,7 @@ export class SendService {
       ...(schedule
         ? { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource }
         : {}),
+      ...(outcome.quietHours ? { quietHours: outcome.quietHours } : {}),
     };
   }
 
@@ -523,13 +545,13 @@ export class SendService {
     payload: { messageType: MessageType; content: Content },
     sender: SendersTable,
     fallback: { message: string; sender: SendersTable } | null,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: AuditMode; previewId: string | null },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: (i: number) => number; schedule: ScheduleOk | null; audit: AuditMode; quiet: QuietPlan | null; previewId: string | null },
   ): Promise<{ rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[]; rejected: RejectedRecipient[]; audit: MergeAudit | null }> {
     const contentText = JSON.stringify(payload.content);
     const wantsUnsubscribe = containsUnsubscribePlaceholder(contentText) || (fallback !== null && containsUnsubscribePlaceholder(fallback.message));
     const hasPlaceholders = contentText.includes('{{');
     const plan = rcsMergePlan(payload.messageType, payload.content, fallback?.message ?? null);
-    const audit = o.audit ? new MergeAudit(plan.names, 'rcs', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect' }) : null;
+    const audit = o.audit ? new MergeAudit(plan.names, 'rcs', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect', quietHours: o.quiet?.fingerprintKey() ?? null }) : null;
     const fallbackJson = fallback ? JSON.stringify({ message: fallback.message, sendernameId: fallback.sender.id }) : null;
     // Merge and check every recipient first: one whose merged message breaks a content rule is
     // rejected here, the same way in the preview's dry run and in the real send, and takes no
@@ -551,12 +573,14 @@ export class SendService {
       audit?.add(r.phone, identityOf(r), ctx, r.contact?.assistantWrites);
       merged.push({ r, id, link, content, fallbackText });
     }
+    // Quiet hours (issue #28): each recipient's due time, judged at the time it would go out (its slice, its schedule).
+    const dues: QuietDue[] | null = o.quiet ? merged.map((m, i) => o.quiet!.due(m.r, o.dueAt(i))) : null;
     // Conversation windows (spec §3.3): one question per send, inside this transaction.
     const free = await this.d.conversation.freeMessages(
       tx,
       c.account.id,
       sender,
-      merged.flatMap((m, i) => (m.r.testPhone || m.r.smsOnly ? [] : [{ messageId: m.id, phone: m.r.phone, country: m.r.country, at: o.dueAt(i) }])),
+      merged.flatMap((m, i) => (m.r.testPhone || m.r.smsOnly ? [] : [{ messageId: m.id, phone: m.r.phone, country: m.r.country, at: dues ? dues[i]!.at : o.dueAt(i) }])),
     );
     const rows = [];
     for (let i = 0; i < merged.length; i++) {
@@ -587,8 +611,8 @@ export class SendService {
           sms_encoding: r.smsOnly ? fallbackSms!.encoding : null,
           fallback_used: r.smsOnly ? 1 : 0,
           fallback_reason: r.smsOnly ? 'RCS_COUNTRY_NOT_SUPPORTED' : null,
-          due_at: o.dueAt(i),
-        }),
+          due_at: dues ? dues[i]!.at : o.dueAt(i),
+        }, dues ? dues[i]! : null),
       });
     }
     return { rows, rejected, audit };
@@ -600,13 +624,13 @@ export class SendService {
     r: Recipient,
     text: string,
     sender: SendersTable,
-    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: AuditMode; previewId: string | null },
+    o: { source: MessageSource; campaignName: string | null; jobId: string | null; dueAt: number; schedule: ScheduleOk | null; audit: AuditMode; quiet: QuietPlan | null; previewId: string | null },
   ) {
     const id = newId('msg', c.now);
     const plan: MergePlan = smsMergePlan(text);
     const link = containsUnsubscribePlaceholder(text) && r.contact ? issueUnsubscribeLink(this.d.links, this.d.config.publicUrl, c.account.unsubscribeUrl, c.account.id, r.contact.id, id, c.now) : null;
     const ctx: MergeContext = mergeContextFor(c.base, { contact: r.contact, unsubscribeUrl: link?.url ?? null });
-    const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect' }) : null;
+    const audit = o.audit ? new MergeAudit(plan.names, 'sms', mergeContextFor(c.base, { contact: null, unsubscribeUrl: null }), { unsubscribeUrl: c.account.unsubscribeUrl ?? null, collectValues: o.audit === 'collect', quietHours: o.quiet?.fingerprintKey() ?? null }) : null;
     const merged = mergeSmsText(text, ctx, 'sms');
     refuseMergedCharacters(r.e164, null, null, merged);
     const problems = checkMergedMessage(plan, null, merged);
@@ -614,6 +638,7 @@ export class SendService {
     audit?.add(r.phone, identityOf(r), ctx, r.contact?.assistantWrites);
     const sms = analyzeSms(merged);
     const cost = priceMessage(c.priceList, { channel: 'SMS', country: r.country, segments: sms.segments, testTraffic: r.testPhone, inOpenWindow: false, outcome: 'quoted' }).milli ?? 0;
+    const due: QuietDue | null = o.quiet ? o.quiet.due(r, o.dueAt) : null;
     return {
       rejected: null,
       audit,
@@ -632,8 +657,8 @@ export class SendService {
           sms_encoding: sms.encoding,
           fallback_used: 0,
           fallback_reason: null,
-          due_at: o.dueAt,
-        }),
+          due_at: due ? due.at : o.dueAt,
+        }, due),
       },
     };
   }
@@ -644,12 +669,14 @@ export class SendService {
    * with a second write. Rows are in due order; the sender's budget decides how many.
    */
   private async leaseDue(tx: Tx, rows: { message: NewMessage }[], senderId: string, now: number): Promise<NewMessage[]> {
+    // Slices are in due order, but quiet hours may have deferred any row: only rows due now are leased.
     let due = 0;
-    while (due < rows.length && rows[due]!.message.due_at <= now) due++;
+    for (const r of rows) if (r.message.due_at <= now) due++;
     const lease = await this.d.dispatcher.leaseForNewMessages(tx, senderId, due);
     const out: NewMessage[] = [];
-    for (let i = 0; i < lease.count; i++) {
+    for (let i = 0; i < rows.length && out.length < lease.count; i++) {
       const m = rows[i]!.message;
+      if (m.due_at > now) continue;
       m.lease_until = lease.leaseUntil;
       m.attempts = 1;
       out.push(m);
@@ -710,7 +737,10 @@ function newMessageRow(
   sender: SendersTable,
   o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null; previewId: string | null },
   own: Pick<MessagesTable, 'id' | 'type' | 'message_type' | 'content' | 'text' | 'sms_fallback' | 'fallback_text' | 'credits_cost_milli' | 'sms_segments' | 'sms_encoding' | 'fallback_used' | 'fallback_reason' | 'due_at'>,
+  /** Quiet hours: deferred (the recipient's zone) → SCHEDULED at the window's opening, like a scheduled message. */
+  quiet: QuietDue | null = null,
 ): MessagesTable {
+  const deferredIn = quiet?.deferredIn ?? null;
   // Written out field by field, in table order: every row gets the same hidden class, which keeps
   // building 10,000 of them cheap (a spread here was measurably slower in bench/batch.ts).
   return {
@@ -718,7 +748,7 @@ function newMessageRow(
     account_id: c.account.id,
     job_id: o.jobId,
     type: own.type,
-    status: o.schedule ? 'SCHEDULED' : 'SENDING',
+    status: o.schedule || deferredIn !== null ? 'SCHEDULED' : 'SENDING',
     direction: 'OUTBOUND',
     source: o.source,
     phone: r.phone,
@@ -740,7 +770,7 @@ function newMessageRow(
     error: null,
     carrier_message_id: null,
     created_at: c.now,
-    scheduled_at: o.schedule?.epochMs ?? null,
+    scheduled_at: deferredIn !== null ? own.due_at : (o.schedule?.epochMs ?? null),
     sent_at: null,
     delivered_at: null,
     read_at: null,
@@ -749,7 +779,8 @@ function newMessageRow(
     due_at: own.due_at,
     lease_until: null,
     attempts: 0,
-    time_zone: o.schedule?.effectiveTimezone ?? null,
+    time_zone: deferredIn ?? o.schedule?.effectiveTimezone ?? null,
+    quiet_place: quiet?.place ?? null,
     preview_id: o.previewId,
   };
 }
@@ -763,6 +794,24 @@ function assertSkipAllowed(skipContactCreation: boolean, sender: SendersTable): 
   }
 }
 
+/** An immediate RCS send that quiet hours deferred: queued, SCHEDULED until the recipient's window opens. */
+function deferredRcsResult(row: MessagesTable): RcsSendResult {
+  return {
+    success: true,
+    scheduled: false,
+    messageRecordId: row.id,
+    status: row.status,
+    method: null,
+    queued: true,
+    countrySupported: row.fallback_reason !== 'RCS_COUNTRY_NOT_SUPPORTED',
+    ...(row.fallback_reason === 'RCS_COUNTRY_NOT_SUPPORTED' ? { countryError: `RCS is not offered for ${row.country}; sent by SMS fallback` } : {}),
+    fallbackUsed: row.fallback_used === 1,
+    ...(row.fallback_reason ? { fallbackReason: row.fallback_reason } : {}),
+    creditsEstimated: milliToCredits(row.credits_cost_milli ?? 0),
+    deferredUntil: new Date(row.due_at).toISOString(),
+  };
+}
+
 function scheduledResult(jobId: string, row: MessagesTable, s: ScheduleOk): ScheduledResult {
   return {
     success: true,
@@ -773,6 +822,7 @@ function scheduledResult(jobId: string, row: MessagesTable, s: ScheduleOk): Sche
     localScheduleTime: s.localTime,
     effectiveTimezone: s.effectiveTimezone,
     timezoneSource: s.timezoneSource,
+    ...(row.due_at !== s.epochMs ? { deferredUntil: new Date(row.due_at).toISOString() } : {}),
     creditsEstimated: milliToCredits(row.credits_cost_milli ?? 0),
     ...(row.type === 'SMS' ? { smsSegments: row.sms_segments ?? 0, smsEncoding: (row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode' } : {}),
   };

@@ -73,6 +73,7 @@ export function previewPages({ previews, senders, templates, clock, config }: { 
       picked: pickRecipient(report, row, payload, query.phone, previews.unsubscribeLinkLabel(), { numbers, first: samples(estimate)[0] }),
       mergeValues: report ? valuesView(report, query) : null,
       schedule: estimate?.schedule ? { local: estimate.schedule.localScheduleTime.replace('T', ' ').slice(0, 16), zone: estimate.schedule.effectiveTimezone } : null,
+      quietHours: estimate?.quietHours ?? null,
       campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
       credits: estimate?.creditsEstimated ?? 0,
       warnings: parseJson(row.warnings, []),

@@ -9,7 +9,7 @@ import {
   ContentSchema,
   MessageTypeSchema,
 } from '../content/index.js';
-import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
+import { QuietHoursSummarySchema, SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
 
 const base = SendMessageRequestSchema.shape;
 const batch = SendBatchRequestSchema.shape;
@@ -33,6 +33,7 @@ export const RcsPayloadSchema = z.strictObject({
   scheduleAt: base.scheduleAt,
   timeZone: base.timeZone,
   smsFallback: base.smsFallback,
+  transactional: base.transactional,
   // Without the defaults of the batch body: a single send must be able to leave them out.
   batchSize: z.number().int().min(BATCH_SIZE_MIN).max(BATCH_SIZE_MAX).optional().describe(`Batch: messages per slice (default ${BATCH_SIZE_DEFAULT}).`),
   delayMs: z.number().int().min(BATCH_DELAY_MS_MIN).max(BATCH_DELAY_MS_MAX).optional().describe(`Batch: ms between slices (default ${BATCH_DELAY_MS_DEFAULT}).`),
@@ -79,6 +80,7 @@ export const PreviewResultSchema = z.object({
   smsEncoding: z.enum(['GSM-7', 'Unicode']).optional(),
   samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable(), creditsCost: z.number() })),
   schedule: z.object({ scheduleTime: z.string(), localScheduleTime: z.string(), effectiveTimezone: z.string(), timezoneSource: z.enum(['request', 'account']) }).optional(),
+  quietHours: QuietHoursSummarySchema.optional().describe('Quiet hours: recipients deferred to their window, or transactional (exempt).'),
   mergeValues: z
     .object({
       recipients: z.number().int(),

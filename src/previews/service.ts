@@ -86,6 +86,30 @@ export const EXPIRY_ROUND = 100;
  * whole send payload; the send tools must repeat it exactly, and a preview sends at most once.
  * Approval happens only on the share page, by a logged-in person of the owning account.
  */
+/**
+ * What quiet hours will do, said before approval (issue #28): how many recipients wait for their window and until
+ * when, or that a transactional send goes out at once. Shown with the other warnings on the share page and in the
+ * REST and MCP results (beside `quietHours`).
+ */
+export function quietHoursWarnings(q: SendEstimate['quietHours'], accepted: number): ErrorDetail[] {
+  if (!q) return [];
+  if (q.transactional) {
+    return [
+      {
+        path: 'transactional',
+        code: 'quiet_hours_exempt',
+        message: q.enabled
+          ? 'Marked transactional: exempt from the account\'s quiet hours, it goes out at once, also at night. Only for one-time codes and replies inside an open conversation, never for marketing.'
+          : 'Marked transactional (one-time code or reply inside an open conversation): it would be exempt from quiet hours, which are off for this account.',
+      },
+    ];
+  }
+  if (q.deferred === 0 || !q.earliestOpening) return [];
+  const when = q.earliestOpening === q.latestOpening ? `at ${q.earliestOpening}` : `between ${q.earliestOpening} and ${q.latestOpening}`;
+  const who = q.deferred === accepted ? `All ${accepted} recipient${accepted === 1 ? ' is' : 's are'}` : `${q.deferred} of ${accepted} recipients are`;
+  return [{ path: 'quietHours', code: 'quiet_hours_deferred', message: `${who} inside quiet hours at the planned time (their local time): their messages are deferred to the opening of their window, ${when} (UTC), not dropped.${q.deferred < accepted ? ' The others go out as planned.' : ''}` }];
+}
+
 export class PreviewsService {
   constructor(private readonly d: PreviewDeps) {}
 
@@ -170,7 +194,7 @@ export class PreviewsService {
     const { mergeFingerprint, mergeWarnings, mergeValues, ...estimate } = dryRun;
     const fingerprint = mergeFingerprint ?? null;
     const report = mergeValues && mergeValues.fields.length > 0 ? buildMergeReport(mergeValues, { now, assistantSince: await this.assistantSince(principal.accountId, now) }) : null;
-    const warnings = [...contentWarnings, ...(mergeWarnings ?? []), ...(report ? mergeValueWarnings(report) : [])];
+    const warnings = [...contentWarnings, ...(mergeWarnings ?? []), ...(report ? mergeValueWarnings(report) : []), ...quietHoursWarnings(estimate.quietHours, estimate.accepted)];
     if (reuse) {
       const existing = await this.d.db
         .selectFrom('previews')
@@ -264,6 +288,7 @@ export class PreviewsService {
       // The tool answers the texts only: the merged content of each sample is for the share page, and would repeat the payload's content five times.
       samples: estimate.samples.map((x) => ({ phoneNumber: x.phoneNumber, text: x.text, fallbackText: x.fallbackText, creditsCost: x.creditsCost })),
       ...(estimate.schedule ? { schedule: estimate.schedule } : {}),
+      ...(estimate.quietHours ? { quietHours: estimate.quietHours } : {}),
       ...(row.merge_values ? { mergeValues: mergeValuesSummary(this.mergeReport(row)!) } : {}),
       warnings: parseJson<ErrorDetail[]>(row.warnings, []),
       payload: JSON.parse(row.payload) as Record<string, unknown>,

@@ -1,2 +1,3 @@
 export * from './resolve.js';
 export * from './timezones.js';
+export * from './quiet-hours.js';

@@ -25,6 +25,10 @@ export interface AccountsTable {
   opt_out_confirmation: ColumnType<number, number | undefined, number>;
   /** The confirmation's text, {{company_name}} replaced; null: the default text (migration 027). */
   opt_out_confirmation_text: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Quiet hours on (migration 029; 0/1, default 0): marketing messages wait for the recipient's local window. */
+  quiet_hours: ColumnType<number, number | undefined, number>;
+  /** JSON object of per-country window overrides (`{"DE": {"start": "09:00", "end": "20:00", "days": [1,…]}}`); null: none (migration 029). */
+  quiet_hours_windows: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PricesTable {

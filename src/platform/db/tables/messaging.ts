@@ -50,6 +50,13 @@ export interface MessagesTable {
   attempts: number;
   /** Time zone the schedule was given in (for localScheduleTime). */
   time_zone: string | null;
+  /**
+   * Quiet hours (migration 029): where the recipient is and its window (encodePlace in src/schedule/quiet-hours.ts),
+   * for messages the account's quiet hours apply to; the dispatcher defers the message again when it would hand it
+   * over outside the window (a backlog, a carrier outage, retries). Null: not subject (setting off, transactional,
+   * automatic answers, incoming messages).
+   */
+  quiet_place: string | null;
   /** The preview (prv_…) it was sent from, when it was (migration 031): the log names its approver. */
   preview_id: string | null;
 }

@@ -58,6 +58,14 @@ export interface BudgetStatus extends CredentialLimits {
   resetsAt: string;
 }
 
+/** What the console's lists show per credential: limits, today's use and the last 30 days. */
+export interface BudgetOverview extends BudgetStatus {
+  last30: { credits: number; messages: number };
+}
+
+/** Days the console's per-credential chart and totals cover. */
+export const USAGE_DAYS = 30;
+
 /** A limit change: a number sets it, null clears it, undefined leaves it as it is. */
 export interface LimitsChange {
   dailyCredits?: number | null;
@@ -265,6 +273,15 @@ export class BudgetsService {
       .groupBy('credential_id')
       .execute();
     return new Map(rows.map((r) => [r.credential_id, { credits: milliToCredits(Number(r.milli)), messages: Number(r.messages) }]));
+  }
+
+  /** The overview of each of `credentialIds` (with or without limits or use), by credential id. */
+  async overview(accountId: string, credentialIds: readonly string[]): Promise<Record<string, BudgetOverview>> {
+    const [statuses, totals] = await Promise.all([this.statuses(accountId), this.totals(accountId, USAGE_DAYS)]);
+    const now = this.clock.now();
+    const out: Record<string, BudgetOverview> = {};
+    for (const id of credentialIds) out[id] = { ...(statuses.get(id) ?? statusOf(NO_LIMITS, undefined, now)), last30: totals.get(id) ?? { credits: 0, messages: 0 } };
+    return out;
   }
 
   private async assertCredential(accountId: string, credential: { id: string; kind: 'key' | 'app' }): Promise<void> {

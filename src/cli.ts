@@ -48,7 +48,7 @@ function permissionsFrom(raw: string): Permission[] {
 
 /** --daily-credits / --max-recipients as given (a number, or "none" to remove); undefined when neither was. */
 function limitsFrom(values: Record<string, unknown>): LimitsChange | undefined {
-  const raw = (name: string) => (typeof values[name] === 'string' ? (values[name]) : undefined);
+  const raw = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
   const dailyCredits = parseLimitInput(raw('daily-credits'), 'dailyCredits');
   const maxRecipients = parseLimitInput(raw('max-recipients'), 'maxRecipients');
   if (dailyCredits === undefined && maxRecipients === undefined) return undefined;

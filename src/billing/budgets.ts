@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { AppError, notFound } from '../platform/errors.js';
-import type { Principal } from '../platform/permissions.js';
+import { actorOf, type Principal } from '../platform/permissions.js';
 import { creditsToMilli, milliToCredits } from './pricing.js';
 import type { DailyUsage } from './schemas.js';
 
@@ -34,11 +34,11 @@ export interface Spender {
   label: string;
 }
 
-/** The credential of a caller with a budget: API keys and OAuth tokens (a console session has none). */
+/** The credential of a caller with a budget, as actorOf names it: an API key or an OAuth client (a console session has none). */
 export function spenderOf(principal: Principal): Spender | undefined {
-  if (principal.via === 'api_key') return { id: principal.credential?.id ?? principal.subjectId, kind: 'key', label: principal.credential?.label ?? `key ${principal.subjectId}` };
-  if (principal.via === 'oauth' && principal.credential) return { id: principal.credential.id, kind: 'app', label: principal.credential.label };
-  return undefined;
+  if (principal.via === 'session') return undefined;
+  const actor = actorOf(principal);
+  return { id: actor.credentialId, kind: principal.via === 'oauth' ? 'app' : 'key', label: actor.label };
 }
 
 export interface CredentialLimits {

@@ -106,7 +106,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
           {p.budget ? (
             <div>
               <dt>Daily budget</dt>
-              <dd data-testid="budget">
+              <dd data-testid="budget" class="budget-line">
                 This assistant ({p.budget.label}) has used {p.budget.usedToday} of {p.budget.dailyCredits} credits today
                 {p.budget.wouldPass ? '; this send would pass the limit and will be refused' : ''} (resets{' '}
                 <time datetime={p.budget.resetsAt}>{utc(p.budget.resetsAt)}</time>).

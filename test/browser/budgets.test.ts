@@ -172,6 +172,21 @@ describe('console: budgets of keys and apps', () => {
   });
 
   for (const size of ['desktop', 'phone'] as const) {
+    it(`the share page says how much of the assistant's daily budget is used (${size})`, async () => {
+      // An assistant's key with 0.1 credits a day previews an SMS of 0.085: it fits, so no warning.
+      const key = await t.ctx.services.apiKeys.create(t.account.accountId, `Assistant ${size}`, ['messages:write'], { sendsNeedApproval: true });
+      await t.ctx.services.budgets.setLimits(t.account.accountId, { id: key.info.id, kind: 'key' }, { dailyCredits: 0.1 });
+      const p = await t.api('POST', '/api/rcs/previews/send-sms', { phoneNumber: '+4915160000100', message: `Budget ${size}`, sendernameId: t.account.senders.sms }, { key: key.key });
+      expect(p.status, JSON.stringify(p.body)).toBe(201);
+      const { page, problems } = await open(size, new URL(p.body.data.share_url as string).pathname);
+      expect((await page.textContent('[data-testid=budget]'))!.replace(/\s+/g, ' ')).toMatch(new RegExp(`This assistant \\(key "Assistant ${size}"\\) has used 0 of 0.1 credits today \\(resets \\d{4}-\\d\\d-\\d\\d 00:00 UTC\\)\\.`));
+      await expectNoSidewaysScroll(page);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await screenshot(page, `budgets-share-page-${size}`);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
     it(`keys, apps and usage pages fit ${SIZES[size].width} px and have no serious axe-core violation`, async () => {
       const auto = await keyRow('CRM sync');
       for (const [name, path] of [

@@ -50,6 +50,8 @@ export interface ApprovalPageProps {
   quietHours?: { enabled: boolean; transactional: boolean; deferred: number; earliestOpening?: string | undefined; latestOpening?: string | undefined } | null | undefined;
   campaignName: string | null;
   credits: number;
+  /** The daily budget of the credential that made the preview, when it has one (issue #29). */
+  budget?: { label: string; dailyCredits: number; usedToday: number; resetsAt: string; wouldPass: boolean } | null | undefined;
   warnings: { path: string; code: string; message: string }[];
   templateGroups: { id: string; name: string }[];
   notice?: string | undefined;
@@ -118,6 +120,16 @@ export function ApprovalPage(p: ApprovalPageProps) {
             <dt>Estimated cost</dt>
             <dd data-testid="cost">{p.credits} credits</dd>
           </div>
+          {p.budget ? (
+            <div>
+              <dt>Daily budget</dt>
+              <dd data-testid="budget" class="budget-line">
+                This assistant ({p.budget.label}) has used {p.budget.usedToday} of {p.budget.dailyCredits} credits today
+                {p.budget.wouldPass ? '; this send would pass the limit and will be refused' : ''} (resets{' '}
+                <time datetime={p.budget.resetsAt}>{utc(p.budget.resetsAt)}</time>).
+              </dd>
+            </div>
+          ) : null}
           <div>
             <dt>When</dt>
             <dd>{p.schedule ? `${p.schedule.local} (${p.schedule.zone})` : 'Immediately when sent'}</dd>

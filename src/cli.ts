@@ -8,6 +8,7 @@ import { ALL_PERMISSIONS, PermissionSchema, type Permission } from './platform/p
 import { SenderTypeSchema } from './senders/schemas.js';
 import { parseCarrierConfig, setSenderCarrierConfig } from './carriers/sender-config.js';
 import { copyToPostgresCommand, type StandaloneCommand } from './admin/db-copy-command.js';
+import { parseLimitInput, type LimitsChange } from './billing/budgets.js';
 
 /**
  * Operator commands: `npm run admin -- <command> [--flags]`. They open the same database as the
@@ -44,6 +45,18 @@ function permissionsFrom(raw: string): Permission[] {
     return parsed.data;
   });
 }
+
+/** --daily-credits / --max-recipients as given (a number, or "none" to remove); undefined when neither was. */
+function limitsFrom(values: Record<string, unknown>): LimitsChange | undefined {
+  const raw = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const dailyCredits = parseLimitInput(raw('daily-credits'), 'dailyCredits');
+  const maxRecipients = parseLimitInput(raw('max-recipients'), 'maxRecipients');
+  if (dailyCredits === undefined && maxRecipients === undefined) return undefined;
+  return { ...(dailyCredits !== undefined ? { dailyCredits } : {}), ...(maxRecipients !== undefined ? { maxRecipients } : {}) };
+}
+
+const LIMIT_OPTIONS = { 'daily-credits': { type: 'string' }, 'max-recipients': { type: 'string' } } as const;
+const LIMITS_USAGE = '[--daily-credits <credits per UTC day | none>] [--max-recipients <recipients per send | none>]';
 
 async function printEnrolment(uri: string, secret: string): Promise<void> {
   out(`TOTP secret: ${secret}`);
@@ -97,14 +110,16 @@ const commands: Record<string, Command> = {
   },
   'keys:create': {
     summary: 'Create an API key; the key is printed once',
-    usage: `--account <acc_…> --name <name> --permissions <all | ${ALL_PERMISSIONS.slice(0, 2).join(',')},…> [--sends-need-approval]`,
-    options: { account: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, 'sends-need-approval': { type: 'boolean' } },
+    usage: `--account <acc_…> --name <name> --permissions <all | ${ALL_PERMISSIONS.slice(0, 2).join(',')},…> [--sends-need-approval] ${LIMITS_USAGE}`,
+    options: { account: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, 'sends-need-approval': { type: 'boolean' }, ...LIMIT_OPTIONS },
     async run(ctx, v) {
       const accountId = need(v, 'account');
       await ctx.services.accounts.get(accountId);
       const sendsNeedApproval = v['sends-need-approval'] === true;
+      // Checked before the key exists: a typo in a limit creates nothing.
+      const limits = limitsFrom(v);
       const { key, info } = await ctx.services.apiKeys.create(accountId, need(v, 'name'), permissionsFrom(need(v, 'permissions')), { sendsNeedApproval });
-      json(info);
+      json({ ...info, limits: limits ? await ctx.services.budgets.setLimits(accountId, { id: info.id, kind: 'key' }, limits) : { dailyCredits: null, maxRecipients: null } });
       out(`API key (shown once): ${key}`);
       out(
         sendsNeedApproval
@@ -118,7 +133,29 @@ const commands: Record<string, Command> = {
     usage: '--account <acc_…>',
     options: { account: { type: 'string' } },
     async run(ctx, v) {
-      json(await ctx.services.apiKeys.list(need(v, 'account')));
+      const accountId = need(v, 'account');
+      const [keys, budgets] = await Promise.all([ctx.services.apiKeys.list(accountId), ctx.services.budgets.statuses(accountId)]);
+      json(
+        keys.map((k) => {
+          const b = budgets.get(k.id);
+          return { ...k, limits: { dailyCredits: b?.dailyCredits ?? null, maxRecipients: b?.maxRecipients ?? null }, today: { credits: b?.creditsUsedToday ?? 0, messages: b?.messagesToday ?? 0, creditsLeft: b?.creditsLeftToday ?? null } };
+        }),
+      );
+    },
+  },
+  'keys:limits': {
+    summary: 'Set or remove the limits of an API key or a connected OAuth app ("none" removes one; a limit not given stays)',
+    usage: `--account <acc_…> (--key <key_…> | --app <client_id>) ${LIMITS_USAGE}`,
+    options: { account: { type: 'string' }, key: { type: 'string' }, app: { type: 'string' }, ...LIMIT_OPTIONS },
+    async run(ctx, v) {
+      const accountId = need(v, 'account');
+      const key = typeof v.key === 'string' ? v.key.trim() : '';
+      const app = typeof v.app === 'string' ? v.app.trim() : '';
+      if ((key === '') === (app === '')) throw new AppError('VALIDATION_ERROR', 'Give exactly one of --key <key_…> or --app <client_id>');
+      const limits = limitsFrom(v);
+      if (!limits) throw new AppError('VALIDATION_ERROR', 'Give --daily-credits and/or --max-recipients (a number, or "none" to remove the limit)');
+      const credential = key !== '' ? { id: key, kind: 'key' as const } : { id: app, kind: 'app' as const };
+      json({ credential: credential.id, limits: await ctx.services.budgets.setLimits(accountId, credential, limits) });
     },
   },
   'keys:revoke': {

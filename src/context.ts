@@ -5,6 +5,7 @@ import { LoginService } from './accounts/login.js';
 import { SessionsService } from './accounts/sessions.js';
 import { UsersService } from './accounts/users.js';
 import { BillingService } from './billing/service.js';
+import { BudgetsService } from './billing/budgets.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { changeStampFor } from './platform/db/change-stamp.js';
 import { RateLimitCounters } from './platform/http/rate-limit-store.js';
@@ -79,6 +80,8 @@ export interface Services {
   accounts: AccountsService;
   /** Balances and the credit ledger (src/billing/): the only writer of money. */
   billing: BillingService;
+  /** Budgets per credential: limits of API keys and OAuth apps, and their per-day spend (src/billing/budgets.ts). */
+  budgets: BudgetsService;
   apiKeys: ApiKeysService;
   users: UsersService;
   sessions: SessionsService;
@@ -192,6 +195,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const services: Services = {
     accounts,
     billing: new BillingService(db, clock),
+    budgets: new BudgetsService(db, clock),
     apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),

@@ -2,21 +2,26 @@ import type { ApiKeyInfo } from '../../src/accounts/api-keys.js';
 import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
+import { BudgetCell, LimitsHint, type BudgetView } from './budget.js';
 
 export interface ApiKeysPageProps {
   user: ConsoleUser;
   accountName: string;
   timezone: string;
   keys: ApiKeyInfo[];
+  /** Each active key's limits and use (issue #29), by key id. */
+  budgets: Readonly<Record<string, BudgetView>>;
+  /** A refused limit change, shown above the list. */
+  limitsError?: string | undefined;
   permissions: ReadonlyArray<{ value: string; description: string }>;
   /** The secret of a key just created: shown on this response only. */
   created?: { key: string; info: ApiKeyInfo } | undefined;
   error?: string | undefined;
-  form?: { name: string; permissions: string[]; sendsNeedApproval: boolean } | undefined;
+  form?: { name: string; permissions: string[]; sendsNeedApproval: boolean; dailyCredits?: string; maxRecipients?: string } | undefined;
   notice?: string | undefined;
 }
 
-export function ApiKeysPage({ user, accountName, timezone, keys, permissions, created, error, form, notice }: ApiKeysPageProps) {
+export function ApiKeysPage({ user, accountName, timezone, keys, budgets, limitsError, permissions, created, error, form, notice }: ApiKeysPageProps) {
   const active = keys.filter((k) => k.revokedAt === null);
   const revoked = keys.filter((k) => k.revokedAt !== null);
   return (
@@ -41,38 +46,49 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
 
       <section class="card">
         <h1>API keys</h1>
+        <ErrorNote message={limitsError} />
         {active.length === 0 ? (
           <p class="muted">No active keys.</p>
         ) : (
-          <table class="keys">
+          <table class="keys stack-table">
             <thead>
               <tr>
                 <th>Name</th>
                 <th>Key</th>
                 <th>Permissions</th>
                 <th>Sends</th>
+                <th>Budget</th>
                 <th>Created</th>
                 <th>Last used</th>
-                <th />
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {active.map((k) => (
                 <tr data-key-id={k.id}>
-                  <td>{k.name}</td>
-                  <td>
+                  <td data-label="Name">
+                    <strong>{k.name}</strong>
+                  </td>
+                  <td data-label="Key">
                     <code>{k.prefix}…</code>
                   </td>
-                  <td class="perms">
+                  <td class="perms" data-label="Permissions">
                     {k.permissions.map((p) => (
                       <span class="badge">{p}</span>
                     ))}
                   </td>
-                  <td class="sends" data-sends-need-approval={k.sendsNeedApproval ? 'true' : 'false'}>
+                  <td class="sends" data-label="Sends" data-sends-need-approval={k.sendsNeedApproval ? 'true' : 'false'}>
                     {k.sendsNeedApproval ? <span class="badge status-approved">need approval</span> : <span class="badge status-pending">directly</span>}
                   </td>
-                  <td>{formatTime(k.createdAt, timezone)}</td>
-                  <td>{formatTime(k.lastUsedAt, timezone)}</td>
+                  <td class="budget-cell" data-label="Budget">
+                    {budgets[k.id] ? (
+                      <BudgetCell budget={budgets[k.id]!} usageHref={`/console/usage?credential=${encodeURIComponent(k.id)}`} action={`/console/api-keys/${k.id}/limits`} csrf={user.csrfToken} hidden={{}} name={k.name} />
+                    ) : null}
+                  </td>
+                  <td data-label="Created">{formatTime(k.createdAt, timezone)}</td>
+                  <td data-label="Last used">{formatTime(k.lastUsedAt, timezone)}</td>
                   <td>
                     <PostForm action={`/console/api-keys/${k.id}/revoke`} csrf={user.csrfToken}>
                       <button type="submit" class="danger small" aria-label={`Revoke ${k.name}`}>
@@ -85,6 +101,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
             </tbody>
           </table>
         )}
+        {active.length > 0 ? <LimitsHint /> : null}
       </section>
 
       <section class="card">
@@ -115,6 +132,19 @@ export function ApiKeysPage({ user, accountName, timezone, keys, permissions, cr
               and the key never sees webhook signing secrets. Tick it for a key you give to an assistant; leave it for your own server-side code.
             </span>
           </label>
+          <fieldset class="scopes">
+            <legend>Limits (optional)</legend>
+            <div class="field-grid">
+              <label>
+                Credits per UTC day
+                <input name="dailyCredits" inputMode="decimal" placeholder="no limit" value={form?.dailyCredits ?? ''} />
+              </label>
+              <label>
+                Recipients per send
+                <input name="maxRecipients" inputMode="numeric" placeholder="no limit" value={form?.maxRecipients ?? ''} />
+              </label>
+            </div>
+          </fieldset>
           <div class="actions">
             <button type="submit">Create key</button>
           </div>

@@ -10,6 +10,8 @@ const STATUS_COLOURS: ReadonlyArray<[string, string]> = [
   ['FAILED', '#c62828'],
   ['BLOCKED', '#6a1b9a'],
   ['REJECTED', '#8d6e63'],
+  // A credential's chart counts messages when they were accepted (src/billing/budgets.ts), not by their status.
+  ['ACCEPTED', '#3949ab'],
 ];
 const SPENT_COLOUR = '#1a73e8';
 
@@ -34,7 +36,7 @@ const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(n < 1 ? 
  * server-rendered SVG: no script, every number also in the <title> of its bar for screen readers
  * and hover.
  */
-export function CreditsChart({ days }: { days: readonly DailyUsage[] }) {
+export function CreditsChart({ days, messagesLabel = 'Messages per day, by status' }: { days: readonly DailyUsage[]; messagesLabel?: string }) {
   const n = Math.max(days.length, 1);
   const slot = (W - LEFT - RIGHT) / n;
   const bar = Math.max(2, slot * 0.7);
@@ -54,7 +56,7 @@ export function CreditsChart({ days }: { days: readonly DailyUsage[] }) {
         Credits spent per day
       </text>
       <text x={LEFT} y={top2 - 8} font-size="13" font-weight="600" fill="#1b1f24">
-        Messages per day, by status
+        {messagesLabel}
       </text>
       {[
         [top1, spentMax],

@@ -6,6 +6,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { SendersService } from '../senders/service.js';
 import type { OAuthService } from '../../oauth/service.js';
+import { parseLimitInput, USAGE_DAYS, type BudgetsService, type LimitsChange } from '../billing/budgets.js';
+import { UsagePage } from '../../preview-pages/console/budget.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';
@@ -30,6 +32,7 @@ const NOTICES: Record<string, string> = {
   'app-revoked': 'The app’s access was revoked. It has to be authorized again to connect.',
   'settings-saved': 'Settings saved.',
   'consent-words-saved': 'The sender’s consent words were saved. Replies from now on are read with them.',
+  'limits-saved': 'Limits saved. They hold from the next send or preview.',
 };
 const noticeOf = (req: Request): string | undefined => (typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined);
 
@@ -56,8 +59,15 @@ export interface ConsoleDeps {
   apiKeys: ApiKeysService;
   senders: SendersService;
   oauth: OAuthService;
+  /** Budgets per credential: the keys' and apps' limits and use (issue #29). */
+  budgets: BudgetsService;
   clock: Clock;
   logger: Logger;
+}
+
+/** The limits fields of a console form: empty is no limit. Throws VALIDATION_ERROR naming the field. */
+function limitsOf(req: Request): LimitsChange {
+  return { dailyCredits: parseLimitInput(field(req, 'dailyCredits'), 'dailyCredits') ?? null, maxRecipients: parseLimitInput(field(req, 'maxRecipients'), 'maxRecipients') ?? null };
 }
 
 /**
@@ -66,7 +76,7 @@ export interface ConsoleDeps {
  * (read-only), webhooks (ConsoleSources.webhooks) and settings. Every POST carries the session's
  * CSRF token; every query is scoped to the session's account.
  */
-export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger }: ConsoleDeps, sources: ConsoleSources = {}): Router {
+export function consoleRoutes({ accounts, apiKeys, senders, oauth, budgets, clock, logger }: ConsoleDeps, sources: ConsoleSources = {}): Router {
   const router = Router();
   router.use('/console', requireLogin);
   // The count beside the Approvals tab, on every console page (read by ConsoleFrame through sendPage).
@@ -111,11 +121,12 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
   const keysPage = async (
     req: Request,
     res: Response,
-    extra: { created?: Awaited<ReturnType<typeof apiKeys.create>>; error?: string; form?: { name: string; permissions: string[]; sendsNeedApproval: boolean } } = {},
+    extra: { created?: Awaited<ReturnType<typeof apiKeys.create>>; error?: string; limitsError?: string; form?: { name: string; permissions: string[]; sendsNeedApproval: boolean; dailyCredits: string; maxRecipients: string } } = {},
     status = 200,
   ) => {
     const { user, accountId } = who(req);
     const [account, keys] = await Promise.all([accounts.get(accountId), apiKeys.list(accountId)]);
+    const keyBudgets = await budgets.overview(accountId, keys.filter((k) => k.revokedAt === null).map((k) => k.id));
     sendPage(
       res,
       h(ApiKeysPage, {
@@ -123,6 +134,8 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
         accountName: account.name,
         timezone: account.timezone,
         keys,
+        budgets: keyBudgets,
+        limitsError: extra.limitsError,
         permissions: PERMISSION_CHOICES,
         created: extra.created,
         error: extra.error,
@@ -141,15 +154,33 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
     const chosen = fieldList(req, 'permissions');
     const permissions = chosen.filter((p): p is Permission => PermissionSchema.safeParse(p).success);
     const sendsNeedApproval = field(req, 'sendsNeedApproval') !== '';
+    const limitFields = { dailyCredits: field(req, 'dailyCredits'), maxRecipients: field(req, 'maxRecipients') };
     try {
       if (permissions.length !== chosen.length) throw new AppError('VALIDATION_ERROR', 'Unknown permission');
+      // Checked before the key exists: a refused limit creates nothing.
+      const limits = limitsOf(req);
       const created = await apiKeys.create(s.accountId, name, permissions, { sendsNeedApproval });
-      logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id, sendsNeedApproval }, 'api key created in console');
+      if (limits.dailyCredits !== null || limits.maxRecipients !== null) await budgets.setLimits(s.accountId, { id: created.info.id, kind: 'key' }, limits);
+      logger.info({ accountId: s.accountId, userId: s.user.id, keyId: created.info.id, sendsNeedApproval, limits }, 'api key created in console');
       // The secret is rendered into this response only (no redirect: nothing keeps it for a later page).
       await keysPage(req, res, { created }, 201);
     } catch (err) {
       if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
-      await keysPage(req, res, { error: err.message, form: { name, permissions: chosen, sendsNeedApproval } }, 400);
+      await keysPage(req, res, { error: err.message, form: { name, permissions: chosen, sendsNeedApproval, ...limitFields } }, 400);
+    }
+  });
+
+  router.post('/console/api-keys/:id/limits', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const id = String(req.params.id);
+    if (!isId('key', id)) throw new AppError('NOT_FOUND', 'API key not found');
+    try {
+      const limits = await budgets.setLimits(s.accountId, { id, kind: 'key' }, limitsOf(req));
+      logger.info({ accountId: s.accountId, userId: s.user.id, keyId: id, limits }, 'api key limits changed in console');
+      res.redirect(303, '/console/api-keys?done=limits-saved');
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
+      await keysPage(req, res, { limitsError: err.message }, 400);
     }
   });
 
@@ -163,10 +194,51 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth, clock, logger
   });
 
   // ---- Connected OAuth apps ----------------------------------------------------------------
-  router.get('/console/apps', async (req, res) => {
+  const appsPage = async (req: Request, res: Response, limitsError?: string, status = 200) => {
     const { user, accountId } = who(req);
     const [account, apps] = await Promise.all([accounts.get(accountId), oauth.connectedApps.list(accountId)]);
-    sendPage(res, h(AppsPage, { user, accountName: account.name, timezone: account.timezone, apps, notice: noticeOf(req) }));
+    const appBudgets = await budgets.overview(accountId, [...new Set(apps.map((a) => a.clientId))]);
+    sendPage(res, h(AppsPage, { user, accountName: account.name, timezone: account.timezone, apps, budgets: appBudgets, limitsError, notice: noticeOf(req) }), status);
+  };
+
+  router.get('/console/apps', (req, res) => appsPage(req, res));
+
+  router.post('/console/apps/limits', async (req, res) => {
+    const s = assertSessionCsrf(req);
+    const clientId = field(req, 'client_id');
+    if (!clientId || clientId.length > 2000) throw new AppError('NOT_FOUND', 'Connected app not found');
+    try {
+      const limits = await budgets.setLimits(s.accountId, { id: clientId, kind: 'app' }, limitsOf(req));
+      logger.info({ accountId: s.accountId, userId: s.user.id, clientId, limits }, 'oauth app limits changed in console');
+      res.redirect(303, '/console/apps?done=limits-saved');
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'VALIDATION_ERROR') throw err;
+      await appsPage(req, res, err.message, 400);
+    }
+  });
+
+  // ---- One credential's last 30 days (issue #29) -------------------------------------------
+  router.get('/console/usage', async (req, res) => {
+    const { user, accountId } = who(req);
+    const id = typeof req.query.credential === 'string' ? req.query.credential : '';
+    const [account, keys, apps] = await Promise.all([accounts.get(accountId), apiKeys.list(accountId), oauth.connectedApps.list(accountId)]);
+    const key = isId('key', id) ? keys.find((k) => k.id === id) : undefined;
+    const app = key ? undefined : apps.find((a) => a.clientId === id);
+    // Another account's key or app, or none: not found, as everywhere.
+    if (!key && !app) throw new AppError('NOT_FOUND', 'No API key or connected app of this account has this id');
+    const [overview, days] = await Promise.all([budgets.overview(accountId, [id]), budgets.daily(accountId, id, USAGE_DAYS)]);
+    sendPage(
+      res,
+      h(UsagePage, {
+        user,
+        accountName: account.name,
+        active: key ? 'api-keys' : 'apps',
+        label: key ? `key “${key.name}”` : `app “${app!.clientName ?? 'Unnamed app'}”`,
+        backHref: key ? '/console/api-keys' : '/console/apps',
+        budget: overview[id]!,
+        days,
+      }),
+    );
   });
 
   router.post('/console/apps/revoke', async (req, res) => {

@@ -33,6 +33,7 @@ const NEXT_STEP: NextSteps = {
   PREVIEW_REJECTED: 'The user rejected this message. Ask what to change, then preview again.',
   PREVIEW_NOT_APPROVED: 'Ask the user to open the share_url of the preview and approve it, then call this tool again with the same preview_id.',
   RATE_LIMITED: 'Wait a little and try again.',
+  BUDGET_EXCEEDED: 'A limit the user set on this connection refuses it (credits per UTC day or recipients per send; the error names which, what is left and when it resets). Tell the user; send to fewer recipients, wait for the reset, or ask the user to raise the limit in the console. Do not retry unchanged.',
   INTERNAL: 'This is a server bug, reported in its log. Tell the user; do not repeat the call blindly.',
 };
 

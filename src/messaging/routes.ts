@@ -15,9 +15,10 @@ import {
 } from './schemas.js';
 import { StatsQuerySchema, type StatsService } from './stats-service.js';
 import { parseSendBody } from './prepare.js';
+import { spenderOf } from '../billing/budgets.js';
 
 const JobIdParams = z.object({ jobId: z.string() });
-const errors = { 400: { description: 'Validation error (details name the paths)' }, 404: { description: 'Not found' } };
+const errors = { 400: { description: 'Validation error (details name the paths)' }, 403: { description: 'Missing permission, approval required, or BUDGET_EXCEEDED: a limit of the credential (credits per UTC day, recipients per send)' }, 404: { description: 'Not found' } };
 
 /** Sending, jobs, queue and stats under {base_url} (spec §4.1). Thin: the services hold the rules. */
 export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs: JobsService; stats: StatsService }): RouteSpec[] {
@@ -33,7 +34,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       approvalBound: 'send',
       bodyDoc: SendMessageRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
-      handler: ({ principal, body }) => send.send(principal.accountId, parseSendBody(SendMessageRequestSchema, body)),
+      handler: ({ principal, body }) => send.send(principal.accountId, parseSendBody(SendMessageRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({
       method: 'post',
@@ -45,9 +46,9 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendBatchRequestSchema,
-      responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400] },
+      responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400], 403: errors[403] },
       handler: async ({ principal, body }) => {
-        const result = await send.sendBatch(principal.accountId, parseSendBody(SendBatchRequestSchema, body));
+        const result = await send.sendBatch(principal.accountId, parseSendBody(SendBatchRequestSchema, body), { spender: spenderOf(principal) });
         return reply(result.scheduled ? 200 : 202, result);
       },
     }),
@@ -62,7 +63,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       approvalBound: 'send',
       bodyDoc: SendSmsRequestSchema,
       responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
-      handler: ({ principal, body }) => send.sendSms(principal.accountId, parseSendBody(SendSmsRequestSchema, body)),
+      handler: ({ principal, body }) => send.sendSms(principal.accountId, parseSendBody(SendSmsRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({
       method: 'get',

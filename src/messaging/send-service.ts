@@ -16,6 +16,7 @@ import { analyzeSms } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
 import { scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
+import { chargeBudget, type Spender } from '../billing/budgets.js';
 import { debitSend } from '../billing/ledger.js';
 import { milliToCredits, priceMessage } from '../billing/pricing.js';
 import type { ConversationPricing } from './pricing.js';
@@ -73,6 +74,12 @@ export interface SendOptions {
    * submission). It is not handed to the carrier then: the caller calls handOver(messageId) after its commit.
    */
   tx?: Tx;
+  /**
+   * The credential the send is charged to (billing/budgets.ts spenderOf): its limits are checked and its day's
+   * counter moved in the transaction that debits the account — in a preview's dry run too, which rolls back.
+   * Absent (forms, automatic answers): no credential's budget.
+   */
+  spender?: Spender;
 }
 
 /** What a send would do, from a dry run (nothing is written). */
@@ -313,7 +320,7 @@ export class SendService {
       });
       if (rows.length === 0) throw refusal(opts, audit, rejected);
       assertNotStale(opts, audit);
-      await this.persist(tx, c, rows, job);
+      await this.persist(tx, c, rows, job, opts.spender);
       if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, res, schedule, audit, quiet));
       return { row: rows[0]!.message, schedule, job };
     }));
@@ -414,7 +421,7 @@ export class SendService {
       const row = built.row;
       if (!row) throw refusal(opts, built.audit, [built.rejected]);
       assertNotStale(opts, built.audit);
-      await this.persist(tx, c, [row], job);
+      await this.persist(tx, c, [row], job, opts.spender);
       if (opts.dryRun) throw new DryRunRollback(estimateOf('SMS', [row], res, schedule, built.audit, quiet));
       return { row: row.message, schedule, job };
     }));
@@ -480,7 +487,7 @@ export class SendService {
       job.total = rows.length;
       job.rejected = JSON.stringify(sent.rejected);
       const leased = schedule ? [] : await this.leaseDue(tx, rows, sender.id, c.now);
-      const charged = await this.persist(tx, c, rows, job);
+      const charged = await this.persist(tx, c, rows, job, opts.spender);
       if (opts.dryRun) throw new DryRunRollback(estimateOf('RCS', rows, sent, schedule, audit, quiet));
       // Quiet hours can defer any row past the last slice: the job completes when the latest row is due.
       let lastDue = 0;
@@ -684,10 +691,14 @@ export class SendService {
     return out;
   }
 
-  /** Checks and debits credits (one ledger entry for the send or job), then writes job, messages and tokens — all in the caller's transaction. */
-  private async persist(tx: Tx, c: Common, rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[], job: ReturnType<SendService['jobRow']> | null): Promise<number> {
+  /**
+   * Checks and charges the credential's budget (when the send has one), checks and debits credits (one ledger
+   * entry for the send or job), then writes job, messages and tokens — all in the caller's transaction.
+   */
+  private async persist(tx: Tx, c: Common, rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[], job: ReturnType<SendService['jobRow']> | null, spender?: Spender): Promise<number> {
     const total = rows.reduce((s, r) => s + (r.message.credits_cost_milli ?? 0), 0);
     const single = rows.length === 1 ? rows[0]!.message : null;
+    if (spender) await chargeBudget(tx, { accountId: c.account.id, spender, amountMilli: total, recipients: rows.length }, c.now);
     await debitSend(
       tx,
       {

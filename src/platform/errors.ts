@@ -24,6 +24,12 @@ export const ERROR_STATUS = {
   PREVIEW_EXPIRED: 400,
   CSRF_INVALID: 403,
   APPROVAL_REQUIRED: 403,
+  /**
+   * A send or preview over a limit of its credential (issue #29): credits per UTC day or recipients per send.
+   * The body names the limit, what is left and when it resets (`limit`, `creditsLeftToday`, `resetsAt`, …) and a
+   * `nextStep`: send less or later, or ask a person of the account to raise the limit in the console.
+   */
+  BUDGET_EXCEEDED: 403,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

@@ -14,6 +14,7 @@ import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import type { PreviewsService } from './service.js';
+import type { BudgetsService } from '../billing/budgets.js';
 import { shareMedia } from './share-media.js';
 import type { Config } from '../config.js';
 import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
@@ -30,7 +31,7 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
  * token. Another account's slug is a plain 404, like an unknown one.
  */
-export function previewPages({ previews, senders, templates, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
+export function previewPages({ previews, senders, templates, budgets, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; budgets: Pick<BudgetsService, 'status'>; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
@@ -48,6 +49,8 @@ export function previewPages({ previews, senders, templates, clock, config }: { 
     const fallbackSenderName = fallback ? await senders.list(accountId, 'SMS').then((l) => l.find((x) => x.id === fallback.sendernameId || x.name === fallback.sendernameId)?.name ?? fallback.sendernameId) : null;
     const numbers = (payload.phoneNumbers as string[] | undefined) ?? (payload.phoneNumber ? [textOf(payload.phoneNumber)] : []);
     const groups = (await templates.listGroups(accountId, { limit: 100 })).data.map((g) => ({ id: g.id, name: g.name }));
+    const spender = previews.spenderOf(row);
+    const budget = spender ? await budgets.status(accountId, spender.id) : null;
     return {
       user,
       preview: {
@@ -76,6 +79,7 @@ export function previewPages({ previews, senders, templates, clock, config }: { 
       quietHours: estimate?.quietHours ?? null,
       campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
       credits: estimate?.creditsEstimated ?? 0,
+      budget: spender && budget?.dailyCredits != null ? { label: spender.label, dailyCredits: budget.dailyCredits, usedToday: budget.creditsUsedToday, resetsAt: budget.resetsAt, wouldPass: (row.status === 'pending' || row.status === 'approved') && budget.creditsUsedToday + (estimate?.creditsEstimated ?? 0) > budget.dailyCredits } : null,
       warnings: parseJson(row.warnings, []),
       templateGroups: groups,
       // Media through this server or as placeholders, never from the assistant's host (share-media.ts).

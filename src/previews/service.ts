@@ -25,6 +25,7 @@ import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson } from './canonical.js';
 import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
+import { spenderOf, type Spender } from '../billing/budgets.js';
 import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
 import { approvalCsvLine, approvalsCsvHeader, inboxState, shownFingerprint, type InboxState } from './audit.js';
 import type { PreviewEvents, PreviewFacts } from './events.js';
@@ -170,7 +171,8 @@ export class PreviewsService {
 
   async createRcs(principal: Principal, input: RcsPayload): Promise<PreviewResult> {
     const expanded = await this.expandRcs(principal.accountId, input);
-    const estimate = expanded.kind === 'rcs' ? await this.d.send.send(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' }) : await this.d.send.sendBatch(principal.accountId, expanded.payload, { dryRun: true, source: 'MCP' });
+    const opts = { dryRun: true as const, source: 'MCP' as const, spender: spenderOf(principal) };
+    const estimate = expanded.kind === 'rcs' ? await this.d.send.send(principal.accountId, expanded.payload, opts) : await this.d.send.sendBatch(principal.accountId, expanded.payload, opts);
     const { messageType, content, smsFallback } = expanded.payload;
     const warnings = [...expanded.corrections, ...(await this.d.contentChecks.warnings(principal.accountId, messageType, content, smsFallback))];
     return this.store(principal, expanded.kind, expanded.payload, estimate, warnings, false);
@@ -179,7 +181,7 @@ export class PreviewsService {
   /** Idempotent: the same payload while a preview is still open returns that preview. */
   async createSms(principal: Principal, input: SmsPayload): Promise<PreviewResult> {
     const payload = this.expandSms(input);
-    const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP' });
+    const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP', spender: spenderOf(principal) });
     const sms = analyzeSms(textOf(payload.message));
     const warnings: ErrorDetail[] = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
     warnings.push(...textWarnings(payload.message, 'message'));
@@ -219,7 +221,8 @@ export class PreviewsService {
       slug: randomToken(18),
       payload: canonical,
       payload_hash: hash,
-      estimate: JSON.stringify(estimate),
+      // The credential that made it (its budget is shown on the share page), kept beside the estimate.
+      estimate: JSON.stringify({ ...estimate, ...(spenderOf(principal) ? { spender: spenderOf(principal) } : {}) }),
       warnings: JSON.stringify(warnings),
       status: 'pending',
       // The account's switch (§3.5) or the credential: an assistant's preview always waits for a person.
@@ -257,6 +260,11 @@ export class PreviewsService {
       .executeTakeFirst();
     const approvedAt = last?.at === null || last?.at === undefined ? null : Number(last.at);
     return Math.min(now - ASSISTANT_WRITE_FLAG_MS, approvedAt ?? now - ASSISTANT_WRITE_FLAG_MS);
+  }
+
+  /** The credential that made the preview (null: a console session, or a preview from before budgets). */
+  spenderOf(row: PreviewsTable): Spender | null {
+    return parseJson<{ spender?: Spender }>(row.estimate, {}).spender ?? null;
   }
 
   /** The preview's merged values, arranged for the person (null: none vary, or made before migration 023). */
@@ -605,7 +613,7 @@ export class PreviewsService {
       .executeTakeFirst();
     if (Number(claim.numUpdatedRows) === 0) return this.send(principal, previewId, kind, payload, source);
     try {
-      const result = (await this.sendStored(principal.accountId, row, stored, source)) as PreviewSendResults[K];
+      const result = (await this.sendStored(principal, row, stored, source)) as PreviewSendResults[K];
       await this.d.db.updateTable('previews').set({ status: 'sent', result: JSON.stringify(result) }).where('id', '=', row.id).execute();
       return result;
     } catch (err) {
@@ -615,13 +623,15 @@ export class PreviewsService {
   }
 
   /** The real send of a stored preview payload, checked against what the preview merged. */
-  private async sendStored(accountId: string, row: PreviewsTable, stored: Record<string, unknown>, source: MessageSource): Promise<PreviewSendResults[Kind]> {
+  private async sendStored(principal: Principal, row: PreviewsTable, stored: Record<string, unknown>, source: MessageSource): Promise<PreviewSendResults[Kind]> {
+    const accountId = principal.accountId;
     const fingerprint = parseJson<MergeFingerprint | null>(row.merge_fingerprint, null);
     const nextStep = `Call ${PREVIEW_TOOL[row.kind]} again with the same payload, ask the user to open the new share_url and approve what recipients will now get, then call ${SEND_TOOL[row.kind]} with the new preview_id.`;
     if (!fingerprint) {
       throw new AppError('PREVIEW_STALE', 'This preview was made before merged values were recorded, so what recipients would get cannot be checked. Nothing was sent or charged.', { extra: { nextStep } });
     }
-    const opts = { source, expectMerge: fingerprint, previewId: row.id };
+    // Charged to the credential that sends it, checked again against its budget in the send's transaction.
+    const opts = { source, expectMerge: fingerprint, previewId: row.id, spender: spenderOf(principal) };
     try {
       // Stored JSON is input again: it passes the door before the send trusts it.
       if (row.kind === 'rcs') return await this.d.send.send(accountId, parseSendBody(SendMessageRequestSchema, stored), opts);

@@ -68,6 +68,38 @@ describe('admin CLI', () => {
     expect(admin('credits:set', '--account', account.id, '--credits', '99').out).toContain('99 credits');
   }, 120_000);
 
+  it('sets, changes, clears and lists the limits of keys (issue #29)', () => {
+    const account = JSON.parse(admin('accounts:create', '--name', 'Budgets').out) as { id: string };
+    const created = admin('keys:create', '--account', account.id, '--name', 'Assistant', '--permissions', 'messages:write', '--sends-need-approval', '--daily-credits', '50', '--max-recipients', '10');
+    expect(created.code).toBe(0);
+    const keyId = /"id": "(key_\w+)"/.exec(created.out)![1]!;
+    expect(JSON.parse(created.out.slice(0, created.out.indexOf('API key (shown once)'))).limits).toEqual({ dailyCredits: 50, maxRecipients: 10 });
+    const listed = () => (JSON.parse(admin('keys:list', '--account', account.id).out) as { id: string; limits: unknown; today: unknown }[]).find((k) => k.id === keyId)!;
+    expect(listed()).toMatchObject({ limits: { dailyCredits: 50, maxRecipients: 10 }, today: { credits: 0, messages: 0, creditsLeft: 50 } });
+
+    // One limit changed, the other kept; then removed with "none".
+    expect(JSON.parse(admin('keys:limits', '--account', account.id, '--key', keyId, '--daily-credits', '12.5').out).limits).toEqual({ dailyCredits: 12.5, maxRecipients: 10 });
+    expect(JSON.parse(admin('keys:limits', '--account', account.id, '--key', keyId, '--max-recipients', 'none').out).limits).toEqual({ dailyCredits: 12.5, maxRecipients: null });
+    expect(listed().limits).toEqual({ dailyCredits: 12.5, maxRecipients: null });
+    expect(JSON.parse(admin('keys:limits', '--account', account.id, '--key', keyId, '--daily-credits', 'none').out).limits).toEqual({ dailyCredits: null, maxRecipients: null });
+
+    // Bad input: nothing created or changed.
+    const bad = admin('keys:create', '--account', account.id, '--name', 'Typo', '--permissions', 'all', '--daily-credits', 'fifty');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('is not a number');
+    expect(JSON.parse(admin('keys:list', '--account', account.id).out).map((k: { name: string }) => k.name)).not.toContain('Typo');
+    expect(admin('keys:limits', '--account', account.id, '--key', keyId, '--max-recipients', '0').err).toContain('from 1 to 10000');
+    expect(admin('keys:limits', '--account', account.id, '--key', keyId, '--max-recipients', '10001').code).toBe(1);
+    expect(admin('keys:limits', '--account', account.id, '--key', keyId, '--daily-credits', '1.2345').err).toContain('at most 3 decimals');
+    expect(admin('keys:limits', '--account', account.id, '--key', keyId).err).toContain('Give --daily-credits and/or --max-recipients');
+    expect(admin('keys:limits', '--account', account.id, '--key', keyId, '--app', 'x', '--daily-credits', '1').err).toContain('exactly one of');
+    // Another account's key, an unknown key, an app that never connected: not found.
+    const other = JSON.parse(admin('accounts:create', '--name', 'Other').out) as { id: string };
+    expect(admin('keys:limits', '--account', other.id, '--key', keyId, '--daily-credits', '1').err).toContain('API key not found');
+    expect(admin('keys:limits', '--account', account.id, '--key', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--daily-credits', '1').code).toBe(1);
+    expect(admin('keys:limits', '--account', account.id, '--app', 'cli_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--daily-credits', '1').err).toContain('Connected app not found');
+  }, 120_000);
+
   it('fails clearly with a non-zero exit', () => {
     const unknown = admin('no:such');
     expect(unknown.code).toBe(2);

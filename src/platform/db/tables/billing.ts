@@ -19,6 +19,33 @@ export interface CreditLedgerTable {
   created_at: number;
 }
 
+/** Migration 030: the limits of one credential (API key or connected OAuth app) of an account (src/billing/budgets.ts). */
+export interface CredentialLimitsTable {
+  account_id: string;
+  /** `key_…` of an API key, or the client_id of an OAuth client. */
+  credential_id: string;
+  kind: 'key' | 'app';
+  /** Credits per UTC day in 1/1000 credits; null: no daily limit. */
+  daily_credits_milli: number | null;
+  /** Recipients per send; null: no limit. */
+  max_recipients: number | null;
+  updated_at: number;
+}
+
+/** Migration 030: what one credential's sends were charged on one UTC day (the budget's counter). */
+export interface CredentialSpendTable {
+  account_id: string;
+  credential_id: string;
+  /** UTC day number: epoch ms / 86,400,000, rounded down. */
+  day: number;
+  /** Credits charged at accept that day, 1/1000 credits (refunds do not give budget back). */
+  spent_milli: number;
+  /** Messages accepted that day. */
+  messages: number;
+}
+
 export interface BillingTables {
   credit_ledger: CreditLedgerTable;
+  credential_limits: CredentialLimitsTable;
+  credential_spend: CredentialSpendTable;
 }

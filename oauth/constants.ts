@@ -29,12 +29,19 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'templates:read': 'Read message templates',
   'templates:write': 'Create, change and delete message templates',
   'messages:read': 'Read the message log, batch jobs and conversations',
-  'messages:write': 'Send and cancel messages (each send waits for your approval on its preview page)',
+  'messages:write': 'Send and cancel messages',
   'webhooks:manage': 'Create, change and delete webhook endpoints, which receive your account’s message events (never their signing secrets)',
   'forms:manage': 'Create, change and delete public opt-in forms, which send confirmation SMS',
 };
 
 export const scopeDescription = (scope: Permission): string => DESCRIPTIONS[scope];
+
+/**
+ * The description on the OAuth consent page, where it is always true that a send waits for a person: an app's token
+ * sends only through a preview someone approved. (An API key's sends wait only when the key is marked so.)
+ */
+export const consentScopeDescription = (scope: Permission): string =>
+  scope === 'messages:write' ? `${DESCRIPTIONS[scope]} (each send waits for your approval on its preview page)` : DESCRIPTIONS[scope];
 
 const KNOWN = new Set<string>(PERMISSIONS);
 export const isScope = (value: string): value is Permission => KNOWN.has(value);

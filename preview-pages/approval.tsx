@@ -2,6 +2,7 @@ import type { Content, MessageType } from '../src/content/index.js';
 import { ErrorNote, Layout, PostForm } from './layout.js';
 import type { ReplacedMedia } from './phone/index.js';
 import { plural, PreviewMockup, WarningsCard } from './preview-mockup.js';
+import { formatTime } from './console/format.js';
 import { MergeValuesCard, type MergeValuesProps } from './merge-values.js';
 
 /** One of the first recipients with the message merged for them (SendEstimate.samples). */
@@ -16,6 +17,8 @@ export interface ApprovalSample {
 
 export interface ApprovalPageProps {
   user: { email: string; csrfToken: string };
+  /** The account's time zone: times are shown in it, as on the console. */
+  timezone: string;
   preview: {
     id: string;
     slug: string;
@@ -75,10 +78,10 @@ function quietHoursText(q: NonNullable<ApprovalPageProps['quietHours']>, total: 
 }
 
 /** The preview's state in one sentence: final states replace the expiry; an expired one says what to do. */
-function stateOf(preview: ApprovalPageProps['preview']): { text: string; cls: string } {
+function stateOf(preview: ApprovalPageProps['preview'], timezone: string): { text: string; cls: string } {
   if (preview.status === 'sent') return { text: 'Sent — this preview is done.', cls: 'status-sent' };
   if (preview.status === 'sending') return { text: 'Being sent now.', cls: 'status-sending' };
-  if (preview.expired) return { text: `Expired on ${utc(preview.expiresAt)} — it can no longer be approved or sent. Ask the assistant to preview the message again.`, cls: 'status-expired' };
+  if (preview.expired) return { text: `Expired on ${formatTime(preview.expiresAt, timezone)} — it can no longer be approved or sent. Ask the assistant to preview the message again.`, cls: 'status-expired' };
   if (preview.status === 'rejected') return { text: 'Rejected — it will not be sent.', cls: 'status-rejected' };
   if (preview.status === 'approved') return { text: 'Approved — the assistant can send it now.', cls: 'status-approved' };
   return { text: preview.approvalRequired ? 'Waiting for your approval.' : 'Waiting: approval is off for this account and for the key that made this preview, so an automation key may send it without you. An assistant (OAuth token or approval-bound key) still needs your approval here.', cls: 'status-pending' };
@@ -95,7 +98,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
   const { preview } = p;
   const open = !preview.expired && (preview.status === 'pending' || preview.status === 'approved' || preview.status === 'rejected');
   const channel = preview.kind === 'sms' ? 'SMS' : 'RCS';
-  const state = stateOf(preview);
+  const state = stateOf(preview, p.timezone);
   const showExpiry = open && preview.status !== 'rejected';
   const emptyMerge = p.warnings.filter((w) => w.code === EMPTY_MERGE_CODE);
   return (
@@ -150,7 +153,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
             <div>
               <dt>Decide before</dt>
               <dd data-testid="expires">
-                <time datetime={preview.expiresAt}>{utc(preview.expiresAt)}</time>
+                <time datetime={preview.expiresAt}>{formatTime(preview.expiresAt, p.timezone)}</time>
               </dd>
             </div>
           ) : null}
@@ -176,9 +179,9 @@ export function ApprovalPage(p: ApprovalPageProps) {
         ) : (
           <p class="muted">This preview can no longer be approved or rejected.</p>
         )}
-        {p.decisions.length > 0 ? <DecisionRecords decisions={p.decisions} /> : null}
+        {p.decisions.length > 0 ? <DecisionRecords decisions={p.decisions} timezone={p.timezone} /> : null}
       </section>
-      <WarningsCard warnings={p.warnings} id="warnings" testId="warnings" />
+      <WarningsCard warnings={p.warnings} id="warnings" testId="warnings" open={open} />
       {p.mergeValues ? <MergeValuesCard {...p.mergeValues} /> : null}
       <div class="approval-grid" id="mockup">
         <div class="approval-mockup">
@@ -324,14 +327,14 @@ function Mockup({ p }: { p: ApprovalPageProps }) {
 }
 
 /** The audit trail of this preview: who decided what, when, from where (issue #29). */
-function DecisionRecords({ decisions }: { decisions: ApprovalPageProps['decisions'] }) {
+function DecisionRecords({ decisions, timezone }: { decisions: ApprovalPageProps['decisions']; timezone: string }) {
   return (
     <div class="decision-records" data-testid="decision-records">
       <h2>Decisions</h2>
       <ul>
         {decisions.map((d) => (
           <li data-testid="decision-record">
-            <strong>{d.decision === 'approved' ? 'Approved' : 'Rejected'}</strong> by {d.email} on <time datetime={d.decidedAt}>{utc(d.decidedAt)}</time>
+            <strong>{d.decision === 'approved' ? 'Approved' : 'Rejected'}</strong> by {d.email} on <time datetime={d.decidedAt}>{formatTime(d.decidedAt, timezone)}</time>
             <span class="muted small">
               {' '}
               from {d.clientIp ?? 'an unknown address'}

@@ -66,11 +66,11 @@ export interface PreviewWarning {
 }
 
 /** The warnings of a preview, shown before the message on the share page and in the in-chat preview alike. */
-export function WarningsCard({ warnings, id, testId }: { warnings: readonly PreviewWarning[]; id?: string; testId: string }) {
+export function WarningsCard({ warnings, id, testId, open = true }: { warnings: readonly PreviewWarning[]; id?: string; testId: string; /** Still to be decided: the heading asks to check. */ open?: boolean }) {
   if (warnings.length === 0) return null;
   return (
     <section class="card warnings" id={id} data-testid={testId}>
-      <h2>{`${plural(warnings.length, 'warning')} — check before approving`}</h2>
+      <h2>{open ? `${plural(warnings.length, 'warning')} — check before approving` : plural(warnings.length, 'warning')}</h2>
       <ul class="issues">
         {warnings.map((w) => (
           <li data-warning-code={w.code}>

@@ -103,6 +103,11 @@ export function createApp(ctx: AppContext): Express {
     }),
   );
   app.use('/assets', express.static(ASSETS_DIR, { fallthrough: false, index: false, maxAge: '1h' }));
+  // Browsers ask for it on every page; no icon, and no 404 in their consoles.
+  app.get('/favicon.ico', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.status(204).end();
+  });
   app.use(json);
   app.use(express.urlencoded({ extended: false, limit: '64kb', verify: requireUtf8 }));
 

@@ -12,8 +12,8 @@ const port = z.coerce.number().int().min(0).max(65535);
  * Every setting comes from the environment and is parsed here once. Switches that weaken a safety
  * check are named DANGEROUSLY_* so they stand out in a deployment's configuration.
  */
-export const ConfigSchema = z
-  .object({
+/** Every environment variable the server reads, as documented in the README's Configuration table (test/unit/readme.test.ts). */
+export const ConfigEnvSchema = z.object({
     PORT: port.default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -83,7 +83,9 @@ export const ConfigSchema = z
     WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(24 * 3_600_000).default(3_600_000),
     WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(24).max(7 * 24).default(24),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  })
+  });
+
+export const ConfigSchema = ConfigEnvSchema
   .superRefine((env, ctx) => {
     // A real carrier without its settings must stop the start, naming what is missing.
     const required: Array<[boolean, keyof typeof env]> = [

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   await startWorkers(ctx);
   process.stdout.write(
     demo
-      ? deliverFirstStart(await firstStartBanner(ctx.config.publicUrl, demo), { publicUrl: ctx.config.publicUrl, dataDir: ctx.config.dataDir, isTTY: process.stdout.isTTY === true })
+      ? deliverFirstStart(await firstStartBanner(ctx.config.publicUrl, demo, { terminal: process.stdout.isTTY === true }), { publicUrl: ctx.config.publicUrl, dataDir: ctx.config.dataDir, isTTY: process.stdout.isTTY === true })
       : urlsBanner(ctx.config.publicUrl),
   );
   ctx.logger.info({ url: server.url }, 'listening');

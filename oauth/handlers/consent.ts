@@ -6,7 +6,7 @@ import { assertSessionCsrf, requireLogin } from '../../src/accounts/session-midd
 import { sendPage } from '../../src/platform/http/pages.js';
 import { ConsentPage } from '../../preview-pages/consent.js';
 import { MessagePage } from '../../preview-pages/login.js';
-import { isManagementScope, scopeDescription } from '../constants.js';
+import { consentScopeDescription, isManagementScope } from '../constants.js';
 import { isOAuthError, OAuthErrorCode } from '../errors.js';
 import type { PendingAuthorization } from '../grants.js';
 import { formActionSource } from '../redirect-uris.js';
@@ -52,7 +52,7 @@ export function consentRoutes({ oauth, accounts, logger }: { oauth: OAuthService
         // Management scopes start unticked: the person must choose them, not just click Allow.
         scopes: pending.scopes.map((scope) => ({
           scope,
-          description: scopeDescription(scope),
+          description: consentScopeDescription(scope),
           checked: opts.chosen ? opts.chosen.includes(scope) : !isManagementScope(scope),
           management: isManagementScope(scope),
         })),

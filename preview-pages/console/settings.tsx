@@ -77,8 +77,9 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
           <label class="check">
             <input type="checkbox" name="approvalRequired" value="on" checked={form.approvalRequired} />
             <span>
-              <strong>Approval required</strong> — a person approves every preview an assistant creates before it can be
-              sent. Turning this off lets assistants send after previewing, without asking.
+              <strong>Approval required</strong> — a person approves every preview before it can be sent. Assistants
+              (connected apps, and API keys marked “sends need approval”) always need a person’s approval, whatever this
+              says; turning it off lets only the other API keys send a preview without one.
             </span>
           </label>
           <label>

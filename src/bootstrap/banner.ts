@@ -25,10 +25,11 @@ export function deliverFirstStart(banner: string, o: { publicUrl: string; dataDi
 }
 
 /** What the first start prints once: everything needed to log in and to connect an assistant. */
-export async function firstStartBanner(publicUrl: string, demo: DemoCredentials): Promise<string> {
+export async function firstStartBanner(publicUrl: string, demo: DemoCredentials, o: { terminal: boolean } = { terminal: true }): Promise<string> {
   // Loaded only for the one start that prints it.
   const { default: QRCode } = await import('qrcode');
-  const qr = await QRCode.toString(demo.otpauthUri, { type: 'terminal', small: true });
+  // A terminal draws the QR code with colour escapes; a file gets block characters a text editor shows as they are.
+  const qr = await QRCode.toString(demo.otpauthUri, o.terminal ? { type: 'terminal', small: true } : { type: 'utf8' });
   const mcp = `${publicUrl}/mcp`;
   return [
     '',

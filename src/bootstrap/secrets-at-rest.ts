@@ -23,7 +23,7 @@ export async function openSecretsAtRest(db: Db, config: Config, logger: Logger):
   const check = await db.selectFrom('settings').select('value').where('key', '=', CHECK_SETTING).executeTakeFirst();
   const sealedUser = await db.selectFrom('users').select(['id', 'totp_secret']).where('totp_secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
   const sealedSetting = await db.selectFrom('settings').select(['key', 'value']).where('key', 'in', SEALED_SETTINGS).where('value', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
-  const { sealer, created } = loadSealer({
+  const { sealer, created, tightened } = loadSealer({
     envKey: config.sealingKey,
     dataDir: config.dataDir,
     ephemeral: config.databaseFile === ':memory:',
@@ -64,6 +64,7 @@ export async function openSecretsAtRest(db: Db, config: Config, logger: Logger):
     return { users, settings };
   });
   if (created) logger.info({ file: created }, 'sealing key created: back it up together with the database (docs/storage.md)');
+  if (tightened) logger.warn(tightened, 'sealing key file was readable by others: mode tightened');
   if (sealed.users > 0 || sealed.settings.length > 0) {
     logger.info({ totpSecrets: sealed.users, settings: sealed.settings }, 'sealed secrets that were stored in the clear');
   }

@@ -66,3 +66,8 @@ export function writePrivateFile(file: string, text: string): void {
   fs.writeFileSync(file, text, { mode: DATA_FILE_MODE });
   fs.chmodSync(file, DATA_FILE_MODE);
 }
+
+/** Tightens an existing private file (the sealing key) to 0600 when group or others may read it; null when it was fine or is missing. */
+export function securePrivateFile(file: string): ModeChange | null {
+  return tighten(file, DATA_FILE_MODE);
+}

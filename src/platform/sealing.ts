@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { securePrivateFile, type ModeChange } from './data-dir.js';
 
 /**
  * Secrets a copy of the database must not reveal (TOTP secrets, the OAuth token-signing key, the
@@ -106,7 +107,7 @@ export interface SealingKeyOptions {
 }
 
 /** The key from SEALING_KEY or DATA_DIR/sealing.key, generating the file only for a database with nothing sealed yet. */
-export function loadSealer(o: SealingKeyOptions): { sealer: Sealer; created: string | null } {
+export function loadSealer(o: SealingKeyOptions): { sealer: Sealer; created: string | null; tightened?: ModeChange | null } {
   if (o.envKey) return { sealer: new Sealer(o.envKey, 'SEALING_KEY'), created: null };
   if (o.ephemeral) return { sealer: new Sealer(randomBytes(32), 'a key held in memory (in-memory database)'), created: null };
   const file = path.join(o.dataDir, KEY_FILE);
@@ -119,7 +120,8 @@ export function loadSealer(o: SealingKeyOptions): { sealer: Sealer; created: str
   if (text !== null) {
     const key = parseSealingKey(text);
     if (!key) throw new SealingKeyError(`${file} does not hold a 32-byte key (hex or base64). Restore the file from your backup.`);
-    return { sealer: new Sealer(key, file), created: null };
+    // Like the database files: a key file others may read (restored from a backup with 0644) is tightened at start.
+    return { sealer: new Sealer(key, file), created: null, tightened: securePrivateFile(file) };
   }
   if (o.hasSealedData) {
     throw new SealingKeyError(

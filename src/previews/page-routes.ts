@@ -3,6 +3,7 @@ import { h } from 'preact';
 import { ApprovalPage, type ApprovalPageProps, type ApprovalSample } from '../../preview-pages/approval.js';
 import { PreviewMissingPage } from '../../preview-pages/preview-missing.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
+import type { AccountsService } from '../accounts/service.js';
 import type { Content, MessageType } from '../content/index.js';
 import type { SendersService } from '../senders/service.js';
 import type { TemplatesService } from '../templates/service.js';
@@ -31,7 +32,7 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
  * token. Another account's slug is a plain 404, like an unknown one.
  */
-export function previewPages({ previews, senders, templates, budgets, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; budgets: Pick<BudgetsService, 'status'>; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
+export function previewPages({ previews, senders, templates, budgets, accounts, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; budgets: Pick<BudgetsService, 'status'>; accounts: Pick<AccountsService, 'get'>; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
@@ -53,6 +54,8 @@ export function previewPages({ previews, senders, templates, budgets, clock, con
     const budget = spender ? await budgets.status(accountId, spender.id) : null;
     return {
       user,
+      // Times on the page are the account's, as on the console.
+      timezone: (await accounts.get(accountId)).timezone,
       preview: {
         id: row.id,
         slug: row.slug,

@@ -25,6 +25,10 @@ describe('first start of the real entry point', () => {
       expect(s.output()).not.toMatch(/API key:|Password:|otpauth:|rcsk_/);
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       const out = fs.readFileSync(file, 'utf8');
+      // A file read in an editor: no terminal colour escapes, the QR code as block characters.
+      // eslint-disable-next-line no-control-regex
+      expect(out).not.toMatch(/\u001b\[/);
+      expect(out).toMatch(/[█▀▄]/);
       apiKey = /Automation API key:\s+(rcsk_\S+)/.exec(out)?.[1] ?? '';
       expect(apiKey).not.toBe('');
       // The key printed for assistants is another one, and its sends need approval.

@@ -72,6 +72,9 @@ describeSqliteOnly('the files are the SQLite database')('file modes of the data 
     // A -wal left behind by a crash, world-readable.
     fs.writeFileSync(`${db}-wal`, '');
     fs.chmodSync(`${db}-wal`, 0o644);
+    // A sealing key restored from a backup as 0644.
+    const key = path.join(dir, 'sealing.key');
+    fs.chmodSync(key, 0o644);
 
     const { lines, logger } = capturingLogger();
     const ctx = await createContext(loadConfig({ DATA_DIR: dir, ...quiet }), { logger });
@@ -84,6 +87,8 @@ describeSqliteOnly('the files are the SQLite database')('file modes of the data 
       expect(said[0]).toContain(`${dir} 0755 → 0700`);
       expect(said[0]).toContain(`${db} 0644 → 0600`);
       expect(said[0]).toContain(`${db}-wal 0644 → 0600`);
+      expect(modeOf(key)).toBe(0o600);
+      expect(lines.filter((l) => l.includes('sealing key file was readable by others'))).toHaveLength(1);
     } finally {
       await ctx.database.close();
     }

@@ -97,3 +97,10 @@ describe('malformed requests get a 4xx, never a 500', () => {
     expect(JSON.parse(r.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });
+
+describe('what browsers ask for', () => {
+  it('/favicon.ico is answered without a 404', async () => {
+    const r = await raw('GET', '/favicon.ico');
+    expect(r.status).toBe(204);
+  });
+});

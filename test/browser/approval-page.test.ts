@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { body, mcpClient } from '../mcp/helpers.js';
-import { launchBrowser, screenshot, watchConsole, loggedInState, type SessionState } from './helpers.js';
+import { launchBrowser, screenshot, watchConsole, loggedInState, type SessionState, expectNoSidewaysScroll } from './helpers.js';
 
 /**
  * The share page shows what each recipient gets: merged messages per recipient, link targets and
@@ -91,16 +91,6 @@ async function expectAboveFold(page: Page, size: Size): Promise<void> {
     expect(box!.y + box!.height, `${id} at ${size}`).toBeLessThanOrEqual(SIZES[size].height);
     expect(box!.x + box!.width, `${id} at ${size}`).toBeLessThanOrEqual(SIZES[size].width);
   }
-}
-
-/** Nothing sticks out sideways (a horizontal scrollbar on a phone means something overflows). */
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  const { scroll, client, wide } = await page.evaluate(() => {
-    const client = document.documentElement.clientWidth;
-    const wide = Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > client + 0.5).map((e) => `${e.tagName}.${e.className}`);
-    return { scroll: document.documentElement.scrollWidth, client, wide };
-  });
-  expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(client);
 }
 
 describe('the share page shows what each recipient gets', () => {

@@ -5,7 +5,7 @@ import { ALL_PERMISSIONS } from '../../src/platform/permissions.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import path from 'node:path';
 import { axeViolations } from './axe.js';
-import { launchBrowser, loggedInState, screenshot, SCREENSHOT_DIR, watchConsole, type SessionState } from './helpers.js';
+import { launchBrowser, loggedInState, screenshot, SCREENSHOT_DIR, watchConsole, type SessionState, expectNoSidewaysScroll } from './helpers.js';
 
 /**
  * The share page of a 10,000-recipient batch (issue #27): the one value an assistant key wrote into
@@ -99,18 +99,6 @@ async function screenOnly(page: Page, name: string): Promise<void> {
 }
 
 const rows = (page: Page) => page.locator('[data-testid=merge-row]');
-
-/** The page fits the viewport: nothing makes the document wider than the window. */
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  const { scroll, inner, wide } = await page.evaluate(() => {
-    const inner = window.innerWidth;
-    const wide = Array.from(document.querySelectorAll('body *'))
-      .filter((e) => e.getBoundingClientRect().right > inner + 0.5 && !e.closest('.table-scroll'))
-      .map((e) => `${e.tagName}.${e.className}`);
-    return { scroll: document.documentElement.scrollWidth, inner, wide };
-  });
-  expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(inner);
-}
 
 describe('the share page of a 10,000-recipient batch lists what differs between recipients', () => {
   for (const size of ['desktop', 'phone'] as const) {

@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS } from '../../src/platform/permissions.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
-import { launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
+import { launchBrowser, loggedInState, screenshot, watchConsole, type SessionState, expectNoSidewaysScroll } from './helpers.js';
+import { axeViolations } from './axe.js';
 
 /**
  * The console's Approvals inbox (issue #29) in a real browser, at 1280 px and 390 px: the count
@@ -17,29 +16,6 @@ let browser: Browser;
 let state: SessionState;
 let boundKey: string;
 let seq = 0;
-
-const require = createRequire(import.meta.url);
-
-async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; targets: string[] }[]> {
-  // Evaluated through the DevTools protocol, so the page's CSP (no script) does not apply.
-  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-  });
-}
-
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  const { scroll, inner, wide } = await page.evaluate(() => {
-    const inner = window.innerWidth;
-    const wide = Array.from(document.querySelectorAll('body *'))
-      .filter((e) => e.getBoundingClientRect().right > inner + 0.5)
-      .map((e) => `${e.tagName}.${e.className}`);
-    return { scroll: document.documentElement.scrollWidth, inner, wide };
-  });
-  expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(inner);
-}
 
 const preview = async (over: Record<string, unknown> = {}) => {
   const r = await t.api(

@@ -24,3 +24,10 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 
 /** The violations axe-core rates serious or critical. */
 export const seriousViolations = (all: readonly AxeViolation[]): AxeViolation[] => all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+
+/** The serious and critical violations, all of them logged first so a failing run shows what to fix. */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  const all = await axeViolations(page);
+  if (all.length > 0) console.log(`axe: ${JSON.stringify(all)}`);
+  return seriousViolations(all);
+}

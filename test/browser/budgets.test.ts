@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { oauthToken } from '../api/approval/helpers.js';
-import { launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
+import { launchBrowser, loggedInState, screenshot, watchConsole, type SessionState, expectNoSidewaysScroll } from './helpers.js';
+import { seriousAxeViolations } from './axe.js';
 
 /**
  * Budgets per credential on the console (issue #29): a key created with limits on the API keys page, its limits and
@@ -16,7 +15,6 @@ let t: TestServer;
 let browser: Browser;
 let state: SessionState;
 let clientId: string;
-const require = createRequire(import.meta.url);
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
 async function open(size: keyof typeof SIZES, path: string): Promise<{ page: Page; problems: string[] }> {
@@ -25,29 +23,6 @@ async function open(size: keyof typeof SIZES, path: string): Promise<{ page: Pag
   const { problems } = watchConsole(page);
   await page.goto(`${t.url}${path}`);
   return { page, problems };
-}
-
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  const { scroll, inner, wide } = await page.evaluate(() => {
-    const inner = window.innerWidth;
-    const wide = Array.from(document.querySelectorAll('body *'))
-      .filter((e) => e.getBoundingClientRect().right > inner + 0.5)
-      .map((e) => `${e.tagName}.${e.className}`);
-    return { scroll: document.documentElement.scrollWidth, inner, wide };
-  });
-  expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(inner);
-}
-
-async function seriousAxeViolations(page: Page): Promise<unknown[]> {
-  // Evaluated through the DevTools protocol, so the page's CSP (no script) does not apply.
-  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-  });
-  if (violations.length > 0) console.log(`axe: ${JSON.stringify(violations)}`);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 const keyRow = async (name: string) => t.ctx.db.selectFrom('api_keys').selectAll().where('account_id', '=', t.account.accountId).where('name', '=', name).executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { axeViolations, seriousViolations } from './axe.js';
-import { launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
+import { seriousAxeViolations } from './axe.js';
+import { expectNoSidewaysScroll, launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
 
 /**
  * What a recipient can reply, seen by the two people around it (issue #28): on the virtual phone,
@@ -86,9 +86,8 @@ describe('the console’s consent words of each sender', () => {
       expect((await t.ctx.services.senders.consentWords(t.account.accountId, rcs)).optOut).toEqual([`GENUG${width}`]);
       await screenshot(page, `consent-words-saved-${width}`);
 
-      const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(wide).toBeLessThanOrEqual(0);
-      expect(seriousViolations(await axeViolations(page))).toEqual([]);
+      await expectNoSidewaysScroll(page);
+      expect(await seriousAxeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await page.context().close();
     });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { totpCode } from '../helpers/web-client.js';
+import { expect } from 'vitest';
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -74,4 +75,16 @@ export async function loggedInState(browser: Browser, baseUrl: string, person: {
   } finally {
     await context.close();
   }
+}
+
+/** Nothing sticks out sideways: the page is no wider than the viewport (names the widest elements when it is). */
+export async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  const { scroll, client, wide } = await page.evaluate(() => {
+    const client = document.documentElement.clientWidth;
+    const wide = Array.from(document.querySelectorAll('body *'))
+      .filter((e) => e.getBoundingClientRect().right > client + 0.5)
+      .map((e) => `${e.tagName}.${e.className}`);
+    return { scroll: document.documentElement.scrollWidth, client, wide };
+  });
+  expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(client);
 }

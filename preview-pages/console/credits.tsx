@@ -56,7 +56,8 @@ export function CreditsPage({ user, accountName, timezone, balance, days, entrie
         {entries.length === 0 ? (
           <p class="muted">No changes to show.</p>
         ) : (
-          <table class="ledger">
+          <div class="wide-table" tabindex={0} role="region" aria-label="Credit ledger">
+            <table class="ledger">
             <thead>
               <tr>
                 <th>When</th>
@@ -78,6 +79,7 @@ export function CreditsPage({ user, accountName, timezone, balance, days, entrie
               ))}
             </tbody>
           </table>
+          </div>
         )}
         <p class="pager">
           {paged ? <a href="/console/credits">Newest</a> : null}

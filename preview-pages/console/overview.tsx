@@ -53,7 +53,8 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
         ) : pendingPreviews.length === 0 ? (
           <p class="muted">Nothing is waiting for your approval.</p>
         ) : (
-          <table>
+          <div class="wide-table" tabindex={0} role="region" aria-label="Previews awaiting approval">
+            <table>
             <thead>
               <tr>
                 <th>Preview</th>
@@ -77,6 +78,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
 
@@ -87,7 +89,8 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
         ) : batchJobs.length === 0 ? (
           <p class="muted">No batch jobs yet.</p>
         ) : (
-          <table>
+          <div class="wide-table" tabindex={0} role="region" aria-label="Batch progress">
+            <table>
             <thead>
               <tr>
                 <th>Job</th>
@@ -114,6 +117,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
 
@@ -124,7 +128,8 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
         ) : recentMessages.length === 0 ? (
           <p class="muted">No messages yet.</p>
         ) : (
-          <table>
+          <div class="wide-table" tabindex={0} role="region" aria-label="Recent messages">
+            <table>
             <thead>
               <tr>
                 <th>To</th>
@@ -150,6 +155,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
     </ConsoleFrame>

@@ -92,7 +92,8 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
         {webhooks.length === 0 ? (
           <p class="muted">No webhooks yet.</p>
         ) : (
-          <table class="webhooks">
+          <div class="wide-table" tabindex={0} role="region" aria-label="Webhook endpoints">
+            <table class="webhooks">
             <thead>
               <tr>
                 <th>URL</th>
@@ -124,6 +125,7 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
       <section class="card">
@@ -277,7 +279,8 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
         {deliveries.length === 0 ? (
           <p class="muted">Nothing delivered yet.</p>
         ) : (
-          <table class="deliveries">
+          <div class="wide-table" tabindex={0} role="region" aria-label="Delivery log">
+            <table class="deliveries">
             <thead>
               <tr>
                 <th>Event</th>
@@ -338,6 +341,7 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
               ))}
             </tbody>
           </table>
+          </div>
         )}
         {nextCursor ? (
           <p>

@@ -5,6 +5,7 @@
 import { toIso } from '../platform/clock.js';
 import type { PreviewApprovalsTable, PreviewsTable } from '../platform/db/tables/previews.js';
 import { sha256Hex } from '../platform/secrets.js';
+import { csvCell } from '../platform/csv.js';
 
 /**
  * SHA-256 over everything the share page renders a preview from: its id, the canonical payload
@@ -47,23 +48,11 @@ export const APPROVALS_CSV_COLUMNS = [
   'shown_fingerprint',
 ] as const;
 
-/**
- * One CSV field (RFC 4180), safe to open in a spreadsheet: a value starting with = + - @, a tab or
- * a carriage return is prefixed with an apostrophe so it is never read as a formula (OWASP "CSV
- * injection"); quotes are doubled and the field quoted when it holds a comma, quote or line break.
- */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  let s = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export function approvalsCsvHeader(): string {
   return `${APPROVALS_CSV_COLUMNS.join(',')}\r\n`;
 }
 
 export function approvalCsvLine(r: PreviewApprovalsTable): string {
   const cells = [r.id, toIso(r.decided_at), r.decision, r.preview_id, r.preview_kind, r.recipients, r.credits_milli / 1000, r.credential_label, r.user_id, r.user_email, r.client_ip, r.user_agent, r.session_hash, r.fingerprint];
-  return `${cells.map((c) => csvField(c ?? null)).join(',')}\r\n`;
+  return `${cells.map((c) => csvCell(c ?? null)).join(',')}\r\n`;
 }

@@ -6,6 +6,7 @@ import { newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { optedOutPhones } from './opt-outs.js';
 import type { ConsentEvent, ConsentEventInput, ConsentRecorder, ConsentStatus } from './schemas.js';
+import { csvCell } from '../platform/csv.js';
 
 /*
  * The consent record (issue #28): per account and number, every change of consent, append-only. This module is the
@@ -65,17 +66,8 @@ export const CONSENT_CSV_COLUMNS = [
   'note',
 ] as const;
 
-/**
- * One CSV cell (RFC 4180), safe to open in a spreadsheet: a value starting with = + - @ (or a tab or carriage return,
- * which some spreadsheets skip before reading a formula) gets a leading apostrophe, so it is shown as text and never
- * evaluated; a value with a comma, quote or line break is quoted with its quotes doubled.
- */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  let s = String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+/** The cell writer every export shares (src/platform/csv.ts); re-exported for this area's tests. */
+export { csvCell };
 
 function csvLine(r: ConsentEventsTable): string {
   const cells: Array<string | number | null> = [

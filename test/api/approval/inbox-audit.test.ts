@@ -236,8 +236,8 @@ describe('the audit trail', () => {
     expect((await t.api('GET', `/api/rcs/previews/${p.preview_id}`)).body.data.status).toBe('pending');
   });
 
-  it('csvField neutralises formulas and quotes separators', async () => {
-    const { csvField } = await import('../../../src/previews/audit.js');
+  it('the shared CSV cell writer neutralises formulas and quotes separators', async () => {
+    const { csvCell: csvField } = await import('../../../src/platform/csv.js');
     expect(csvField('=1+1')).toBe("'=1+1");
     expect(csvField('+49')).toBe("'+49");
     expect(csvField('-2')).toBe("'-2");

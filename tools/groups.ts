@@ -14,7 +14,7 @@ import {
 } from '../src/groups/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { idArg } from './contacts.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
 
 /* Contact groups (spec §2.10, §4.5): the REST routes of src/groups/routes.ts as tools, same schemas and bodies. */
 
@@ -36,6 +36,7 @@ export const listGroups = defineTool({
   input: z.strictObject(ListGroupsQuerySchema.shape),
   output: cursorListSchema(GroupSchema),
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['groups'],
   run: ({ groups, principal }, input) => groups.list(principal.accountId, input),
 });

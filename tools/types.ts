@@ -115,10 +115,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 
 type Result = Readonly<Record<string, unknown>>;
 
-/** A list read page by page: by cursor (`pagination.nextCursor`) or by page number (`page`, `limit`). */
+/** A list read page by page: by cursor (`pagination.nextCursor`), by page number (`page`, `limit`) or by `offset`. */
 export type Paging =
   | { by: 'cursor'; items(result: Result): readonly unknown[]; limitArg?: string; cursorArg: string; nextCursor(result: Result): string | null }
-  | { by: 'page'; items(result: Result): readonly unknown[]; limitArg?: string; hasNextPage(result: Result): boolean };
+  | { by: 'page'; items(result: Result): readonly unknown[]; limitArg?: string; hasNextPage(result: Result): boolean }
+  | { by: 'offset'; items(result: Result): readonly unknown[]; limitArg?: string; hasMore(result: Result): boolean };
 
 interface CursorPage {
   pagination: { nextCursor: string | null };

@@ -60,12 +60,12 @@ function itemsThatFit(result: Record<string, unknown>, paging: Paging): number {
 }
 
 /**
- * The same request for `fits` items. A cursor list starts where it did with a smaller limit; a page
- * list must keep its first item at the same offset, so the new page size divides that offset.
+ * The same request for `fits` items. A cursor or offset list starts where it did with a smaller
+ * limit; a page list must keep its first item at the same offset, so the new page size divides it.
  */
 function smallerPage(input: Record<string, unknown>, paging: Paging, fits: number): Record<string, unknown> {
   const limitArg = paging.limitArg ?? 'limit';
-  if (paging.by === 'cursor') return { ...input, [limitArg]: fits };
+  if (paging.by !== 'page') return { ...input, [limitArg]: fits };
   const page = Number(input.page ?? 1);
   const offset = (page - 1) * Number(input[limitArg]);
   let size = fits;
@@ -81,6 +81,10 @@ function pageNote(tool: string, paging: Paging, request: Record<string, unknown>
   if (paging.by === 'cursor') {
     const next = paging.nextCursor(result);
     return next === null ? `${head} These are the last ones.` : `${head} For the next ones, call ${tool} again with the same arguments, ${limitArg}: ${limit} and ${paging.cursorArg}: ${JSON.stringify(next)}.`;
+  }
+  if (paging.by === 'offset') {
+    const next = Number(request.offset ?? 0) + got;
+    return paging.hasMore(result) ? `${head} For the next ones, call ${tool} again with the same arguments, offset: ${next} and ${limitArg}: ${limit}.` : `${head} These are the last ones.`;
   }
   const page = Number(request.page);
   return paging.hasNextPage(result)

@@ -100,6 +100,24 @@ describe('a list over the budget', () => {
     expect(seen).toEqual(all.slice(20));
   });
 
+  it('get_group members (offset): a smaller page from the same offset, and the note names the next offset', async () => {
+    const group = (await t.api('POST', '/api/v1/groups', { name: 'Budget group' })).body.data;
+    const ids = (await t.api('GET', '/api/v1/contacts?limit=100')).body.data.map((c: { id: string }) => c.id);
+    expect((await t.api('POST', `/api/v1/groups/${group.id}/contacts`, { contactIds: ids })).status).toBe(200);
+    const r = await call('get_group', { id: group.id, includeContacts: true, limit: 100, offset: 10 });
+    expect(bytes(r)).toBeLessThanOrEqual(RESULT_BUDGET_BYTES);
+    const got = r.structuredContent.data.contacts.length;
+    expect(got).toBeGreaterThan(0);
+    expect(got).toBeLessThan(90);
+    expect(r.content[1]!.text).toContain(`offset: ${10 + got} and limit: ${got}`);
+    const next = await call('get_group', { id: group.id, includeContacts: true, limit: got, offset: 10 + got });
+    const full = (await t.api('GET', `/api/v1/groups/${group.id}?includeContacts=true&limit=100`)).body.data.contacts.map((c: { id: string }) => c.id);
+    const pages = [...r.structuredContent.data.contacts, ...next.structuredContent.data.contacts].map((c: { id: string }) => c.id);
+    expect(pages).toEqual(full.slice(10, 10 + pages.length));
+    // Without members the group is one small resource: no note.
+    expect((await call('get_group', { id: group.id })).content).toHaveLength(1);
+  });
+
   it('a page that fits is answered as it was: one text block, the limit asked for', async () => {
     const r = await call('list_contacts', { limit: 10 });
     expect(r.content).toHaveLength(1);

@@ -154,9 +154,9 @@ export function connectHost(channel: HostChannel, appInfo: McpUiInitializeReques
 
   return {
     ready,
-    openLink: async (url) => {
+    openLink: (url) => {
       const open: McpUiOpenLinkRequest = { method: 'ui/open-link', params: { url } };
-      return (await request(open.method, open.params)) as McpUiOpenLinkResult;
+      return request(open.method, open.params);
     },
     sizeChanged: (size) => {
       const changed: McpUiSizeChangedNotification = { method: 'ui/notifications/size-changed', params: size };

@@ -105,7 +105,7 @@ beforeAll(async () => {
   // An opt-in form with double opt-in; a submission through the form gives the confirmation link.
   const form = await t.api('POST', '/api/v1/forms', {
     name: 'Bistro news',
-    title: 'Get our weekly menu by SMS',
+    title: 'Get our weekly menu by SMS — Speisekartenbenachrichtigungsdienstleistungsangebot',
     description: 'One message a week with the menu & specials, and a very long word: Donaudampfschifffahrtsgesellschaftskapitänsmütze.',
     fields: { firstName: 'required', email: 'optional' },
     confirmation: { sendernameId: t.account.senders.sms, message: 'Bistro: confirm here {{confirm_link}}' },
@@ -124,7 +124,7 @@ beforeAll(async () => {
 
   // The OAuth consent page of a registered app (answered by no one: the request stays open).
   const { as } = await discover(t);
-  const rc = await register(as, 'http://127.0.0.1:9/callback', { name: 'A rather long assistant name from a client registration' });
+  const rc = await register(as, 'http://127.0.0.1:9/callback', { name: 'Assistant_with_a_very_long_unbroken_registration_name_that_never_ends_0123456789' });
   const authorize = new URL(as.authorization_endpoint!);
   for (const [k, v] of Object.entries({ client_id: rc.client.client_id, response_type: 'code', redirect_uri: rc.redirectUri, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'messages:read messages:write contacts:read', state: 's', resource: `${t.url}/mcp` })) {
     authorize.searchParams.set(k, v);

@@ -9,9 +9,9 @@ import { expectNoSidewaysScroll, launchBrowser, loggedInState, screenshot, tempS
 
 /**
  * Every page a person reaches from a link (issue #30), at 390 and 1280 px: the login steps, the
- * sandbox share page, an opt-in form with its confirmation, the unsubscribe page, the OAuth
- * consent page, the preview share page of one recipient, of a batch and of an SMS, and the
- * not-found pages. None scrolls sideways, its primary action can be reached, and axe-core finds
+ * sandbox share page, an opt-in form (also refused) with its confirmation, the unsubscribe page,
+ * the OAuth consent page and its refusals, the preview share page of one recipient, of a batch
+ * (also with flagged values), of an SMS and after the decision, and the not-found pages. None scrolls sideways, its primary action can be reached, and axe-core finds
  * nothing serious or critical. The list follows the routers: src/accounts/login-routes.ts,
  * src/sandbox/page-routes.ts, src/forms/public-routes.ts, src/inbound/unsubscribe-routes.ts,
  * oauth/handlers/consent.ts, src/previews/page-routes.ts (the console and /phone are in
@@ -211,6 +211,19 @@ const PAGES: PublicPage[] = [
   { name: 'form-confirm-missing', path: () => '/f/confirm/no-such-token', status: 404 },
   { name: 'unsubscribe', path: () => data.unsubscribe, primary: '#unsubscribe-confirm' },
   { name: 'unsubscribe-missing', path: () => '/u/no-such-token', status: 404 },
+  {
+    name: 'form-refused',
+    path: () => data.form,
+    primary: '#optin-submit',
+    prepare: async (page) => {
+      await page.fill('input[name=phone]', '0151 2345');
+      await page.fill('input[name=firstName]', 'Marie');
+      await Promise.all([page.waitForLoadState('load'), page.click('#optin-submit')]);
+      await page.waitForSelector('#phone-error');
+    },
+  },
+  { name: 'oauth-refused', path: () => '/authorize?client_id=no-such-client&response_type=code&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256', status: 400 },
+  { name: 'oauth-consent-expired', path: () => '/consent?request=no-such-request', session: true, status: 400 },
   { name: 'oauth-consent', path: () => data.consent, session: true, primary: 'button[value=approve]' },
   { name: 'share-single', path: () => data.single, session: true, primary: '[data-testid=approve]' },
   { name: 'share-batch', path: () => data.batch, session: true, primary: '[data-testid=approve]' },

@@ -1,7 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: "unit" is everything that runs without a browser (pure modules, API, MCP, OAuth,
-// reliability); "browser" drives Debian's Chromium through playwright-core and runs after it in CI.
+/**
+ * Files that start child processes (the real entry point, the CLI, several instances on one
+ * PostgreSQL, nginx) or kill them: they time what processes do, so they run one at a time after
+ * the rest, never next to other files competing for the two cores (issue #31).
+ */
+const SYSTEM_FILES = [
+  'test/reliability/**/*.test.ts',
+  'test/deploy/**/*.test.ts',
+  'test/db/copy-to-postgres.test.ts',
+  'test/db/budget-instances.test.ts',
+  'test/db/change-feed.test.ts',
+  'test/db/locks.test.ts',
+  'test/db/rate-limit-store.test.ts',
+  'test/db/shared-caches.test.ts',
+  'test/db/shared-forms.test.ts',
+  'test/db/shared-limits.test.ts',
+  'test/api/approval/revocation.test.ts',
+  'test/billing/ledger-lock-order.test.ts',
+];
+
+// Three projects:
+// - "unit": everything that runs in this process's servers (pure modules, API, MCP, OAuth). Its files
+//   mostly wait on sockets and the database, so three run at once on two cores (vitest's default on a
+//   2-core machine is one).
+// - "system": SYSTEM_FILES, one at a time, after "unit" (groupOrder).
+// - "browser": Debian's Chromium through playwright-core, run on its own in CI.
+// `npm test` runs unit then system.
 export default defineConfig({
   test: {
     projects: [
@@ -9,11 +34,25 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: ['test/browser/**', 'node_modules/**'],
+          exclude: ['test/browser/**', 'node_modules/**', ...SYSTEM_FILES],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
           // TEST_DATABASE=postgres: one PostgreSQL database per run for the files' schemas, dropped at the end.
+          globalSetup: ['test/helpers/pg-global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'system',
+          include: SYSTEM_FILES,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: 'forks',
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
           globalSetup: ['test/helpers/pg-global-setup.ts'],
         },
       },
@@ -25,6 +64,7 @@ export default defineConfig({
           hookTimeout: 90_000,
           pool: 'forks',
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
           // TEST_DATABASE=postgres (npm run test:browser:pg): the pages on PostgreSQL, as the unit project.
           globalSetup: ['test/helpers/pg-global-setup.ts'],
         },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /**
@@ -19,7 +20,8 @@ async function admin(query: string): Promise<void> {
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.TEST_DATABASE !== 'postgres') return undefined;
-  const name = `rcs_test_run_${process.pid}_${Date.now().toString(36)}`;
+  // Each project of a run (unit, system) calls this: the random part keeps two in the same millisecond apart.
+  const name = `rcs_test_run_${process.pid}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await admin(`create database "${name}"`);
   const u = new URL(ADMIN_URL);
   u.pathname = `/${name}`;

@@ -10,6 +10,7 @@ import { copyToPostgresCommand } from '../../src/admin/db-copy-command.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
 import { PostgresTarget } from '../../src/platform/db/copy/postgres-target.js';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
+import { cliEntry } from '../helpers/cli.js';
 import { expectLedgerBalancedFile } from '../billing/invariant.js';
 import { startReceiver, type Receiver } from '../api/webhooks/helpers.js';
 import { waitFor } from '../api/messaging/util.js';
@@ -38,7 +39,7 @@ function admin(...args: string[]) {
   const env = { ...process.env };
   // The command must not fall back on the suite's own database settings.
   for (const k of ['DATABASE_URL', 'DATABASE_FILE', 'DATABASE_SSL', 'DATABASE_SSL_CA', 'DATA_DIR']) delete env[k];
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli.ts'), ...args], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [cliEntry(), ...args], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { expectLedgerBalancedFile } from '../billing/invariant.js';
+import { cliEntry } from '../helpers/cli.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-cli-'));
 afterAll(() => {
@@ -16,7 +17,7 @@ afterAll(() => {
 });
 
 function admin(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli.ts'), ...args], {
+  const r = spawnSync(process.execPath, [cliEntry(), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, DATA_DIR: dataDir },
     encoding: 'utf8',

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/platform/clock.js';
 import { PROJECT_ROOT } from '../../../src/platform/paths.js';
+import { cliEntry } from '../../helpers/cli.js';
 import { withOtherConnection } from '../../helpers/database.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -39,7 +39,7 @@ describe('API key revocation from elsewhere', () => {
     expect(await status(key)).toBe(200);
     const info = (await t.ctx.services.apiKeys.list(t.account.accountId)).find((k) => k.permissions.join() === 'contacts:read' && k.revokedAt === null)!;
     // Asynchronously: the server in this process keeps answering while the CLI runs.
-    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli.ts'), 'keys:revoke', '--account', t.account.accountId, '--key', info.id], {
+    const r = await promisify(execFile)(process.execPath, [cliEntry(), 'keys:revoke', '--account', t.account.accountId, '--key', info.id], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, DATA_DIR: t.dataDir, ...t.dbEnv },
       encoding: 'utf8',

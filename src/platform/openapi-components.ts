@@ -27,7 +27,7 @@ export class SchemaComponents {
   of(schema: z.ZodType, io: 'input' | 'output'): Json {
     let js: Json;
     try {
-      js = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+      js = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
     } catch {
       return {};
     }

@@ -202,9 +202,12 @@ function wrongTypes(s: Schema, topLevel = false): unknown[] {
   return (topLevel ? [...WRONG_VALUES, 'x'.repeat(70_000)] : NESTED_WRONG_VALUES).filter((v) => !same(v));
 }
 
-/** Values one past each limit the schema states. */
+/** Strings a database may refuse to store (PostgreSQL text holds no NUL; a lone surrogate is not UTF-8). */
+const ODD_STRINGS = ['nul \u0000 byte', 'lone \ud800 surrogate', 'bidi \u202e override', 'emoji 😀 and ZWJ \u200d'];
+
+/** Values one past each limit the schema states, and odd strings for a string. */
 function pastLimits(s: Schema, name: string): unknown[] {
-  const out: unknown[] = [];
+  const out: unknown[] = typeOf(s) === 'string' && s.enum === undefined && s.const === undefined ? [...ODD_STRINGS] : [];
   if (typeof s.maxLength === 'number') out.push('x'.repeat(s.maxLength + 1), '€'.repeat(s.maxLength + 1));
   if (typeof s.minLength === 'number' && s.minLength > 0) out.push('x'.repeat(s.minLength - 1));
   if (typeof s.maxItems === 'number') out.push(Array.from({ length: s.maxItems + 1 }, () => plausible(s.items as Schema, name, 1)));
@@ -278,7 +281,7 @@ const bodySchema = (o: Operation): Schema | undefined => o.op.requestBody?.conte
 const json = { 'Content-Type': 'application/json' };
 
 const BAD_ESCAPES = ['%ZZ', '%FF', '%E0%A4%A', '%C0%AF', '%00', '%', '%2e%2e%2f%2e%2e', 'a%0D%0AX-Injected:%201', 'x'.repeat(4000), '%F0%9F%98%80'];
-const BAD_QUERY_VALUES = ['%ZZ', '%FF', 'abc', '-1', '0', '1.5', '1e309', '99999999999999999999999', '', 'null', '%00', 'x'.repeat(3000)];
+const BAD_QUERY_VALUES = ['%ZZ', '%FF', '%ED%A0%80', 'abc', '-1', '0', '1.5', '1e309', '99999999999999999999999', '', 'null', '%00', 'x'.repeat(3000)];
 
 function pathCases(o: Operation): Case[] {
   return params(o, 'path').flatMap((p) =>
@@ -294,7 +297,8 @@ function queryCases(o: Operation): Case[] {
     const values = [...BAD_QUERY_VALUES, ...pastLimits(s, name).filter((v) => typeof v !== 'object').map(String)];
     const raw = (q: string): Case => ({ label: `query ${q.slice(0, 40)}`, method: o.method, path: `${base}?${q}` });
     return [
-      ...values.map((v) => raw(`${name}=${/^%|^$/.test(v) ? v : encodeURIComponent(v)}`)),
+      // A lone surrogate cannot be percent-encoded as UTF-8; '%ED%A0%80' above is its bytes.
+      ...values.map((v) => raw(`${name}=${/^%|^$/.test(v) ? v : encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '?'))}`)),
       raw(`${name}=1&${name}=2`),
       raw(`${name}[a]=1`),
       raw(`${name}[]=1`),

@@ -70,6 +70,15 @@ beforeAll(async () => {
   ids.group = await created('/api/v1/groups', { name: 'Fuzz group' });
   ids.field = await created('/api/v1/contacts/fields', { name: 'Fuzz field', tag: 'fuzz_field' });
   ids.template = await created('/api/v1/templates', { name: 'Fuzz template', type: 'SMS', content: 'Hello' });
+  ids.form = await created('/api/v1/forms', { name: 'Fuzz form', doubleOptIn: false });
+  const message = { messageType: 'text', content: { text: 'Hello' }, sendernameId: t.account.senders.rcs };
+  const preview = await t.api('POST', '/api/rcs/previews/send', { phoneNumber: '+4915112345679', ...message });
+  const sent = await t.api('POST', '/api/rcs/send', { phoneNumber: '+4915112345670', ...message });
+  const batch = await t.api('POST', '/api/rcs/send-batch', { phoneNumbers: ['+4915112345671', '+4915112345672'], ...message, scheduleAt: '2099-01-01T10:00:00Z' });
+  ids.preview = preview.body.data.preview_id;
+  ids.message = sent.body.messageRecordId;
+  ids.job = batch.body.jobId;
+  for (const [what, id] of Object.entries(ids)) expect(id, what).toMatch(/^[a-z]+_[0-9A-Z]{26}$/);
 }, 60_000);
 afterAll(async () => {
   agent.destroy();
@@ -272,6 +281,10 @@ function paramValue(path: string, name: string): string {
   if (path.startsWith('/api/v1/contacts/{id}')) return ids.contact!;
   if (path.startsWith('/api/v1/groups/{id}')) return ids.group!;
   if (path.startsWith('/api/v1/templates/{id}')) return ids.template!;
+  if (path.startsWith('/api/v1/forms/{id}')) return ids.form!;
+  if (path.startsWith('/api/rcs/previews/{id}')) return ids.preview!;
+  if (path.startsWith('/api/messages/{id}')) return ids.message!;
+  if (name === 'jobId') return ids.job!;
   if (name === 'phoneNumber') return '%2B4915112345678';
   return 'zz_01JAAAAAAAAAAAAAAAAAAAAAAA';
 }

@@ -1,10 +1,11 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../src/platform/db/database.js';
 import { settingSealContext, type Sealer } from '../src/platform/sealing.js';
+import { readSetting, settleSetting, type SettingKey } from '../src/platform/settings.js';
 
 /** Access tokens are signed with ECDSA P-256 (ES256). */
 export const JWT_ALG = 'ES256';
-export const SIGNING_KEY_SETTING = 'oauth.jwt_signing_key';
+export const SIGNING_KEY_SETTING = 'oauth.jwt_signing_key' satisfies SettingKey;
 
 export interface SigningKey {
   kid: string;
@@ -34,19 +35,13 @@ export async function loadOrCreateSigningKey(db: Db, now: number, sealer: Sealer
   const jwk = await exportJWK(privateKey);
   const kid = await calculateJwkThumbprint({ kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! });
   const stored: StoredKey = { alg: JWT_ALG, kid, jwk: { ...jwk, alg: JWT_ALG, kid, use: 'sig' }, createdAt: now };
-  await db
-    .insertInto('settings')
-    .values({ key: SIGNING_KEY_SETTING, value: sealer.seal(JSON.stringify(stored), settingSealContext(SIGNING_KEY_SETTING)) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const winner = await readStored();
-  if (!winner) throw new Error('OAuth signing key could not be stored');
-  return importStored(winner);
+  const winner = await settleSetting(db, SIGNING_KEY_SETTING, sealer.seal(JSON.stringify(stored), settingSealContext(SIGNING_KEY_SETTING)));
+  return importStored(JSON.parse(sealer.open(winner, settingSealContext(SIGNING_KEY_SETTING))) as StoredKey);
 }
 
 async function readSealed(db: Db, sealer: Sealer): Promise<StoredKey | null> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', SIGNING_KEY_SETTING).executeTakeFirst();
-  return row ? (JSON.parse(sealer.open(row.value, settingSealContext(SIGNING_KEY_SETTING))) as StoredKey) : null;
+  const value = await readSetting(db, SIGNING_KEY_SETTING);
+  return value === undefined ? null : (JSON.parse(sealer.open(value, settingSealContext(SIGNING_KEY_SETTING))) as StoredKey);
 }
 
 async function importStored(stored: StoredKey): Promise<SigningKey> {

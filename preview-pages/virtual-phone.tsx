@@ -6,6 +6,7 @@
  */
 import type { Action, Content, MessageType, Suggestion } from '../src/content/index.js';
 import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from '../src/inbound/virtual-phone.js';
+import { PHONE_SEARCH_MAX_LENGTH } from '../src/inbound/phone-search.js';
 import { ErrorNote, Layout } from './layout.js';
 import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver, type ReplacedMedia } from './phone/index.js';
 
@@ -13,6 +14,10 @@ export interface VirtualPhonePageProps {
   user: { email: string; csrfToken: string };
   accountName: string;
   numbers: PhoneNumberSummary[];
+  /** More numbers than listed received messages: a search finds them. */
+  more: boolean;
+  /** The search in the box ('' for none); the list is already filtered by it. */
+  q: string;
   /** The selected number, when one is. */
   view: PhoneView | null;
   /** The account's time zone, for times on the page. */
@@ -26,9 +31,18 @@ export interface VirtualPhonePageProps {
 const timeOf = (ms: number, zone: string): string =>
   new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: '2-digit', month: 'short', hour: '2-digit', minute: '2-digit' }).format(new Date(ms));
 
-const phoneHref = (e164: string): string => `/phone?number=${encodeURIComponent(e164)}`;
+/** A link on the page: the selected number (if any) and the search (if any), so neither is lost on the way. */
+const phoneHref = (e164: string | null, q: string): string => {
+  const params = new URLSearchParams();
+  if (e164) params.set('number', e164);
+  if (q) params.set('q', q);
+  const query = params.toString();
+  return query ? `/phone?${query}` : '/phone';
+};
 
-export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, mediaSrc, replacedMedia, error }: VirtualPhonePageProps) {
+export function VirtualPhonePage({ user, accountName, numbers, more, q, view, timeZone, mediaSrc, replacedMedia, error }: VirtualPhonePageProps) {
+  // A refused search (error) filtered nothing: its links must not carry it on.
+  const kept = error ? '' : q;
   return (
     <Layout title="Virtual phone" user={user} wide>
       <div class="vp-head">
@@ -44,16 +58,34 @@ export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, m
         </a>
       </div>
       <ErrorNote message={error} />
-      <div class="vp-layout">
+      {/* On a narrow screen a selected conversation comes first: the list hides behind the back link, as in a phone's messaging app. */}
+      <div class={view ? 'vp-layout has-selection' : 'vp-layout'}>
         <nav class="card vp-numbers" aria-label="Numbers">
           <h2>Numbers</h2>
+          <form method="get" action="/phone" class="vp-search" role="search">
+            {view ? <input type="hidden" name="number" value={view.phone} /> : null}
+            <label for="vp-q">Search numbers</label>
+            <div class="vp-search-row">
+              <input id="vp-q" type="search" name="q" value={q} maxLength={PHONE_SEARCH_MAX_LENGTH} placeholder="Digits or a name" autocomplete="off" aria-describedby="vp-q-hint" />
+              <button type="submit">Search</button>
+            </div>
+            <span id="vp-q-hint" class="hint">
+              Any digits of the number, or part of the contact’s name.
+            </span>
+          </form>
+          {kept ? (
+            <p class="small vp-found">
+              {numbers.length === 0 ? 'No number matches' : `${numbers.length}${more ? '+' : ''} ${numbers.length === 1 ? 'number matches' : 'numbers match'}`} “{kept}”.{' '}
+              <a href={phoneHref(view?.phone ?? null, '')}>Show all</a>
+            </p>
+          ) : null}
           {numbers.length === 0 ? (
-            <p class="muted small">No number has received a message from this account yet. Send one to a simulated number (e.g. +4915112340001) and reload.</p>
+            kept ? null : <p class="muted small">No number has received a message from this account yet. Send one to a simulated number (e.g. +4915112340001) and reload.</p>
           ) : (
             <ul class="vp-number-list">
               {numbers.map((n) => (
                 <li>
-                  <a href={phoneHref(n.phone)} class={view?.phone === n.phone ? 'vp-number active' : 'vp-number'} aria-current={view?.phone === n.phone ? 'page' : undefined}>
+                  <a href={phoneHref(n.phone, kept)} class={view?.phone === n.phone ? 'vp-number active' : 'vp-number'} aria-current={view?.phone === n.phone ? 'page' : undefined}>
                     <span class="vp-number-phone">{n.phone}</span>
                     {n.contactName ? <span class="vp-number-name">{n.contactName}</span> : null}
                     <span class="vp-number-meta">
@@ -64,10 +96,14 @@ export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, m
               ))}
             </ul>
           )}
+          {more ? <p class="muted small">The {numbers.length} most recent are listed: search to find the others.</p> : null}
         </nav>
         <section class="vp-main">
           {view ? (
             <>
+              <a href={phoneHref(null, kept)} class="vp-back">
+                ← All numbers
+              </a>
               <p class="vp-current">
                 <strong>{view.phone}</strong>
                 {view.optedOut ? <span class="badge status-rejected">opted out</span> : null}
@@ -79,7 +115,7 @@ export function VirtualPhonePage({ user, accountName, numbers, view, timeZone, m
               </div>
             </>
           ) : (
-            <p class="muted card">Pick a number on the left.</p>
+            <p class="muted card vp-pick">Pick a number from the list.</p>
           )}
         </section>
       </div>

@@ -3,7 +3,7 @@ import { LogQuerySchema } from '../src/messaging/log-service.js';
 import { MessageContentSchema, MessageLogRecordSchema } from '../src/messaging/records.js';
 import { CursorPaginationSchema } from '../src/platform/pagination.js';
 import { InteractionListResponseSchema, InteractionsQuerySchema } from '../src/inbound/schemas.js';
-import { READ, defineTool } from './types.js';
+import { READ, cursorPaging, defineTool } from './types.js';
 
 /** The assistant's log is capped at 200 results per call (spec §4.7); REST allows 500. */
 const TOOL_LOG_MAX = 200;
@@ -23,6 +23,7 @@ export const rcsMessageLog = defineTool({
   }),
   output: z.object({ messages: z.array(MessageLogRecordSchema), pagination: CursorPaginationSchema }),
   annotations: READ,
+  paging: () => cursorPaging('messages'),
   uses: ['log'],
   run: ({ log, principal }, input) => log.list(principal.accountId, input),
 });
@@ -50,6 +51,7 @@ export const listRcsInteractions = defineTool({
   input: z.strictObject(InteractionsQuerySchema.shape),
   output: InteractionListResponseSchema,
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['interactions'],
   run: ({ interactions, principal }, input) => interactions.list(principal.accountId, input),
 });

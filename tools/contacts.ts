@@ -18,7 +18,7 @@ import {
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { ConsentBriefSchema } from '../src/contacts/consent.js';
 import { actorOf } from '../src/platform/permissions.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
 
 /*
  * Every address-book tool takes a strict object: a misspelt argument (groupId for group, say) is
@@ -49,6 +49,7 @@ export const listContacts = defineTool({
   input: z.strictObject({ ...ListContactsQuerySchema.shape, disabled: DisabledFilter }),
   output: cursorListSchema(ContactSchema),
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['contacts'],
   run: ({ contacts, principal }, input) =>
     contacts.list(principal.accountId, {

@@ -9,7 +9,7 @@ import {
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { actorOf } from '../src/platform/permissions.js';
 import { idArg } from './contacts.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
 
 /*
  * Custom fields (spec §2.9, §4.4): definitions and per-contact values, under custom-fields:read/write
@@ -25,6 +25,7 @@ export const listCustomFields = defineTool({
   input: z.strictObject(ListFieldsQuerySchema.shape),
   output: cursorListSchema(CustomFieldSchema),
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['fields'],
   run: ({ fields, principal }, input) => fields.list(principal.accountId, input),
 });

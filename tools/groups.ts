@@ -14,9 +14,13 @@ import {
 } from '../src/groups/schemas.js';
 import { cursorListSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import { idArg } from './contacts.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
 
 /* Contact groups (spec §2.10, §4.5): the REST routes of src/groups/routes.ts as tools, same schemas and bodies. */
+
+interface MembersPage {
+  data: { contacts?: readonly unknown[]; contactsPagination?: { hasMore: boolean } };
+}
 
 const GroupResponse = dataResponseSchema(GroupSchema);
 const GroupIdArg = idArg('group', 'grp');
@@ -36,6 +40,7 @@ export const listGroups = defineTool({
   input: z.strictObject(ListGroupsQuerySchema.shape),
   output: cursorListSchema(GroupSchema),
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['groups'],
   run: ({ groups, principal }, input) => groups.list(principal.accountId, input),
 });
@@ -54,6 +59,11 @@ export const getGroup = defineTool({
   }),
   output: dataResponseSchema(GroupDetailSchema),
   annotations: READ,
+  // The members' page is what can grow past the result budget.
+  paging: (input) =>
+    input.includeContacts === true
+      ? { by: 'offset', items: (r) => (r as unknown as MembersPage).data.contacts ?? [], hasMore: (r) => (r as unknown as MembersPage).data.contactsPagination?.hasMore ?? false }
+      : undefined,
   uses: ['groups'],
   run: async ({ groups, principal }, { id, ...options }) => ok(await groups.get(principal.accountId, id, options)),
 });

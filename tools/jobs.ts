@@ -4,7 +4,11 @@ import { JobSchema } from '../src/messaging/schemas.js';
 import { CursorPaginationSchema, PagePaginationSchema, pagePagination } from '../src/platform/pagination.js';
 import { INBOX_STATES } from '../src/previews/audit.js';
 import { InboxItemSchema } from '../src/previews/inbox-schemas.js';
-import { DELETE, READ, defineTool } from './types.js';
+import { DELETE, READ, defineTool, pagePaging } from './types.js';
+
+interface InboxPage {
+  previews: { data: readonly unknown[]; pagination: { nextCursor: string | null } };
+}
 
 const JobId = z.string().max(64).describe('Of a batch or scheduled send.');
 
@@ -72,6 +76,16 @@ export const rcsJobs = defineTool({
     previews: z.object({ data: z.array(InboxItemSchema), pagination: CursorPaginationSchema }).optional().describe('With `previews` (data is then empty).'),
   }),
   annotations: READ,
+  // With `previews` the page is the inbox's, continued by previewsCursor; otherwise numbered pages of jobs.
+  paging: (input) =>
+    input.previews === undefined
+      ? pagePaging()
+      : {
+          by: 'cursor',
+          items: (r) => (r as unknown as InboxPage).previews.data,
+          cursorArg: 'previewsCursor',
+          nextCursor: (r) => (r as unknown as InboxPage).previews.pagination.nextCursor,
+        },
   uses: ['jobs', 'previews'],
   run: async ({ jobs, previews, principal }, input) => {
     const { previews: state, previewsCursor, ...query } = input;

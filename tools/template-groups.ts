@@ -11,7 +11,7 @@ import {
   TemplateGroupSchema,
 } from '../src/templates/schemas.js';
 import { idArg } from './contacts.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
 
 /*
  * Template groups (spec §2.11, §4.6): folders for templates, under templates:read/write like their
@@ -30,6 +30,7 @@ export const listTemplateGroups = defineTool({
   input: z.strictObject(ListTemplateGroupsQuerySchema.shape),
   output: z.object({ data: z.array(TemplateGroupSchema), ungroupedTemplateCount: z.number().int(), pagination: CursorPaginationSchema }),
   annotations: READ,
+  paging: () => cursorPaging(),
   uses: ['templates'],
   run: ({ templates, principal }, input) => templates.listGroups(principal.accountId, input),
 });

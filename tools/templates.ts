@@ -9,7 +9,7 @@ import {
   UpdateTemplateSchema,
 } from '../src/templates/schemas.js';
 import { idArg } from './contacts.js';
-import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool } from './types.js';
+import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, defineTool, pagePaging } from './types.js';
 
 /* Templates (spec §2.11, §4.6): the REST routes of src/templates/routes.ts as tools, same schemas and bodies. */
 
@@ -27,6 +27,7 @@ export const listTemplates = defineTool({
   input: z.strictObject(ListTemplatesQuerySchema.shape),
   output: pageListSchema(TemplateSchema),
   annotations: READ,
+  paging: () => pagePaging(),
   uses: ['templates'],
   run: ({ templates, principal }, input) => templates.list(principal.accountId, input),
 });

@@ -105,8 +105,46 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   meta?: Readonly<Record<string, unknown>>;
   /** The services `run` may use (`[]` for none); it is handed these and no others. */
   uses: readonly S[];
+  /**
+   * How a read-only list tool pages, for these arguments: src/mcp/result-budget.ts asks for a
+   * smaller page when one would exceed the result budget, and tells the assistant how to go on.
+   */
+  paging?(input: Readonly<Record<string, unknown>>): Paging | undefined;
   run(ctx: ToolContext<S>, input: z.output<I>): Promise<z.input<O>>;
 }
+
+type Result = Readonly<Record<string, unknown>>;
+
+/** A list read page by page: by cursor (`pagination.nextCursor`), by page number (`page`, `limit`) or by `offset`. */
+export type Paging =
+  | { by: 'cursor'; items(result: Result): readonly unknown[]; limitArg?: string; cursorArg: string; nextCursor(result: Result): string | null }
+  | { by: 'page'; items(result: Result): readonly unknown[]; limitArg?: string; hasNextPage(result: Result): boolean }
+  | { by: 'offset'; items(result: Result): readonly unknown[]; limitArg?: string; hasMore(result: Result): boolean };
+
+interface CursorPage {
+  pagination: { nextCursor: string | null };
+}
+interface NumberedPage {
+  pagination: { page: number; totalPages: number };
+}
+
+/** The usual cursor list: `{[items]: [...], pagination: {nextCursor}}`, continued with `cursor`. */
+export const cursorPaging = (items = 'data'): Paging => ({
+  by: 'cursor',
+  items: (r) => r[items] as readonly unknown[],
+  cursorArg: 'cursor',
+  nextCursor: (r) => (r as unknown as CursorPage).pagination.nextCursor,
+});
+
+/** The usual page list: `{data: [...], pagination: {page, totalPages}}`, continued with `page`. */
+export const pagePaging = (): Paging => ({
+  by: 'page',
+  items: (r) => r.data as readonly unknown[],
+  hasNextPage: (r) => {
+    const p = (r as unknown as NumberedPage).pagination;
+    return p.page < p.totalPages;
+  },
+});
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject, const S extends ToolService = never>(def: ToolDef<I, O, S>): ToolDef<I, O, S> {
   return def;

@@ -43,6 +43,25 @@ export function totpFor(secret: string, email: string): OTPAuth.TOTP {
 /** What a user's sealed TOTP secret is bound to (src/platform/sealing.ts): it opens on this user's row only. */
 export const totpSealContext = (userId: string): string => `users.totp_secret:${userId}`;
 
+/** One sealed TOTP secret, for the start-up check that the sealing key is this database's. */
+export async function anySealedTotpSecret(db: DbOrTx, sealedPrefix: string): Promise<{ id: string; totp_secret: string } | undefined> {
+  return db.selectFrom('users').select(['id', 'totp_secret']).where('totp_secret', 'like', `${sealedPrefix}%`).limit(1).executeTakeFirst();
+}
+
+/**
+ * Seals the TOTP secrets a database from before sealing holds in the clear (start-up, in its
+ * transaction); a row changed meanwhile by another instance is left to that instance. Returns how many.
+ */
+export async function sealClearTotpSecrets(tx: DbOrTx, sealer: Sealer, sealedPrefix: string): Promise<number> {
+  let sealed = 0;
+  const clear = await tx.selectFrom('users').select(['id', 'totp_secret']).where('totp_secret', 'not like', `${sealedPrefix}%`).execute();
+  for (const u of clear) {
+    await tx.updateTable('users').set({ totp_secret: sealer.seal(u.totp_secret, totpSealContext(u.id)) }).where('id', '=', u.id).where('totp_secret', '=', u.totp_secret).execute();
+    sealed++;
+  }
+  return sealed;
+}
+
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class UsersService {

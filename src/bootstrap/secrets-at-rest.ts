@@ -1,16 +1,13 @@
 import type { Config } from '../config.js';
-import { totpSealContext } from '../accounts/users.js';
+import { anySealedTotpSecret, sealClearTotpSecrets, totpSealContext } from '../accounts/users.js';
 import { inTransaction, type Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/logger.js';
 import { loadSealer, SEALED_PREFIX, Sealer, SealingKeyError, settingSealContext } from '../platform/sealing.js';
-import { SIGNING_KEY_SETTING } from '../../oauth/keys.js';
-import { SECRET_KEY_SETTING } from '../webhooks/secret-box.js';
+import { readSetting, readSettings, replaceSetting, SEALED_SETTINGS, settleSetting, type SettingKey } from '../platform/settings.js';
 
 /** A known value sealed at first start: a wrong key is noticed at start, before anything is read. */
-const CHECK_SETTING = 'sealing.check';
+const CHECK_SETTING: SettingKey = 'sealing.check';
 const CHECK_TEXT = 'rcs sealing key check';
-/** Settings rows that hold key material. */
-const SEALED_SETTINGS = [SIGNING_KEY_SETTING, SECRET_KEY_SETTING];
 
 /**
  * Start-up step after the migrations: loads the sealing key, refuses to go on when it is missing
@@ -20,9 +17,10 @@ const SEALED_SETTINGS = [SIGNING_KEY_SETTING, SECRET_KEY_SETTING];
  * — deliberately kept out of the database — is not known (docs/decisions.md "Sealing at start").
  */
 export async function openSecretsAtRest(db: Db, config: Config, logger: Logger): Promise<Sealer> {
-  const check = await db.selectFrom('settings').select('value').where('key', '=', CHECK_SETTING).executeTakeFirst();
-  const sealedUser = await db.selectFrom('users').select(['id', 'totp_secret']).where('totp_secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
-  const sealedSetting = await db.selectFrom('settings').select(['key', 'value']).where('key', 'in', SEALED_SETTINGS).where('value', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
+  const checkValue = await readSetting(db, CHECK_SETTING);
+  const check = checkValue === undefined ? undefined : { value: checkValue };
+  const sealedUser = await anySealedTotpSecret(db, SEALED_PREFIX);
+  const sealedSetting = (await readSettings(db, SEALED_SETTINGS)).find((s) => s.value.startsWith(SEALED_PREFIX));
   const { sealer, created, tightened } = loadSealer({
     envKey: config.sealingKey,
     dataDir: config.dataDir,
@@ -42,25 +40,14 @@ export async function openSecretsAtRest(db: Db, config: Config, logger: Logger):
   }
 
   const sealed = await inTransaction(db, async (tx) => {
-    let users = 0;
-    const clearUsers = await tx.selectFrom('users').select(['id', 'totp_secret']).where('totp_secret', 'not like', `${SEALED_PREFIX}%`).execute();
-    for (const u of clearUsers) {
-      await tx.updateTable('users').set({ totp_secret: sealer.seal(u.totp_secret, totpSealContext(u.id)) }).where('id', '=', u.id).where('totp_secret', '=', u.totp_secret).execute();
-      users++;
-    }
+    const users = await sealClearTotpSecrets(tx, sealer, SEALED_PREFIX);
     const settings: string[] = [];
-    const clearSettings = await tx.selectFrom('settings').select(['key', 'value']).where('key', 'in', SEALED_SETTINGS).where('value', 'not like', `${SEALED_PREFIX}%`).execute();
+    const clearSettings = (await readSettings(tx, SEALED_SETTINGS)).filter((s) => !s.value.startsWith(SEALED_PREFIX));
     for (const s of clearSettings) {
-      await tx.updateTable('settings').set({ value: sealer.seal(s.value, settingSealContext(s.key)) }).where('key', '=', s.key).execute();
+      await replaceSetting(tx, s.key, s.value, sealer.seal(s.value, settingSealContext(s.key)));
       settings.push(s.key);
     }
-    if (!check) {
-      await tx
-        .insertInto('settings')
-        .values({ key: CHECK_SETTING, value: sealer.seal(CHECK_TEXT, settingSealContext(CHECK_SETTING)) })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .execute();
-    }
+    if (!check) await settleSetting(tx, CHECK_SETTING, sealer.seal(CHECK_TEXT, settingSealContext(CHECK_SETTING)));
     return { users, settings };
   });
   if (created) logger.info({ file: created }, 'sealing key created: back it up together with the database (docs/storage.md)');

@@ -11,6 +11,7 @@ import { mediaItems, replacedMediaOf } from '../../preview-pages/phone/media-lis
 import { MessagePage } from '../../preview-pages/login.js';
 import { VirtualPhonePage } from '../../preview-pages/virtual-phone.js';
 import type { VirtualPhoneService } from './virtual-phone.js';
+import { parsePhoneSearch, type ParsedPhoneSearch } from './phone-search.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -19,20 +20,22 @@ const field = (req: Request, name: string): string => {
 
 /**
  * /phone — the virtual phone, for logged-in people, only while the simulated network is the
- * carrier (`phone` is null otherwise and the page says so). GET shows; POST /phone/tap and
+ * carrier (`phone` is null otherwise and the page says so). GET shows (`?number=` selects one,
+ * `?q=` searches the numbers: a GET form, so it works without script); POST /phone/tap and
  * /phone/reply raise carrier events and redirect back (303), so the page works without script.
  */
 export function phoneRoutes({ accounts, virtualPhone: phone, config }: { accounts: AccountsService; virtualPhone: VirtualPhoneService | null; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
   router.use('/phone', requireLogin);
 
-  const render = async (req: Request, res: Response, numberParam: string | undefined, status = 200, error?: string) => {
+  const render = async (req: Request, res: Response, numberParam: string | undefined, status = 200, error?: string, query?: ParsedPhoneSearch) => {
     const s = req.session!;
     const account = await accounts.get(s.accountId);
     if (!phone) {
       return sendPage(res, h(MessagePage, { title: 'Virtual phone', message: 'The virtual phone belongs to the simulated network; this server sends through real carriers.', status: 'info' }), 404);
     }
-    const numbers = await phone.numbers(s.accountId);
+    const found = query?.ok ? query : null;
+    const { numbers, more } = await phone.numbers(s.accountId, found?.search ?? null);
     const view = numberParam ? await phone.view(s.accountId, await phone.requireNumber(s.accountId, numberParam)) : null;
     sendPage(
       res,
@@ -40,6 +43,8 @@ export function phoneRoutes({ accounts, virtualPhone: phone, config }: { account
         user: { email: s.user.email, csrfToken: s.csrfToken },
         accountName: account.name,
         numbers,
+        more,
+        q: query?.q ?? '',
         view,
         timeZone: account.timezone,
         // What a recipient got, without this page contacting the sender's media host: this
@@ -54,7 +59,9 @@ export function phoneRoutes({ accounts, virtualPhone: phone, config }: { account
 
   router.get('/phone', async (req, res) => {
     const n = typeof req.query.number === 'string' && req.query.number !== '' ? req.query.number : undefined;
-    await render(req, res, n);
+    // A search the page cannot run is a 400 on the page itself, with every number listed.
+    const query = parsePhoneSearch(req.query.q);
+    await render(req, res, n, query.ok ? 200 : 400, query.ok ? undefined : query.message, query);
   });
 
   const back = (e164: string, senderId?: string) => `/phone?number=${encodeURIComponent(e164)}${senderId ? `#thread-${senderId}` : ''}`;

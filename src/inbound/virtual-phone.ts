@@ -2,11 +2,13 @@ import type { SimulatedNetwork } from '../carriers/simulated/network.js';
 import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
 import type { LinkTokens } from '../messaging/link-tokens.js';
 import type { Db } from '../platform/db/database.js';
-import { parseJson } from '../platform/db/sql.js';
+import { sql } from 'kysely';
+import { escapeLike, parseJson } from '../platform/db/sql.js';
 import { textOf } from '../platform/guards.js';
 import { AppError } from '../platform/errors.js';
 import { normalizePhone } from '../phone/index.js';
 import { optedOutPhones } from '../suppression/opt-outs.js';
+import type { PhoneSearch } from './phone-search.js';
 
 /** What a number received, as the virtual phone shows it. */
 export interface PhoneNumberSummary {
@@ -59,6 +61,8 @@ export function parseTapTarget(raw: string): TapTarget | null {
 }
 
 const THREAD_LIMIT = 200;
+/** Numbers listed at once; a search finds the others. */
+export const NUMBER_LIMIT = 200;
 
 /**
  * The virtual phone of the simulated network (DESIGN §7): numbers that received messages from the
@@ -80,15 +84,40 @@ export class VirtualPhoneService {
     return this.links ? this.links.reveal(sim.payload, sim.message_id) : sim.payload;
   }
 
-  async numbers(accountId: string): Promise<PhoneNumberSummary[]> {
-    const rows = await this.db
+  /**
+   * The numbers that received messages from the account, most recent first, at most
+   * NUMBER_LIMIT of them (`more` says there are others: a search finds them). A search filters
+   * in the database, so a number beyond the first NUMBER_LIMIT is found too.
+   */
+  async numbers(accountId: string, search: PhoneSearch | null = null): Promise<{ numbers: PhoneNumberSummary[]; more: boolean }> {
+    let q = this.db
       .selectFrom('sim_messages')
       .select((eb) => ['to_phone', eb.fn.countAll<number>().as('n'), eb.fn.max('created_at').as('last')])
-      .where('account_id', '=', accountId)
+      .where('account_id', '=', accountId);
+    if (search?.kind === 'digits') {
+      // Digits only, so the pattern holds no wildcard of its own.
+      q = q.where('to_phone', 'like', `%${search.digits.replace(/\D/g, '')}%`);
+    } else if (search?.kind === 'name') {
+      // contacts.search_text is "name\nphone\nemail" (lower-cased): the term followed by two
+      // line breaks can only be in the name line, so an email address never matches a name search.
+      const pattern = `%${escapeLike(search.text)}%\n%\n%`;
+      q = q.where(
+        'to_phone',
+        'in',
+        this.db
+          .selectFrom('contacts')
+          .select(sql<string>`'+' || phone`.as('e164'))
+          .where('account_id', '=', accountId)
+          .where(sql<boolean>`search_text like ${pattern} escape '\\'`),
+      );
+    }
+    const rows = await q
       .groupBy('to_phone')
       .orderBy('last', 'desc')
-      .limit(200)
+      .limit(NUMBER_LIMIT + 1)
       .execute();
+    const more = rows.length > NUMBER_LIMIT;
+    if (more) rows.length = NUMBER_LIMIT;
     const digits = rows.map((r) => r.to_phone.replace(/^\+/, ''));
     const names = new Map<string, string>();
     if (digits.length) {
@@ -98,7 +127,10 @@ export class VirtualPhoneService {
         if (name) names.set(c.phone, name);
       }
     }
-    return rows.map((r) => ({ phone: r.to_phone, received: Number(r.n), lastAt: Number(r.last), contactName: names.get(r.to_phone.replace(/^\+/, '')) ?? null }));
+    return {
+      numbers: rows.map((r) => ({ phone: r.to_phone, received: Number(r.n), lastAt: Number(r.last), contactName: names.get(r.to_phone.replace(/^\+/, '')) ?? null })),
+      more,
+    };
   }
 
   /** The number as E.164 if it received something from the account; otherwise a 404. */

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
 import { outputMismatch } from './output-check.js';
+import { fitResult } from './result-budget.js';
 import type { ParsedInput } from './sdk-schemas.js';
 import { isCallerError, toolError } from './tool-errors.js';
 import { unstorableTextError } from '../platform/db/sql-errors.js';
@@ -32,8 +33,10 @@ export async function callTool(app: AppContext, principal: Principal, tool: Tool
   if (denied) return refuse(denied);
   if (!input.ok) return refuse(input.error);
   let structured: Record<string, unknown>;
+  let note: string | undefined;
   try {
-    structured = (await runTool(tool, app.services, principal, input.data)) as Record<string, unknown>;
+    const run = async (args: unknown) => (await runTool(tool, app.services, principal, args)) as Record<string, unknown>;
+    ({ structured, note } = await fitResult(tool, input.data, await run(input.data), run));
   } catch (err) {
     if (isCallerError(err)) return refuse(err);
     const unstorable = unstorableTextError(err);
@@ -49,7 +52,9 @@ export async function callTool(app: AppContext, principal: Principal, tool: Tool
     app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
     return { result: internalError(tool, served) };
   }
-  return { result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured } };
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+  if (note !== undefined) content.push({ type: 'text', text: note });
+  return { result: { content, structuredContent: structured } };
 }
 
 function internalError(tool: ToolDef, served: ReadonlyMap<string, ToolDef>): CallToolResult {

@@ -5,10 +5,10 @@ import type { Db } from '../platform/db/database.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { AppError } from '../platform/errors.js';
 import { SANDBOX_REQUESTS_PER_DAY, SANDBOX_REQUESTS_PER_MINUTE } from '../content/limits.js';
+import { settleSetting } from '../platform/settings.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
-const KEY_SETTING = 'sandbox.client_hash_key';
 
 export interface SandboxRateLimits {
   perMinute: number;
@@ -110,10 +110,7 @@ export class SandboxRateLimiter {
    */
   private async hashClient(key: string): Promise<string> {
     if (!this.hashKey) {
-      const fresh = randomBytes(32).toString('base64url');
-      await this.db.insertInto('settings').values({ key: KEY_SETTING, value: fresh }).onConflict((oc) => oc.column('key').doNothing()).execute();
-      const row = await this.db.selectFrom('settings').select('value').where('key', '=', KEY_SETTING).executeTakeFirstOrThrow();
-      this.hashKey = Buffer.from(row.value, 'base64url');
+      this.hashKey = Buffer.from(await settleSetting(this.db, 'sandbox.client_hash_key', randomBytes(32).toString('base64url')), 'base64url');
     }
     return createHmac('sha256', this.hashKey).update(key).digest('hex');
   }

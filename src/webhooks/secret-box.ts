@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db/database.js';
 import { settingSealContext, type Sealer } from '../platform/sealing.js';
+import { readSetting, settleSetting, type SettingKey } from '../platform/settings.js';
 
-export const SECRET_KEY_SETTING = 'webhooks.secret_key';
+export const SECRET_KEY_SETTING = 'webhooks.secret_key' satisfies SettingKey;
 const VERSION = 'v1';
 
 /**
@@ -42,20 +43,9 @@ export class SecretBox {
  */
 export async function loadOrCreateSecretBox(db: Db, sealer: Sealer): Promise<SecretBox> {
   const context = settingSealContext(SECRET_KEY_SETTING);
-  const read = async () => {
-    const sealed = (await db.selectFrom('settings').select('value').where('key', '=', SECRET_KEY_SETTING).executeTakeFirst())?.value;
-    return sealed === undefined ? undefined : sealer.open(sealed, context);
-  };
-  let value = await read();
-  if (!value) {
-    await db
-      .insertInto('settings')
-      .values({ key: SECRET_KEY_SETTING, value: sealer.seal(JSON.stringify({ alg: 'A256GCM', key: randomBytes(32).toString('base64url'), createdAt: Date.now() }), context) })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    value = await read();
-  }
-  if (!value) throw new Error('webhook secret key could not be stored');
+  let sealed = await readSetting(db, SECRET_KEY_SETTING);
+  sealed ??= await settleSetting(db, SECRET_KEY_SETTING, sealer.seal(JSON.stringify({ alg: 'A256GCM', key: randomBytes(32).toString('base64url'), createdAt: Date.now() }), context));
+  const value = sealer.open(sealed, context);
   const parsed = JSON.parse(value) as { key: string };
   return new SecretBox(Buffer.from(parsed.key, 'base64url'));
 }

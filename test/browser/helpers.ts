@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
@@ -10,6 +11,13 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Screenshots land here (git-ignored); look at them after a run. */
 export const SCREENSHOT_DIR = path.join(PROJECT_ROOT, '.screenshots');
+
+/** A fresh folder for a test file's screenshots under the system's temp dir (outside the repository), logged so they can be looked at. */
+export function tempScreenshotDir(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rcs-screenshots-${label}-`));
+  console.log(`screenshots: ${dir}`);
+  return dir;
+}
 
 /** `extraArgs`: more Chromium switches, e.g. `--host-resolver-rules=…` so the browser resolves no name. */
 export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
@@ -23,10 +31,10 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
   });
 }
 
-/** Saves a full-page screenshot as .screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+/** Saves a full-page screenshot as <dir>/<name>.png (.screenshots by default) and returns its path. */
+export async function screenshot(page: Page, name: string, dir: string = SCREENSHOT_DIR): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }

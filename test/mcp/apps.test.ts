@@ -103,6 +103,31 @@ describe('the built document', () => {
     // Deterministic: a second build is byte-identical (so hosts may cache it).
     expect(await buildPreviewAppHtml()).toBe(html);
   });
+
+  it('is at most 150 KB as resources/read serves it, and is built once per process, not per read (issue #30)', async () => {
+    const { previewAppHtml } = await import('../../src/mcp/apps/html.js');
+    // One build shared by every later call: the same promise, not an equal string built again.
+    expect(previewAppHtml()).toBe(previewAppHtml());
+    // The resource as a host reads it, through the default loader of registerPreviewApp.
+    const c = await inMemory(previewAppHtml);
+    try {
+      const texts: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const read = await c.client.readResource({ uri: PREVIEW_APP_URI });
+        texts.push((read.contents[0] as { text: string }).text);
+      }
+      expect(texts[1]).toBe(texts[0]);
+      const bytes = Buffer.byteLength(texts[0]!, 'utf8');
+      console.log(`ui:// preview resource: ${bytes} bytes (${(bytes / 1024).toFixed(1)} KB)`);
+      expect(bytes).toBeLessThanOrEqual(150 * 1024);
+      // The page still draws: its entry, Preact and the phone are in it (a stub would pass the size check).
+      expect(texts[0]).toContain('ui/initialize');
+      expect(texts[0]).toContain('ui/notifications/tool-result');
+      expect(texts[0]).toContain('data-testid');
+    } finally {
+      await c.close();
+    }
+  });
 });
 
 describe('rcs_preview and sms_preview results carry what the mockup draws', () => {

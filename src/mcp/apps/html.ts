@@ -26,8 +26,9 @@ function entryPoint(): string {
 }
 
 /**
- * The ui:// document of the in-chat preview: the view bundled into one inline script (the ext-apps
- * App, Preact, the share page's phone components), the share pages' stylesheet inline, and a CSP
+ * The ui:// document of the in-chat preview: the view bundled into one inline script (its MCP Apps
+ * host bridge, Preact, zod/mini, the share page's phone components: ~65 KB minified; the whole
+ * document stays under 150 KB, issue #30), the share pages' stylesheet inline, and a CSP
  * of its own that allows exactly these two by hash and nothing else: no network, no media, no
  * frames, no eval, no other script. The tool result arrives later over postMessage; no data is
  * in this document, so it is built once per process and served to everyone.

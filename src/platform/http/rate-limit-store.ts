@@ -4,8 +4,8 @@ import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { PollingLoop } from '../polling-loop.js';
+import { settleSetting } from '../settings.js';
 
-const KEY_SETTING = 'rate_limit.key_hash_key';
 /** Limiter names go into every stored key; they must not contain the separator. */
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
@@ -97,13 +97,7 @@ export class RateLimitCounters {
   }
 
   private async loadHashKey(): Promise<Buffer> {
-    await this.db
-      .insertInto('settings')
-      .values({ key: KEY_SETTING, value: randomBytes(32).toString('base64url') })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', KEY_SETTING).executeTakeFirstOrThrow();
-    return Buffer.from(row.value, 'base64url');
+    return Buffer.from(await settleSetting(this.db, 'rate_limit.key_hash_key', randomBytes(32).toString('base64url')), 'base64url');
   }
 }
 

@@ -96,3 +96,84 @@ describe('virtual phone media (issue #27)', () => {
     expect(page.text).not.toContain('pixel.png');
   });
 });
+
+describe('virtual phone: searching the numbers (issue #30)', () => {
+  /** The numbers the page lists, in order. */
+  const listed = (html: string): string[] => [...html.matchAll(/<span class="vp-number-phone">([^<]*)<\/span>/g)].map((m) => m[1]!);
+  const search = (q: string, client = web) => client.get(`/phone?q=${encodeURIComponent(q)}`);
+  const [ANNA, ZED, THEIRS] = [num(910), num(911), num(912)];
+
+  beforeAll(async () => {
+    // Named contacts first, so the send finds them. Anna's email holds "zed": a name search must not see it.
+    expect((await t.api('POST', '/api/v1/contacts', { phone: ANNA, firstName: 'Anna', lastName: 'Berger', email: 'zed@example.com' })).status).toBe(201);
+    expect((await t.api('POST', '/api/v1/contacts', { phone: ZED, firstName: 'Zed', lastName: 'Müller' })).status).toBe(201);
+    for (const p of [ANNA, ZED]) expect((await t.send(p)).status).toBe(200);
+    // Another tenant's Anna, at a number only that tenant wrote to.
+    const other = await t.createAccount();
+    expect((await t.api('POST', '/api/v1/contacts', { phone: THEIRS, firstName: 'Anna', lastName: 'Other' }, { key: other.apiKey })).status).toBe(201);
+    expect((await t.send(THEIRS, { key: other.apiKey, sender: await t.convSenderFor(other) })).status).toBe(200);
+  });
+
+  it('matches any digits of the E.164 number, written with spaces, dashes, brackets or +', async () => {
+    expect(listed((await search('2000 9110')).text)).toEqual([ZED]);
+    expect(listed((await search('+49 (151) 2000-9100')).text)).toEqual([ANNA]);
+    expect(listed((await search('200091')).text).sort()).toEqual([ANNA, ZED].sort());
+    // Only the digits count: "+" does not anchor, and a number no one wrote to is simply not listed.
+    expect(listed((await search('+200091')).text).sort()).toEqual([ANNA, ZED].sort());
+    const none = await search('99999999');
+    expect(none.status).toBe(200);
+    expect(listed(none.text)).toEqual([]);
+    expect(none.text).toContain('No number matches “99999999”');
+  });
+
+  it('matches the contact’s name in any case, not the email, and never another tenant’s contacts', async () => {
+    expect(listed((await search('anna')).text)).toEqual([ANNA]);
+    expect(listed((await search('ANNA   berg')).text)).toEqual([ANNA]);
+    expect(listed((await search('MÜLLER')).text)).toEqual([ZED]);
+    expect(listed((await search('zed')).text)).toEqual([ZED]);
+    expect(listed((await search('example')).text)).toEqual([]);
+    expect(listed((await search('Other')).text)).toEqual([]);
+    expect(listed((await search('20009120')).text)).toEqual([]);
+  });
+
+  it('keeps the search in the number links and the way back, and a selected number stays selected while searching', async () => {
+    const page = await web.get(`/phone?number=${encodeURIComponent(ANNA)}&q=anna`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`href="/phone?number=${encodeURIComponent(ANNA)}&amp;q=anna"`);
+    expect(page.text).toContain('href="/phone?q=anna" class="vp-back"');
+    expect(page.text).toContain(`<input type="hidden" name="number" value="${ANNA}"/>`);
+    expect(page.text).toContain('value="anna"');
+  });
+
+  it('refuses a search it cannot run with a 400 on the page (escaped, every number listed), never a 500', async () => {
+    const refused = ['x'.repeat(65), '50%', 'a_b', 'a\nb', 'a\tb', '<script>alert(1)</script>', '"; drop table contacts; --', '\u202Eanna', 'anna\u0000'];
+    for (const q of refused) {
+      const r = await search(q);
+      expect(r.status, q).toBe(400);
+      expect(r.text).toContain('class="error"');
+      expect(listed(r.text).sort(), q).toEqual(expect.arrayContaining([ANNA, ZED, P]));
+      expect(r.text).not.toContain('<script>alert');
+    }
+    // The limit itself is fine; one parameter only; a bad percent-escape is bad input too.
+    expect((await search('1'.repeat(64))).status).toBe(200);
+    expect((await web.get('/phone?q=anna&q=zed')).status).toBe(400);
+    expect((await web.get('/phone?q=%FF')).status).toBe(400);
+    expect((await web.get('/phone?q[a]=1')).status).toBeLessThan(500);
+    // An empty or blank search lists everything.
+    expect(listed((await search('   ')).text)).toEqual(expect.arrayContaining([ANNA, ZED, P]));
+  });
+
+  it('lists the 200 most recent numbers and says a search finds the others; the search does', async () => {
+    const phones = Array.from({ length: 201 }, (_, i) => num(1000 + i));
+    const batch = await t.api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Batch' }, sendernameId: t.account.senders.rcs });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const sent = async () => Number((await t.ctx.db.selectFrom('sim_messages').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', t.account.accountId).executeTakeFirstOrThrow()).n);
+    await expect.poll(sent, { timeout: 20_000 }).toBeGreaterThanOrEqual(201 + 3);
+    const all = await web.get('/phone');
+    expect(listed(all.text)).toHaveLength(200);
+    expect(all.text).toContain('The 200 most recent are listed: search to find the others.');
+    const missing = [...phones, ANNA, ZED, P].filter((p) => !listed(all.text).includes(p));
+    expect(missing.length).toBeGreaterThan(0);
+    for (const p of missing) expect(listed((await search(p.slice(1))).text)).toEqual([p]);
+  });
+});

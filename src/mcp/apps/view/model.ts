@@ -1,11 +1,13 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Content, MessageType } from '../../../content/index.js';
 import type { PreviewToolOutput } from '../display.js';
 
 /**
  * The part of an rcs_preview / sms_preview result the in-chat preview reads. Its own small schema,
  * not PreviewToolOutputSchema, so the view's bundle does not carry the content schemas; the type
- * check below keeps it a subset of what the tools return.
+ * check below keeps it a subset of what the tools return. zod/mini, not zod: its functions
+ * tree-shake, so the view bundles the few checks it uses (~25 KB) instead of all of zod
+ * (~190 KB with every locale) — the ui:// resource must stay under 150 KB (issue #30).
  */
 const ViewResultSchema = z.object({
   share_url: z.string(),
@@ -19,13 +21,13 @@ const ViewResultSchema = z.object({
     rejected: z.array(z.object({ phoneNumber: z.string(), reason: z.string() })),
   }),
   creditsEstimated: z.number(),
-  smsSegments: z.number().optional(),
-  smsEncoding: z.string().optional(),
-  samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.string().nullable() })),
-  schedule: z.object({ localScheduleTime: z.string(), effectiveTimezone: z.string() }).optional(),
+  smsSegments: z.optional(z.number()),
+  smsEncoding: z.optional(z.string()),
+  samples: z.array(z.object({ phoneNumber: z.string(), text: z.string(), fallbackText: z.nullable(z.string()) })),
+  schedule: z.optional(z.object({ localScheduleTime: z.string(), effectiveTimezone: z.string() })),
   warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
-  mergeValues: z
-    .object({
+  mergeValues: z.optional(
+    z.object({
       recipients: z.number(),
       fields: z.array(
         z.object({
@@ -36,17 +38,17 @@ const ViewResultSchema = z.object({
           more: z.number(),
         }),
       ),
-    })
-    .optional(),
+    }),
+  ),
   payload: z.record(z.string(), z.unknown()),
-  display: z
-    .object({
+  display: z.optional(
+    z.object({
       senderName: z.string(),
-      fallbackSenderName: z.string().nullable(),
-      messageType: z.string().nullable(),
-      content: z.record(z.string(), z.unknown()).nullable(),
-    })
-    .optional(),
+      fallbackSenderName: z.nullable(z.string()),
+      messageType: z.nullable(z.string()),
+      content: z.nullable(z.record(z.string(), z.unknown())),
+    }),
+  ),
 });
 export type ViewResult = z.infer<typeof ViewResultSchema>;
 // Compile-time: every tool result is a valid view input.

@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/platform/settings.js';
+
+/**
+ * Each table has one area that writes it (issue #32): "who changes this table?" has one folder as
+ * its answer. The test reads the sources (src/, oauth/, tools/; migrations aside) for Kysely writes
+ * (insertInto, updateTable, deleteFrom, replaceInto, mergeInto) and raw INSERT/UPDATE/DELETE, and
+ * fails on a table written from a second area. SHARED lists the tables that still have two, each
+ * with why; it may only shrink: an entry that no longer has two writers fails too, so it is removed.
+ */
+
+const ROOT = join(import.meta.dirname, '../..');
+
+const SHARED: Record<string, { areas: string[]; why: string }> = {
+  accounts: { areas: ['accounts', 'billing'], why: 'billing/ledger.ts is the one writer of credits_milli (the money test holds it); accounts owns the rest of the row.' },
+  contacts: { areas: ['contacts', 'suppression'], why: 'an opt-out disables the contact in the same transaction as the suppression entry.' },
+  messages: { areas: ['inbound', 'messaging'], why: 'received messages are stored by inbound; to move behind a messaging port.' },
+  senders: { areas: ['carriers', 'senders'], why: "carriers/sender-config.ts writes a sender's sealed carrier configuration; to move behind a senders port." },
+  unsubscribe_tokens: { areas: ['inbound', 'messaging'], why: 'messaging issues the tokens at send, inbound marks one used at unsubscribe; to move behind a messaging port.' },
+};
+
+function sources(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) {
+        if (name !== 'migrations' && name !== 'node_modules') walk(path);
+      } else if (/\.tsx?$/.test(name)) files.push(path);
+    }
+  };
+  for (const root of ['src', 'oauth', 'tools']) walk(join(ROOT, root));
+  return files;
+}
+
+/** The area of a source file: its folder under src/, or the top folder (oauth, tools). */
+function areaOf(file: string): string {
+  const parts = relative(ROOT, file).split('/');
+  return parts[0] === 'src' ? parts[1]!.replace(/\.tsx?$/, '') : parts[0]!;
+}
+
+const WRITES = [
+  /\b(?:insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(\s*'(\w+)'/g,
+  /\b(?:INSERT\s+INTO|DELETE\s+FROM)\s+"?(\w+)/g,
+  /\bUPDATE\s+"?(\w+)"?\s+(?:AS\s+\w+\s+)?SET\b/g,
+];
+
+function writersByTable(): Map<string, Set<string>> {
+  const writers = new Map<string, Set<string>>();
+  for (const file of sources()) {
+    const text = readFileSync(file, 'utf8');
+    for (const pattern of WRITES) {
+      for (const m of text.matchAll(pattern)) {
+        const table = m[1]!;
+        if (!writers.has(table)) writers.set(table, new Set());
+        writers.get(table)!.add(areaOf(file));
+      }
+    }
+  }
+  return writers;
+}
+
+describe('table owners', () => {
+  const writers = writersByTable();
+
+  it('finds the writes (the scan itself works)', () => {
+    expect(writers.size).toBeGreaterThan(30);
+    expect([...(writers.get('contacts') ?? [])]).toContain('contacts');
+  });
+
+  it('every table is written by one area, apart from the listed ones', () => {
+    const second = [...writers]
+      .filter(([table, areas]) => areas.size > 1 && !(table in SHARED))
+      .map(([table, areas]) => `${table}: ${[...areas].sort().join(', ')}`);
+    expect(second).toEqual([]);
+  });
+
+  it('the listed exceptions are exactly what the code does (the list only shrinks)', () => {
+    for (const [table, entry] of Object.entries(SHARED)) {
+      expect([...(writers.get(table) ?? [])].sort(), table).toEqual([...entry.areas].sort());
+    }
+  });
+
+  it('settings: platform/settings.ts is its only writer, and each key is used by its declared owner only', () => {
+    const settingsWriters = sources().filter((f) => WRITES.some((p) => [...readFileSync(f, 'utf8').matchAll(p)].some((m) => m[1] === 'settings')));
+    expect(settingsWriters.map((f) => relative(ROOT, f))).toEqual(['src/platform/settings.ts']);
+    const readers = sources().filter((f) => /\bselectFrom\(\s*'settings'/.test(readFileSync(f, 'utf8')));
+    expect(readers.map((f) => relative(ROOT, f))).toEqual(['src/platform/settings.ts']);
+    for (const [key, { owner }] of Object.entries(SETTINGS)) {
+      const users = sources()
+        .filter((f) => readFileSync(f, 'utf8').includes(`'${key}'`))
+        .map((f) => relative(ROOT, f))
+        .filter((f) => f !== 'src/platform/settings.ts');
+      expect(users, key).toEqual([owner]);
+    }
+  });
+});

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { IDEMPOTENT_REPLAYED_HEADER, operationIdOf, type RouteRegistry } from './http/route.js';
 import { IDEMPOTENCY_HEADER } from './idempotency/key.js';
+import { SchemaComponents } from './openapi-components.js';
 
-const ErrorResponse = z.object({
-  success: z.literal(false),
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional(),
-  }),
-});
+// Named, so every error answer refers to one component and a generated client has one type for it.
+const ErrorResponse = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'ErrorResponse' });
 
 /** How routes with `approvalBound` refuse OAuth tokens and keys whose sends need approval. */
 const APPROVAL_BOUND_403 = {
@@ -30,21 +34,16 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 
 const REPLAYED_HEADER_DOC = { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
-  try {
-    return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
-  } catch {
-    return {};
-  }
-}
-
 /** OpenAPI 3.1 document built from the routes actually mounted and their zod schemas. */
 export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components = new SchemaComponents();
+  const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => components.of(schema, io);
   for (const route of registry.routes) {
     const { method, path, spec } = route;
     const parameters: unknown[] = [];
-    for (const m of path.matchAll(/\{([^}]+)\}/g)) parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+    const params = spec.params ? (jsonSchema(spec.params, 'input') as { properties?: Record<string, unknown> }).properties : undefined;
+    for (const m of path.matchAll(/\{([^}]+)\}/g)) parameters.push({ name: m[1], in: 'path', required: true, schema: params?.[m[1]!] ?? { type: 'string' } });
     if (spec.query) {
       const qs = jsonSchema(spec.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, schema] of Object.entries(qs.properties ?? {})) {
@@ -87,9 +86,10 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'RCS & SMS messaging server', version },
+    info: { title: 'RCS & SMS messaging server', version, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
     servers: [{ url: serverUrl }],
     components: {
+      schemas: components.schemas,
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         bearer: { type: 'http', scheme: 'bearer' },

@@ -7,7 +7,7 @@ import { startHttp, type RunningServer } from '../../src/server.js';
 import { startWorkers, stopWorkers } from '../../src/workers.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/platform/permissions.js';
-import { createLogger } from '../../src/platform/logger.js';
+import { createLogger, type Logger } from '../../src/platform/logger.js';
 import type { ResolveAll } from '../../src/platform/net/network-guard.js';
 import { expectLedgerBalanced } from '../billing/invariant.js';
 import { testDatabaseEnv } from './database.js';
@@ -55,13 +55,13 @@ export const offlineResolve: ResolveAll = (hostname, _options, callback) => {
  * A real server on an ephemeral loopback port with a temporary SQLite file, or with TEST_DATABASE=postgres a
  * PostgreSQL schema of its own (dropped by close()), unless the test's env names a database itself.
  */
-export async function startTestServer(opts: { clock?: Clock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { clock?: Clock; env?: Record<string, string>; workers?: boolean; logger?: Logger } = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-test-'));
   const ownsDatabase = opts.env?.DATABASE_URL === undefined && opts.env?.DATABASE_FILE === undefined;
   const { env: dbEnv, schema } = ownsDatabase ? await testDatabaseEnv('srv') : { env: {}, schema: null };
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', ...dbEnv, ...opts.env });
   // TEST_SERVER_LOG=warn (or debug) shows the server's log while a test is being debugged.
-  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: createLogger(process.env.TEST_SERVER_LOG ?? 'silent'), previewMediaResolve: offlineResolve }), 0, '127.0.0.1').catch(async (err: unknown) => {
+  const started = await startHttp(config, (c) => createContext(c, { ...(opts.clock ? { clock: opts.clock } : {}), logger: opts.logger ?? createLogger(process.env.TEST_SERVER_LOG ?? 'silent'), previewMediaResolve: offlineResolve }), 0, '127.0.0.1').catch(async (err: unknown) => {
     await schema?.drop();
     throw err;
   });

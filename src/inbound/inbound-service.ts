@@ -11,11 +11,11 @@ import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';
 import { normalizePhone } from '../phone/index.js';
-import { analyzeSms } from '../sms/index.js';
 import type { EngagementContact, EngagementEvents } from './events.js';
 import { contactName } from './interactions-service.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
 import type { SystemText } from '../messaging/send-service.js';
+import { recordReceivedMessage } from '../messaging/received.js';
 import { classifyConsent, readSenderWords } from './consent-words.js';
 import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
 
@@ -103,48 +103,18 @@ export class InboundService implements InboundHandler {
       const contact = await this.contact(tx, accountId, n.digits);
       const original = await this.answeredMessage(tx, accountId, sender, n.digits, e.at);
       const text = e.text.length > MAX_INBOUND_TEXT ? e.text.slice(0, MAX_INBOUND_TEXT) : e.text;
-      const sms = e.channel === 'SMS' ? analyzeSms(text) : null;
-      const row: MessagesTable = {
-        id: newId('msg', e.at),
-        account_id: accountId,
-        job_id: null,
-        type: e.channel,
-        status: 'RECEIVED',
-        direction: 'INBOUND',
-        source: 'INBOUND',
+      const row = await recordReceivedMessage(tx, {
+        accountId,
+        channel: e.channel,
         phone: n.digits,
         country: n.country,
-        contact_id: contact.id,
-        sendername_id: sender.id,
-        message_type: e.channel === 'RCS' ? 'text' : null,
-        content: e.channel === 'RCS' ? JSON.stringify({ text }) : null,
+        contactId: contact.id,
+        senderId: sender.id,
         text,
-        sms_fallback: null,
-        fallback_text: null,
-        campaign_name: original?.campaign_name ?? null,
-        credits_cost_milli: null,
-        sms_segments: sms?.segments ?? null,
-        sms_encoding: sms?.encoding ?? null,
-        method: e.channel,
-        fallback_used: 0,
-        fallback_reason: null,
-        error: null,
-        carrier_message_id: e.carrierMessageId,
-        created_at: e.at,
-        scheduled_at: null,
-        sent_at: null,
-        delivered_at: null,
-        read_at: null,
-        failed_at: null,
-        pending: 0,
-        due_at: e.at,
-        lease_until: null,
-        attempts: 0,
-        time_zone: null,
-        preview_id: null,
-        quiet_place: null,
-      };
-      await tx.insertInto('messages').values(row).execute();
+        campaignName: original?.campaign_name ?? null,
+        carrierMessageId: e.carrierMessageId,
+        at: e.at,
+      });
       await this.d.events.inboundReceived(tx, row, contact);
 
       // Consent words (src/inbound/consent-words.ts): the sender's trigger, the listed words of every language, short

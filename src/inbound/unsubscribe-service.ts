@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { sha256Hex } from '../platform/secrets.js';
+import { markUnsubscribeTokenUsed } from '../messaging/unsubscribe.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
 
 /**
@@ -78,7 +79,7 @@ export class UnsubscribeService {
       const row = await this.find(tx, token);
       if (!row) return null;
       const result = await this.optOuts.optOut(tx, { accountId: row.account_id, phone: row.phone, source: 'link', messageId: row.message_id, at: now });
-      if (row.used_at === null) await tx.updateTable('unsubscribe_tokens').set({ used_at: now }).where('token_hash', '=', row.token_hash).execute();
+      if (row.used_at === null) await markUnsubscribeTokenUsed(tx, row.token_hash, now);
       const at = await this.optedOutAt(tx, row.account_id, row.phone);
       return { state: result.alreadyOptedOut ? 'already' : 'done', accountName: row.account_name, phoneEnding: row.phone.slice(-4), optedOutAt: at };
     });

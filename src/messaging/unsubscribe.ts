@@ -1,3 +1,4 @@
+import type { DbOrTx } from '../platform/db/database.js';
 import { sha256Hex } from '../platform/secrets.js';
 import type { LinkTokens } from './link-tokens.js';
 
@@ -18,4 +19,12 @@ export function issueUnsubscribeLink(links: LinkTokens, publicUrl: string, custo
     url: links.maskedUrl(publicUrl, 'unsubscribe'),
     row: { token_hash: sha256Hex(links.token('unsubscribe', messageId)), account_id: accountId, contact_id: contactId, message_id: messageId, created_at: now, used_at: null },
   };
+}
+
+/**
+ * Records that a person used their opt-out link. messaging/ issues the tokens and owns their table
+ * (issue #32); the unsubscribe page (inbound/) reports the use through this.
+ */
+export async function markUnsubscribeTokenUsed(tx: DbOrTx, tokenHash: string, at: number): Promise<void> {
+  await tx.updateTable('unsubscribe_tokens').set({ used_at: at }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).execute();
 }

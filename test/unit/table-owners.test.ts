@@ -16,9 +16,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const SHARED: Record<string, { areas: string[]; why: string }> = {
   accounts: { areas: ['accounts', 'billing'], why: 'billing/ledger.ts is the one writer of credits_milli (the money test holds it); accounts owns the rest of the row.' },
   contacts: { areas: ['contacts', 'suppression'], why: 'an opt-out disables the contact in the same transaction as the suppression entry.' },
-  messages: { areas: ['inbound', 'messaging'], why: 'received messages are stored by inbound; to move behind a messaging port.' },
   senders: { areas: ['carriers', 'senders'], why: "carriers/sender-config.ts writes a sender's sealed carrier configuration; to move behind a senders port." },
-  unsubscribe_tokens: { areas: ['inbound', 'messaging'], why: 'messaging issues the tokens at send, inbound marks one used at unsubscribe; to move behind a messaging port.' },
 };
 
 function sources(): string[] {

@@ -287,8 +287,9 @@ export function textWarnings(value: unknown, path: string, out: TextWarning[] = 
  * True when a written string cannot carry any textWarnings risk, decided without the full scan: most
  * content is plain ASCII. Bidi controls, invisible characters and letters of a second script are all
  * outside ASCII; an ASCII host stays ASCII through WHATWG URL's host parser and punycode's decoding
- * unless it holds a percent-escape (decoded before IDNA mapping) or an `xn--` label.
+ * unless it holds a percent-escape (`%` and two hex digits, decoded before IDNA mapping; a lone `%`
+ * as in "20% off" is not one) or an `xn--` label.
  */
 function cannotHide(s: string): boolean {
-  return !/[^\x00-\x24\x26-\x7f]/.test(s) && !/xn--/i.test(s);
+  return !/[^\x00-\x7f]/.test(s) && !/xn--|%[0-9a-f]{2}/i.test(s);
 }

@@ -28,7 +28,7 @@ function reference(value: unknown, path: string, out: TextWarning[] = [], depth 
 // letters, bidi controls, joiners between emoji and plain ASCII filler.
 const piece = fc.constantFrom(
   'https://', 'http://', 'www.', 'shop', '.com', '.de', '.example', '/path?q=1', ' ', 'Hello ', '{{contact_first_name}}',
-  'xn--', 'XN--pple-43d', 'xn--80ak6aa92e', '%D0%B0', '%41', '%', '\u0430', 'р', 'Ελ', '田中', '\u202e', '\u200b', '\u200d', '👍', '\u00ad',
+  'xn--', 'XN--pple-43d', 'xn--80ak6aa92e', '%D0%B0', '%41', '%', '%4', '20% off', '%e2%80%ae', '%zz', '\u0430', 'р', 'Ελ', '田中', '\u202e', '\u200b', '\u200d', '👍', '\u00ad',
   'a@b.example', '+49 151 1234567', 'ü', '\t', '\u0001', '[::1]', ':8080', '@',
 );
 const text = fc.array(fc.oneof(piece, fc.string({ maxLength: 6 }), fc.string({ unit: 'grapheme', maxLength: 4 })), { maxLength: 12 }).map((xs) => xs.join(''));

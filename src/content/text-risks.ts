@@ -56,6 +56,8 @@ const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 // vowel separator, Hangul fillers, combining grapheme joiner, tag characters.
 // eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
 const INVISIBLE_ALL = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included
+const NON_ASCII = /[^\x00-\x7f]/;
 const PICTO = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\ufe0f/u;
 
 const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"]+|(?<![@\p{L}\p{N}._-])(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:com|net|org|info|biz|io|co|me|app|dev|ly|to|gl|xyz|top|site|online|link|click|shop|store|page|live|[a-z]{2})(?![\p{L}\p{N}@-])(?:\/[^\s]*)?/giu;
@@ -242,6 +244,8 @@ export function linkLabel(url: string): string {
 
 /** True when a URL must be refused: bidi controls or invisible characters have no place in a link. */
 export function urlHasHiddenCharacters(url: string): boolean {
+  // Every bidi control and invisible character is outside ASCII, and most URLs are ASCII.
+  if (!NON_ASCII.test(url)) return false;
   return BIDI.test(url) || invisibleCharacters(url).length > 0;
 }
 
@@ -274,7 +278,7 @@ export function textWarnings(value: unknown, path: string, out: TextWarning[] = 
     for (const link of isUrl ? [value] : linksIn(value)) {
       const hostRisks: LinkView['risks'] = [];
       hostView(link, hostRisks);
-      for (const r of hostRisks) out.push({ path, code: r.code as TextWarning['code'], message: r.message });
+      for (const r of hostRisks) out.push({ path, code: r.code, message: r.message });
     }
     return out;
   }
@@ -291,5 +295,5 @@ export function textWarnings(value: unknown, path: string, out: TextWarning[] = 
  * as in "20% off" is not one) or an `xn--` label.
  */
 function cannotHide(s: string): boolean {
-  return !/[^\x00-\x7f]/.test(s) && !/xn--|%[0-9a-f]{2}/i.test(s);
+  return !NON_ASCII.test(s) && !/xn--|%[0-9a-f]{2}/i.test(s);
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { linksIn, linkView, textRisks, textWarnings, type TextWarning } from '../../../src/content/text-risks.js';
+import { bidiControls, invisibleCharacters, linksIn, linkView, textRisks, textWarnings, urlHasHiddenCharacters, type TextWarning } from '../../../src/content/text-risks.js';
 
 /**
  * textWarnings as it was written before issue #31 made it cheaper: every string through the full
@@ -51,5 +51,14 @@ describe('textWarnings (fast path for plain text, issue #31)', () => {
     expect(codes({ url: 'https://XN--pple-43d.com/' })).toEqual(['idn_host', 'mixed_script_host']);
     expect(codes({ text: 'Hello {{contact_first_name}}, 20% off at https://example.com' })).toEqual([]);
     expect(codes({ text: 'plain ASCII, no risk: www.example.com' })).toEqual([]);
+  });
+
+  it('urlHasHiddenCharacters (ASCII short cut) agrees with the full scan', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(urlHasHiddenCharacters(s)).toBe(bidiControls(s).length > 0 || invisibleCharacters(s).length > 0);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -56,6 +56,8 @@ const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 // vowel separator, Hangul fillers, combining grapheme joiner, tag characters.
 // eslint-disable-next-line no-misleading-character-class -- these are the characters being looked for
 const INVISIBLE_ALL = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included
+const NON_ASCII = /[^\x00-\x7f]/;
 const PICTO = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\ufe0f/u;
 
 const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"]+|(?<![@\p{L}\p{N}._-])(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:com|net|org|info|biz|io|co|me|app|dev|ly|to|gl|xyz|top|site|online|link|click|shop|store|page|live|[a-z]{2})(?![\p{L}\p{N}@-])(?:\/[^\s]*)?/giu;
@@ -164,18 +166,28 @@ export interface TextRiskOptions {
 export function textRisks(text: string, opts: TextRiskOptions = {}): TextRisk[] {
   const s = text.length > INSPECT_MAX ? text.slice(0, INSPECT_MAX) : text;
   const out: TextRisk[] = [];
-  const bidi = bidiControls(s);
-  if (bidi.length) out.push({ code: 'bidi_control', message: `holds a text-direction control (${bidi.join(', ')}) that changes the order a reader sees: ${quote(s)}` });
-  const invisible = invisibleCharacters(s);
-  if (invisible.length) out.push({ code: 'invisible_character', message: `holds invisible characters (${invisible.join(', ')}): ${quote(s)}` });
+  hiddenRisks(s, out);
   const expects = opts.field;
   const links = linksIn(s);
   if (links.length && expects !== 'company_website') out.push({ code: 'contains_link', message: `contains a link: ${links.slice(0, 3).map((l) => linkLabel(l)).join(', ')}` });
   if (expects !== 'contact_phone' && expects !== 'company_phone' && expects !== 'gdpr_phone' && PHONE_IN_TEXT.test(s)) out.push({ code: 'contains_phone', message: `contains a phone number: ${quote(PHONE_IN_TEXT.exec(s)![0])}` });
   if (expects !== 'contact_email' && expects !== 'company_email' && expects !== 'gdpr_email' && EMAIL_IN_TEXT.test(s)) out.push({ code: 'contains_email', message: `contains an e-mail address: ${quote(EMAIL_IN_TEXT.exec(s)![0])}` });
+  mixedScriptRisk(s, out);
+  return out;
+}
+
+/** Bidi controls and invisible characters of `s` (already cut to INSPECT_MAX), in textRisks' order and words. */
+function hiddenRisks(s: string, out: TextRisk[]): void {
+  const bidi = bidiControls(s);
+  if (bidi.length) out.push({ code: 'bidi_control', message: `holds a text-direction control (${bidi.join(', ')}) that changes the order a reader sees: ${quote(s)}` });
+  const invisible = invisibleCharacters(s);
+  if (invisible.length) out.push({ code: 'invisible_character', message: `holds invisible characters (${invisible.join(', ')}): ${quote(s)}` });
+}
+
+/** The first word of `s` mixing scripts, as textRisks words it. */
+function mixedScriptRisk(s: string, out: TextRisk[]): void {
   const mixed = s.split(/[\s\p{P}\p{S}\d]+/u).find((w) => w !== '' && mixesScripts(w));
   if (mixed) out.push({ code: 'mixed_scripts', message: `mixes scripts in one word (${[...scriptsOf(mixed)].join(' and ')}): ${quote(mixed)} — a look-alike letter can pass for another` });
-  return out;
 }
 
 /** How a link is shown to the person: the host as it resolves (punycode) beside its Unicode form. */
@@ -205,15 +217,22 @@ export function linkView(url: string): LinkView {
   if (bidi.length) risks.push({ code: 'bidi_control', message: `The link holds a text-direction control (${bidi.join(', ')}): ${quote(url)}` });
   const invisible = invisibleCharacters(url);
   if (invisible.length) risks.push({ code: 'invisible_character', message: `The link holds invisible characters (${invisible.join(', ')}): ${quote(url)}` });
+  const host = hostView(url, risks);
+  if (host === null) return { url: visibleText(url), host: '', unicodeHost: null, risks };
+  return { url: visibleText(url), host: host.ascii, unicodeHost: host.idn ? host.unicode : null, risks };
+}
+
+/** The host of a link as it resolves and as it is shown, adding its idn_host / mixed_script_host risks; null without a host. */
+function hostView(url: string, risks: LinkView['risks']): { ascii: string; unicode: string; idn: boolean } | null {
   const raw = hostPart(url);
-  if (raw === null || raw === '') return { url: visibleText(url), host: '', unicodeHost: null, risks };
+  if (raw === null || raw === '') return null;
   const ascii = raw.startsWith('[') ? raw : (asciiHost(raw) ?? raw.toLowerCase());
   const unicode = raw.startsWith('[') ? raw : unicodeHost(ascii);
   const idn = ascii !== unicode;
   if (idn) risks.push({ code: 'idn_host', message: `The link's host is internationalised: it is ${ascii} (shown as ${visibleText(unicode)}). Check it is the site you expect.` });
   const mixedLabel = unicode.split('.').find((label) => mixesScripts(label));
   if (mixedLabel) risks.push({ code: 'mixed_script_host', message: `The link's host mixes scripts (${[...scriptsOf(mixedLabel)].join(' and ')}) in "${visibleText(mixedLabel)}": a look-alike of another site. It really goes to ${ascii}.` });
-  return { url: visibleText(url), host: ascii, unicodeHost: idn ? unicode : null, risks };
+  return { ascii, unicode, idn };
 }
 
 /** A short label for a link: its host as it resolves, with the Unicode form when it differs. */
@@ -225,6 +244,8 @@ export function linkLabel(url: string): string {
 
 /** True when a URL must be refused: bidi controls or invisible characters have no place in a link. */
 export function urlHasHiddenCharacters(url: string): boolean {
+  // Every bidi control and invisible character is outside ASCII, and most URLs are ASCII.
+  if (!NON_ASCII.test(url)) return false;
   return BIDI.test(url) || invisibleCharacters(url).length > 0;
 }
 
@@ -245,17 +266,34 @@ const URL_KEYS = new Set(['url', 'fileUrl', 'thumbnailUrl', 'webhookUrl']);
 export function textWarnings(value: unknown, path: string, out: TextWarning[] = [], depth = 0): TextWarning[] {
   if (out.length >= 50 || depth > 8) return out;
   if (typeof value === 'string') {
+    if (cannotHide(value)) return out;
     const key = path.replace(/\[\d+\]$/, '').split('.').pop() ?? '';
     const isUrl = URL_KEYS.has(key);
-    for (const r of textRisks(value)) {
-      if (r.code === 'bidi_control' || r.code === 'invisible_character' || (r.code === 'mixed_scripts' && !isUrl)) out.push({ path, code: r.code, message: `${key || 'The text'} ${r.message}.` });
-    }
+    // Only the written-text risks: links, phone numbers and e-mail addresses are for merged values.
+    const s = value.length > INSPECT_MAX ? value.slice(0, INSPECT_MAX) : value;
+    const risks: TextRisk[] = [];
+    hiddenRisks(s, risks);
+    if (!isUrl) mixedScriptRisk(s, risks);
+    for (const r of risks) out.push({ path, code: r.code as TextWarning['code'], message: `${key || 'The text'} ${r.message}.` });
     for (const link of isUrl ? [value] : linksIn(value)) {
-      for (const r of linkView(link).risks) if (r.code === 'idn_host' || r.code === 'mixed_script_host') out.push({ path, code: r.code, message: r.message });
+      const hostRisks: LinkView['risks'] = [];
+      hostView(link, hostRisks);
+      for (const r of hostRisks) out.push({ path, code: r.code, message: r.message });
     }
     return out;
   }
   if (Array.isArray(value)) value.forEach((v, i) => textWarnings(v, `${path}[${i}]`, out, depth + 1));
   else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) textWarnings(v, `${path}.${k}`, out, depth + 1);
   return out;
+}
+
+/**
+ * True when a written string cannot carry any textWarnings risk, decided without the full scan: most
+ * content is plain ASCII. Bidi controls, invisible characters and letters of a second script are all
+ * outside ASCII; an ASCII host stays ASCII through WHATWG URL's host parser and punycode's decoding
+ * unless it holds a percent-escape (`%` and two hex digits, decoded before IDNA mapping; a lone `%`
+ * as in "20% off" is not one) or an `xn--` label.
+ */
+function cannotHide(s: string): boolean {
+  return !NON_ASCII.test(s) && !/xn--|%[0-9a-f]{2}/i.test(s);
 }

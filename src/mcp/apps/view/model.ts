@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Content, MessageType } from '../../../content/index.js';
-import type { PreviewToolOutput } from '../display.js';
+import type { PreviewToolOutput } from '../../../../tools/preview-display.js';
 
 /**
  * The part of an rcs_preview / sms_preview result the in-chat preview reads. Its own small schema,

@@ -1,7 +1,7 @@
 import type { BudgetOverview, BudgetStatus } from '../../src/billing/budgets.js';
 import type { DailyUsage } from '../../src/billing/schemas.js';
 import { PostForm } from '../layout.js';
-import { CreditsChart } from './credits-chart.js';
+import { CreditsChart } from '../../src/billing/credits-chart.js';
 import { ConsoleFrame, type ConsoleTab, type ConsoleUser } from './frame.js';
 
 /** A credential's budget as the keys and apps lists show it: limits, today's use, the last 30 days. */

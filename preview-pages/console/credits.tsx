@@ -1,5 +1,5 @@
 import type { DailyUsage, LedgerEntry } from '../../src/billing/schemas.js';
-import { CreditsChart } from './credits-chart.js';
+import { CreditsChart } from '../../src/billing/credits-chart.js';
 import { formatTime } from './format.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 

@@ -4,7 +4,7 @@ import type { AccountsService } from '../accounts/service.js';
 import { requireLogin } from '../accounts/session-middleware.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
-import { CreditsPage } from '../../preview-pages/console/credits.js';
+import { CreditsPage } from '../billing/credits-page.js';
 import { LedgerQuerySchema, type LedgerPage } from '../billing/schemas.js';
 import type { BillingService } from '../billing/service.js';
 

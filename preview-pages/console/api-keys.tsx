@@ -2,7 +2,7 @@ import type { ApiKeyInfo } from '../../src/accounts/api-keys.js';
 import { ErrorNote, PostForm } from '../layout.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
-import { BudgetCell, LimitsHint, type BudgetView } from './budget.js';
+import { BudgetCell, LimitsHint, type BudgetView } from '../../src/billing/budget-page.js';
 
 export interface ApiKeysPageProps {
   user: ConsoleUser;

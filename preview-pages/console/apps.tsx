@@ -2,7 +2,7 @@ import { ErrorNote, PostForm } from '../layout.js';
 import type { ConnectedApp } from '../../oauth/schemas.js';
 import { ConsoleFrame, type ConsoleUser } from './frame.js';
 import { formatTime } from './format.js';
-import { BudgetCell, LimitsHint, type BudgetView } from './budget.js';
+import { BudgetCell, LimitsHint, type BudgetView } from '../../src/billing/budget-page.js';
 
 export interface AppsPageProps {
   user: ConsoleUser;

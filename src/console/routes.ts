@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger.js';
 import type { SendersService } from '../senders/service.js';
 import type { OAuthService } from '../../oauth/service.js';
 import { parseLimitInput, USAGE_DAYS, type BudgetsService, type LimitsChange } from '../billing/budgets.js';
-import { UsagePage } from '../../preview-pages/console/budget.js';
+import { UsagePage } from '../billing/budget-page.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';

@@ -19,7 +19,7 @@ import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js'
 import { scopeDescription } from '../../oauth/constants.js';
 import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../preview-pages/console/apps.js';
-import { OverviewPage } from '../../preview-pages/console/overview.js';
+import { OverviewPage } from './overview-page.js';
 import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
 import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
 import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';

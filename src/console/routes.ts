@@ -22,7 +22,7 @@ import { AppsPage } from '../../preview-pages/console/apps.js';
 import { OverviewPage } from './overview-page.js';
 import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
 import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
-import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
+import { WebhooksPlaceholderPage } from '../webhooks/console-page.js';
 import type { ConsoleSources } from './sources.js';
 import { field, fieldList } from '../platform/http/form-fields.js';
 

@@ -18,7 +18,7 @@ import { listTimezones } from '../schedule/timezones.js';
 import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js';
 import { scopeDescription } from '../../oauth/constants.js';
 import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
-import { AppsPage } from '../../preview-pages/console/apps.js';
+import { AppsPage } from '../../oauth/apps-page.js';
 import { OverviewPage } from './overview-page.js';
 import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
 import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';

@@ -20,7 +20,7 @@ import { scopeDescription } from '../../oauth/constants.js';
 import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../oauth/apps-page.js';
 import { OverviewPage } from './overview-page.js';
-import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
+import { SendersPage, type ConsentWordsError } from '../senders/console-page.js';
 import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
 import { WebhooksPlaceholderPage } from '../webhooks/console-page.js';
 import type { ConsoleSources } from './sources.js';

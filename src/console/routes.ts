@@ -21,7 +21,7 @@ import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
 import { AppsPage } from '../../oauth/apps-page.js';
 import { OverviewPage } from './overview-page.js';
 import { SendersPage, type ConsentWordsError } from '../senders/console-page.js';
-import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
+import { limitInput, SettingsPage, type SettingsForm } from '../accounts/settings-page.js';
 import { WebhooksPlaceholderPage } from '../webhooks/console-page.js';
 import type { ConsoleSources } from './sources.js';
 import { field, fieldList } from '../platform/http/form-fields.js';

@@ -17,7 +17,7 @@ import { PERMISSIONS, PermissionSchema, type Permission } from '../platform/perm
 import { listTimezones } from '../schedule/timezones.js';
 import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js';
 import { scopeDescription } from '../../oauth/constants.js';
-import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
+import { ApiKeysPage } from '../accounts/api-keys-page.js';
 import { AppsPage } from '../../oauth/apps-page.js';
 import { OverviewPage } from './overview-page.js';
 import { SendersPage, type ConsentWordsError } from '../senders/console-page.js';

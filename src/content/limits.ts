@@ -72,9 +72,6 @@ export const SANDBOX_REQUESTS_PER_DAY = 100;
 export const SANDBOX_PREVIEW_TTL_MS = DAY_MS;
 export const SANDBOX_CONTENT_MAX_BYTES = 256_000;
 
-// Sessions and billing windows.
-export const OAUTH_ACCESS_TOKEN_TTL_MS = 30 * DAY_MS;
-export const CONVERSATION_WINDOW_MS = DAY_MS;
 
 /** The `validationLimits` object of GET /status (§4.1), exactly that shape. */
 export interface ValidationLimits {

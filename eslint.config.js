@@ -3,6 +3,31 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import { readFileSync } from 'node:fs';
+
+/**
+ * The import-layer rule, from the one list of allowed layers (layers.json, drawn in docs/architecture.md). The
+ * folders are in one order, lowest first: each may import itself and the folders before it, nothing after it, so
+ * an import against the layers fails lint and no two folders can import each other (folder-level cycles).
+ * `exceptions` name the few imports still waiting for their fix, one file each.
+ */
+function layerZones() {
+  const { layers, exceptions } = JSON.parse(readFileSync(new URL('./layers.json', import.meta.url), 'utf8'));
+  const order = layers.flatMap((layer) => layer.folders.map((folder) => ({ folder, layer: layer.name })));
+  return order.flatMap(({ folder, layer }, i) => {
+    const excepted = exceptions.filter((e) => e.folder === folder);
+    const above = order.slice(i + 1).map((o) => o.folder);
+    const message = `${folder} (layer "${layer}") may import only the folders listed before it in layers.json; see docs/architecture.md.`;
+    const plain = above.filter((f) => !excepted.some((e) => e.imports.startsWith(`${f}/`)));
+    return [
+      ...(plain.length > 0 ? [{ target: folder, from: plain, message }] : []),
+      ...excepted.map((e) => {
+        const from = above.find((f) => e.imports.startsWith(`${f}/`));
+        return { target: folder, from, except: [`./${e.imports.slice(from.length + 1)}`], message };
+      }),
+    ];
+  });
+}
 
 export default tseslint.config(
   {
@@ -44,6 +69,8 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       // Dynamic import() counts too: a lazy import does not make a cycle acceptable.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Folders import only lower layers (layers.json, docs/architecture.md); type-only imports count too.
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones() }],
       // A leading underscore marks a deliberately unused binding (rest-omit destructuring, callback signatures).
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -33,7 +33,7 @@ import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { billingRoutes } from './billing/routes.js';
-import { creditsConsoleRoutes } from './billing/console-routes.js';
+import { creditsConsoleRoutes } from './console/credits-routes.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';

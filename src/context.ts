@@ -15,7 +15,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { secureDirectory } from './platform/data-dir.js';
 import type { Sealer } from './platform/sealing.js';
 import { openSecretsAtRest } from './bootstrap/secrets-at-rest.js';
-import { LinkTokens } from './messaging/link-tokens.js';
+import { LinkTokens } from './platform/link-tokens.js';
 import { SendersService } from './senders/service.js';
 import { OAuthService } from '../oauth/service.js';
 import { ContactsService } from './contacts/service.js';
@@ -61,7 +61,7 @@ export interface AppContext {
   database: OpenDb;
   /** Seals secrets kept in the database with the key kept outside it (src/platform/sealing.ts). */
   sealer: Sealer;
-  /** Tokens of unsubscribe and opt-in links, stored masked (src/messaging/link-tokens.ts). */
+  /** Tokens of unsubscribe and opt-in links, stored masked (src/platform/link-tokens.ts). */
   links: LinkTokens;
   clock: Clock;
   logger: Logger;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BULK_CONTACTS_MAX } from '../src/content/limits.js';
+import { BULK_CONTACTS_MAX } from '../src/contacts/limits.js';
 import {
   BULK_STATUS_MAX_IDS,
   BulkContactsSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GROUP_MEMBERSHIP_MAX_IDS } from '../src/content/limits.js';
+import { GROUP_MEMBERSHIP_MAX_IDS } from '../src/groups/limits.js';
 import {
   CreateGroupSchema,
   GetGroupOptionsSchema,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
+import * as ContactLimits from '../src/contacts/limits.js';
+import * as GroupLimits from '../src/groups/limits.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
 import { DOMAIN_TOOLS } from './domain.js';
 import { READ, TOOLSETS, defineTool, type ToolDef } from './types.js';
@@ -86,11 +88,11 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
         title: 'Manage contacts',
         tools: ['list_contacts', 'get_contact', 'create_contact', 'bulk_create_contacts', 'update_contact', 'list_custom_fields', 'create_custom_field', 'set_contact_custom_fields', 'create_group', 'add_contacts_to_group'],
         steps: [
-          `Phones are stored with country code, without + (6–20 digits); a country outside the account's price list is refused (COUNTRY_NOT_SUPPORTED). Names ≤ ${L.CONTACT_NAME_MAX_LENGTH} chars.`,
-          `get_contact accepts an id or a phone number; list_contacts searches names, phone and email (≤ ${L.CONTACT_LIST_LIMIT_MAX} per page).`,
-          `bulk_create_contacts takes ≤ ${L.BULK_CONTACTS_MAX} per call (upsert:true updates by phone).`,
+          `Phones are stored with country code, without + (6–20 digits); a country outside the account's price list is refused (COUNTRY_NOT_SUPPORTED). Names ≤ ${ContactLimits.CONTACT_NAME_MAX_LENGTH} chars.`,
+          `get_contact accepts an id or a phone number; list_contacts searches names, phone and email (≤ ${ContactLimits.CONTACT_LIST_LIMIT_MAX} per page).`,
+          `bulk_create_contacts takes ≤ ${ContactLimits.BULK_CONTACTS_MAX} per call (upsert:true updates by phone).`,
           'Custom fields: create_custom_field (tag becomes {{tag}} in messages), then set_contact_custom_fields.',
-          `Groups: create_group, add_contacts_to_group (≤ ${L.GROUP_MEMBERSHIP_MAX_IDS} ids per call).`,
+          `Groups: create_group, add_contacts_to_group (≤ ${GroupLimits.GROUP_MEMBERSHIP_MAX_IDS} ids per call).`,
         ],
       };
   }

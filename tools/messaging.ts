@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MessageTypeSchema } from '../src/content/index.js';
 import { BatchResponseSchema } from '../src/messaging/schemas.js';
-import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
-import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
+import { PreviewToolOutputSchema, withPreviewDisplay } from './preview-display.js';
+import { PREVIEW_APP_TOOL_META } from './preview-app-meta.js';
 import { type PreviewsService } from '../src/previews/service.js';
 import { PreviewSendInputSchema, RcsPayloadSchema, type RcsPayload } from '../src/previews/schemas.js';
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';

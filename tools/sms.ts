@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PreviewToolOutputSchema, withPreviewDisplay } from '../src/mcp/apps/display.js';
-import { PREVIEW_APP_TOOL_META } from '../src/mcp/apps/meta.js';
+import { PreviewToolOutputSchema, withPreviewDisplay } from './preview-display.js';
+import { PREVIEW_APP_TOOL_META } from './preview-app-meta.js';
 import { PreviewSendInputSchema, SmsPayloadSchema, type SmsPayload } from '../src/previews/schemas.js';
 import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
 import { SEND, WRITE_IDEMPOTENT, defineTool } from './types.js';

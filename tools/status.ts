@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
+import * as ContactLimits from '../src/contacts/limits.js';
+import * as GroupLimits from '../src/groups/limits.js';
 import { BalanceSchema, LedgerPageSchema, LedgerQuerySchema } from '../src/billing/schemas.js';
 import { AppError } from '../src/platform/errors.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
@@ -63,7 +65,7 @@ export const rcsLimits = defineTool({
     },
     campaignNameMaxLength: L.CAMPAIGN_NAME_MAX_LENGTH,
     messageLog: { maxRangeDays: L.MESSAGE_LOG_MAX_RANGE_DAYS, maxPageSize: 200 },
-    contacts: { pageMax: L.CONTACT_LIST_LIMIT_MAX, bulkMax: L.BULK_CONTACTS_MAX, groupMembershipMaxIds: L.GROUP_MEMBERSHIP_MAX_IDS, nameMaxLength: L.CONTACT_NAME_MAX_LENGTH },
+    contacts: { pageMax: ContactLimits.CONTACT_LIST_LIMIT_MAX, bulkMax: ContactLimits.BULK_CONTACTS_MAX, groupMembershipMaxIds: GroupLimits.GROUP_MEMBERSHIP_MAX_IDS, nameMaxLength: ContactLimits.CONTACT_NAME_MAX_LENGTH },
   }),
 });
 

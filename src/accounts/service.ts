@@ -8,7 +8,7 @@ import type { Selectable, Updateable } from 'kysely';
 import type { AccountsTable } from '../platform/db/tables/foundation.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { DEFAULT_PRICES } from './default-prices.js';
+import { DEFAULT_PRICES } from '../billing/default-prices.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { AccountSettingsSchema, FORM_CONFIRMATION_LIMIT_DEFAULTS, type Account, type AccountSettingsInput, type CompanyProfile } from './schemas.js';
 import { isValidIanaZone } from './timezone.js';

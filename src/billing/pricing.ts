@@ -3,7 +3,7 @@
  * accept, the dispatcher's outcome, the conversation billing preview, previews through the send's
  * dry run) calls priceMessage with the facts it has, and nothing else computes a price.
  */
-import type { PriceEntry } from '../accounts/default-prices.js';
+import type { PriceEntry } from './default-prices.js';
 
 /** Price list of one account: ISO country → prices in 1/1000 credit (RCS per message, SMS per segment). */
 export type PriceList = ReadonlyMap<string, PriceEntry>;

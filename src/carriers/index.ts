@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
-import type { LinkTokens } from '../messaging/link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 import type { Logger } from '../platform/logger.js';
 import type { CarrierEventSink, Carriers, RcsCarrier, SmsCarrier } from './carrier.js';
 import { RbmCarrier } from './rbm/carrier.js';

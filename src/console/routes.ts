@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger.js';
 import type { SendersService } from '../senders/service.js';
 import type { OAuthService } from '../../oauth/service.js';
 import { parseLimitInput, USAGE_DAYS, type BudgetsService, type LimitsChange } from '../billing/budgets.js';
-import { UsagePage } from '../../preview-pages/console/budget.js';
+import { UsagePage } from '../billing/budget-page.js';
 import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from '../accounts/schemas.js';
 import { AppError, isAppError } from '../platform/errors.js';
@@ -17,12 +17,12 @@ import { PERMISSIONS, PermissionSchema, type Permission } from '../platform/perm
 import { listTimezones } from '../schedule/timezones.js';
 import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js';
 import { scopeDescription } from '../../oauth/constants.js';
-import { ApiKeysPage } from '../../preview-pages/console/api-keys.js';
-import { AppsPage } from '../../preview-pages/console/apps.js';
-import { OverviewPage } from '../../preview-pages/console/overview.js';
-import { SendersPage, type ConsentWordsError } from '../../preview-pages/console/senders.js';
-import { limitInput, SettingsPage, type SettingsForm } from '../../preview-pages/console/settings.js';
-import { WebhooksPlaceholderPage } from '../../preview-pages/console/webhooks.js';
+import { ApiKeysPage } from '../accounts/api-keys-page.js';
+import { AppsPage } from '../../oauth/apps-page.js';
+import { OverviewPage } from './overview-page.js';
+import { SendersPage, type ConsentWordsError } from '../senders/console-page.js';
+import { limitInput, SettingsPage, type SettingsForm } from '../accounts/settings-page.js';
+import { WebhooksPlaceholderPage } from '../webhooks/console-page.js';
 import type { ConsoleSources } from './sources.js';
 import { field, fieldList } from '../platform/http/form-fields.js';
 

@@ -10,7 +10,7 @@ import { isId } from '../platform/ids.js';
 import { credentialLabel, type Actor } from '../platform/permissions.js';
 import type { ConsentRecord } from '../suppression/consent.js';
 import { sendConsentCsv } from '../suppression/routes.js';
-import { ConsentPage } from '../../preview-pages/console/consent.js';
+import { ConsentPage } from './consent-page.js';
 import type { ConsentStanding, ContactConsent } from './consent.js';
 import type { ContactsService } from './service.js';
 

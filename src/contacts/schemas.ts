@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import {
-  BULK_CONTACTS_MAX,
-  BULK_DISABLE_REASON_MAX_LENGTH,
-  CONTACT_LIST_LIMIT_MAX,
-  CONTACT_NAME_MAX_LENGTH,
-  GROUP_MEMBERSHIP_MAX_IDS,
-} from '../content/limits.js';
+import { BULK_CONTACTS_MAX, BULK_DISABLE_REASON_MAX_LENGTH, CONTACT_LIST_LIMIT_MAX, CONTACT_NAME_MAX_LENGTH } from './limits.js';
+import { GROUP_MEMBERSHIP_MAX_IDS } from '../groups/limits.js';
 import { printable } from '../content/characters.js';
 import { ContactFieldValueSchema, FieldValueInputSchema, FIELD_VALUES_PER_CALL_MAX } from '../fields/schemas.js';
 import { GroupIdSchema, GroupRefSchema } from '../groups/schemas.js';

@@ -54,16 +54,11 @@ export const BATCH_DELAY_MS_MAX = 10_000;
 export const BATCH_DELAY_MS_DEFAULT = 50;
 export const BILLING_PREVIEW_MAX_NUMBERS = 1000;
 
-// Contacts, groups, templates, log (§4.3–4.6).
-export const BULK_CONTACTS_MAX = 1000;
-export const GROUP_MEMBERSHIP_MAX_IDS = 10_000;
-export const CONTACT_LIST_LIMIT_MIN = 1;
-export const CONTACT_LIST_LIMIT_MAX = 200;
+// Templates and the message log (§4.5–4.6); the contacts' and groups' limits are in src/contacts/limits.ts and
+// src/groups/limits.ts.
 export const MESSAGE_LOG_LIMIT_MIN = 1;
 export const MESSAGE_LOG_LIMIT_MAX = 500;
 export const MESSAGE_LOG_MAX_RANGE_DAYS = 31;
-export const CONTACT_NAME_MAX_LENGTH = 100;
-export const BULK_DISABLE_REASON_MAX_LENGTH = 500;
 export const TEMPLATE_GROUP_NAME_MAX_LENGTH = 100;
 
 // Sandbox (§4.2).
@@ -72,9 +67,6 @@ export const SANDBOX_REQUESTS_PER_DAY = 100;
 export const SANDBOX_PREVIEW_TTL_MS = DAY_MS;
 export const SANDBOX_CONTENT_MAX_BYTES = 256_000;
 
-// Sessions and billing windows.
-export const OAUTH_ACCESS_TOKEN_TTL_MS = 30 * DAY_MS;
-export const CONVERSATION_WINDOW_MS = DAY_MS;
 
 /** The `validationLimits` object of GET /status (§4.1), exactly that shape. */
 export interface ValidationLimits {

@@ -9,7 +9,7 @@ import { assertSessionCsrf } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
-import { FormDetailPage, FormsPage, type EditorChoices, type FormEditorValues } from '../../preview-pages/console/forms.js';
+import { FormDetailPage, FormsPage, type EditorChoices, type FormEditorValues } from './console-page.js';
 import { DEFAULT_CONFIRMATION_MESSAGE, type CreateFormInput, type Form, type UpdateFormInput } from './schemas.js';
 import type { FormsService } from './service.js';
 import { field, fieldList } from '../platform/http/form-fields.js';

@@ -7,7 +7,7 @@ import { isAppError } from '../platform/errors.js';
 import { readCookie, setCookie } from '../platform/http/cookies.js';
 import { sendPage } from '../platform/http/pages.js';
 import { randomToken, safeEqual } from '../platform/secrets.js';
-import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from '../../preview-pages/forms.js';
+import { ConfirmNotFoundPage, ConfirmPage, FormNotFoundPage, FormPage, FormSentPage } from './form-pages.js';
 import type { PublicForm, SubmitResult } from './schemas.js';
 import { FormInputError, type FormsService } from './service.js';
 import { field } from '../platform/http/form-fields.js';

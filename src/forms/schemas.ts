@@ -200,7 +200,7 @@ export const ListSubmissionsQuerySchema = z.object({
 });
 export type ListSubmissionsQuery = z.input<typeof ListSubmissionsQuerySchema>;
 
-// ---- view models of the public page (preview-pages/forms.tsx) ----------------------------------------------------
+// ---- view models of the public page (src/forms/form-pages.tsx) ----------------------------------------------------
 
 /** What the public page needs to render a form. */
 export interface PublicForm {

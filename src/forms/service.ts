@@ -20,7 +20,7 @@ import { AppError, isAppError, notFound } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
-import type { LinkTokens } from '../messaging/link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 import { randomToken, sha256Hex } from '../platform/secrets.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { findForbiddenCharacter } from '../content/characters.js';
@@ -592,7 +592,7 @@ export class FormsService {
       this.d.logger.warn({ formId: form.id, accountId: form.account_id, limit: hit.limit, max: hit.max }, 'form confirmation SMS held back by a cap');
       return { sent: null, note: `Not sent: the limit of ${describeConfirmationLimit(hit.limit, hit.max)} was reached (account settings); the visitor was asked to try again later`, limited: true };
     }
-    // The stored text carries the link masked; its token is derived from the message id (link-tokens.ts) and filled
+    // The stored text carries the link masked; its token is derived from the message id (platform/link-tokens.ts) and filled
     // in when the SMS is handed to the carrier.
     const link = this.d.links.maskedUrl(this.d.config.publicUrl, 'optin');
     const { text, removed } = confirmationText(form.confirmation_message ?? DEFAULT_CONFIRMATION_MESSAGE, { link, formName: form.name, firstName: data.firstName });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GROUP_MEMBERSHIP_MAX_IDS } from '../content/limits.js';
+import { GROUP_MEMBERSHIP_MAX_IDS } from './limits.js';
 import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 

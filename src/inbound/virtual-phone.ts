@@ -1,6 +1,6 @@
 import type { SimulatedNetwork } from '../carriers/simulated/network.js';
 import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
-import type { LinkTokens } from '../messaging/link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 import type { Db } from '../platform/db/database.js';
 import { sql } from 'kysely';
 import { escapeLike, parseJson } from '../platform/db/sql.js';

@@ -1,4 +1,3 @@
 export * from './fields.js';
 export { findPlaceholders, findMalformedPlaceholders, isUnsubscribePlaceholder } from './placeholders.js';
 export { mergeText, mergeUrl, needsContact, resolveMergeField, type MergeChannel, type MergeContact, type MergeContext } from './merge-text.js';
-export { mergeContent, mergedStrings, readMerged, type MergedString } from './merge-content.js';

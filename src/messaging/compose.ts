@@ -2,7 +2,8 @@ import { DateTime } from 'luxon';
 import type { Account } from '../accounts/schemas.js';
 import type { Content, MessageType } from '../content/index.js';
 import type { RecipientContact } from '../contacts/directory.js';
-import { mergeContent, mergeText, type MergeChannel, type MergeContext } from '../merge/index.js';
+import { mergeContent } from '../content/merge-content.js';
+import { mergeText, type MergeChannel, type MergeContext } from '../merge/index.js';
 
 /** The company merge values of an account (spec §2.13), from its profile. */
 export function companyValues(account: Account): Record<string, string | undefined> {

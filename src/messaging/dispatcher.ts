@@ -14,7 +14,7 @@ import type { Logger } from '../platform/logger.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
-import type { LinkTokens } from './link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 import { Corrections } from '../billing/ledger.js';
 import { isTestTraffic, priceMessage } from '../billing/pricing.js';
 import { SenderBudget } from './sender-budget.js';
@@ -39,7 +39,7 @@ export interface DispatcherOptions {
   /** Attempts for temporary carrier errors before the message FAILS. */
   maxAttempts: number;
   /**
-   * Puts link tokens back into the masked text of a message at hand-over (link-tokens.ts). Absent:
+   * Puts link tokens back into the masked text of a message at hand-over (platform/link-tokens.ts). Absent:
    * the text goes out as stored.
    */
   links?: LinkTokens;

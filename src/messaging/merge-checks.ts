@@ -1,5 +1,6 @@
 import { checkMergedValue, type Content, type MergedSlot, type MessageType } from '../content/index.js';
-import { findPlaceholders, mergedStrings, readMerged } from '../merge/index.js';
+import { mergedStrings, readMerged } from '../content/merge-content.js';
+import { findPlaceholders } from '../merge/index.js';
 import type { ErrorDetail } from '../platform/errors.js';
 import type { RejectedRecipient } from './schemas.js';
 

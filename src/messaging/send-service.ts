@@ -28,7 +28,7 @@ import {
   type SendSmsRequest,
   type RejectedRecipient,
 } from './schemas.js';
-import type { LinkTokens } from './link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';

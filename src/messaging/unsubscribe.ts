@@ -1,6 +1,6 @@
 import type { DbOrTx } from '../platform/db/database.js';
 import { sha256Hex } from '../platform/secrets.js';
-import type { LinkTokens } from './link-tokens.js';
+import type { LinkTokens } from '../platform/link-tokens.js';
 
 export interface IssuedToken {
   url: string;
@@ -9,7 +9,7 @@ export interface IssuedToken {
 
 /**
  * A fresh opt-out link per recipient and send (spec §2.13 rule 4). The token is derived from the
- * message id (link-tokens.ts): the returned URL is the masked one that is stored, and only the
+ * message id (platform/link-tokens.ts): the returned URL is the masked one that is stored, and only the
  * token's hash is kept for the lookup. The account's custom unsubscribe URL, when set, is used
  * instead and no token is issued.
  */

@@ -3,7 +3,7 @@ import { h } from 'preact';
 import type { AccountsService } from '../accounts/service.js';
 import { sendPage } from '../platform/http/pages.js';
 import { isAppError } from '../platform/errors.js';
-import { ApprovalsPage } from '../../preview-pages/console/approvals.js';
+import { ApprovalsPage } from './approvals-page.js';
 import { INBOX_STATES, type InboxState } from './audit.js';
 import { sendApprovalsCsv } from './csv-export.js';
 import type { PreviewsService } from './service.js';

@@ -11,7 +11,8 @@ import { RISK_ORDER, textRisks, visibleText, type TextRisk, type TextRiskCode } 
 import type { CollectedMergeValues } from '../messaging/merge-audit.js';
 import type { ErrorDetail } from '../platform/errors.js';
 import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
-import { mergeContent, mergeText, TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, type MergeContact, type MergeContext } from '../merge/index.js';
+import { mergeContent } from '../content/merge-content.js';
+import { mergeText, TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, type MergeContact, type MergeContext } from '../merge/index.js';
 
 export interface StoredMergeValue {
   value: string;

@@ -7,7 +7,7 @@
 import type { PreviewsTable } from '../platform/db/tables/previews.js';
 import { isRecord } from '../platform/guards.js';
 import type { Principal } from '../platform/permissions.js';
-import { differingPaths } from './canonical.js';
+import { differingPaths } from '../platform/canonical-json.js';
 
 export type PreviewKind = PreviewsTable['kind'];
 

@@ -22,7 +22,7 @@ import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema,
 import { parseSendBody } from '../messaging/prepare.js';
 import type { ValidationService } from '../validation-api/service.js';
 import type { TemplatesService } from '../templates/service.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../platform/canonical-json.js';
 import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
 import { spenderOf, type Spender } from '../billing/budgets.js';

@@ -3,7 +3,7 @@ import { h } from 'preact';
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import { sendPage } from '../platform/http/pages.js';
-import { SandboxPage } from '../../preview-pages/sandbox.js';
+import { SandboxPage } from './sandbox-page.js';
 import { sampleSrc } from './samples.js';
 import { SANDBOX_MERGE_VALUES, SHARE_PAGE_PATH, type SandboxService } from './service.js';
 

@@ -188,7 +188,7 @@ export const SandboxStoredPreviewSchema = z.object({
   }),
 });
 
-// ---- response bodies and the share page's view (preview-pages/sandbox.tsx) ---------------------------------------
+// ---- response bodies and the share page's view (src/sandbox/sandbox-page.tsx) ---------------------------------------
 
 export interface MediaReplacement {
   path: string;

@@ -9,7 +9,8 @@ import {
   type SmsFacts,
   type ValidationResult,
 } from '../content/index.js';
-import { mergeContent, mergeText, type MergeContext } from '../merge/index.js';
+import { mergeContent } from '../content/merge-content.js';
+import { mergeText, type MergeContext } from '../merge/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';

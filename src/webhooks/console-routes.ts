@@ -6,7 +6,7 @@ import { assertSessionCsrf } from '../accounts/session-middleware.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
-import { WebhookDetailPage, WebhooksPage, type EventChoice } from '../../preview-pages/console/webhooks.js';
+import { WebhookDetailPage, WebhooksPage, type EventChoice } from './console-page.js';
 import { EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './events.js';
 import type { AttemptReport, WebhookSecret } from './schemas.js';
 import type { WebhooksService } from './service.js';

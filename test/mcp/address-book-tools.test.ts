@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BULK_CONTACTS_MAX, GROUP_MEMBERSHIP_MAX_IDS, TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../../src/content/limits.js';
+import { BULK_CONTACTS_MAX } from '../../src/contacts/limits.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../../src/content/limits.js';
+import { GROUP_MEMBERSHIP_MAX_IDS } from '../../src/groups/limits.js';
 import { newId } from '../../src/platform/ids.js';
 import { TEMPLATE_ASSIGN_MAX_IDS, TEMPLATE_LIST_MAX_LIMIT } from '../../src/templates/schemas.js';
 import { ALL_TOOLS } from '../../tools/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { TOOLS_BY_NAME } from '../../src/mcp/catalog.js';
-import { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_URI } from '../../src/mcp/apps/meta.js';
+import { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_URI } from '../../tools/preview-app-meta.js';
 
 /** The wire of POST /mcp for 2026-07-28 requests: per-request envelope, standard headers, resultType, cache hints. */
 let t: TestServer;

@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
 import type { SimMessagesTable } from '../../platform/db/tables/messaging.js';
 import type { Capability, CarrierEvent, CarrierEventSink, Carriers, OutboundRcs, OutboundSms, RcsCarrier, SendOutcome, SmsCarrier } from '../carrier.js';
-import type { LinkTokens } from '../../messaging/link-tokens.js';
+import type { LinkTokens } from '../../platform/link-tokens.js';
 import { simBehaviour } from './numbers.js';
 
 export interface SimulatedOptions {
@@ -18,7 +18,7 @@ export interface SimulatedOptions {
   tickMs?: number;
   /**
    * The store is in our database, so link tokens the handset received are masked again there and
-   * the virtual phone reveals them when it shows the message (src/messaging/link-tokens.ts).
+   * the virtual phone reveals them when it shows the message (src/platform/link-tokens.ts).
    */
   links?: LinkTokens | null;
 }

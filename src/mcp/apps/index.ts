@@ -1,10 +1,10 @@
 import { registerAppResource, type McpUiAppResourceConfig } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { previewAppHtml } from './html.js';
-import { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_URI } from './meta.js';
+import { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_URI } from '../../../tools/preview-app-meta.js';
 
-export { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_TOOL_META, PREVIEW_APP_URI } from './meta.js';
-export { PreviewDisplaySchema, PreviewToolOutputSchema, withPreviewDisplay, type PreviewDisplay, type PreviewToolOutput } from './display.js';
+export { PREVIEW_APP_MIME_TYPE, PREVIEW_APP_TOOL_META, PREVIEW_APP_URI } from '../../../tools/preview-app-meta.js';
+export { PreviewDisplaySchema, PreviewToolOutputSchema, withPreviewDisplay, type PreviewDisplay, type PreviewToolOutput } from '../../../tools/preview-display.js';
 export { buildPreviewAppHtml, previewAppHtml } from './html.js';
 
 export interface PreviewAppDeps {

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { canonicalJson } from '../../previews/canonical.js';
+import { canonicalJson } from '../canonical-json.js';
 import { AppError } from '../errors.js';
 import { sha256Hex } from '../secrets.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Content } from '../../../src/content/schemas.js';
 import { checkMergedValue } from '../../../src/content/index.js';
-import { mergeContent, mergedStrings } from '../../../src/merge/merge-content.js';
+import { mergeContent, mergedStrings } from '../../../src/content/merge-content.js';
 import type { MergeContext } from '../../../src/merge/merge-text.js';
 import { compareFingerprints, MergeAudit, staleError } from '../../../src/messaging/merge-audit.js';
 import { checkMergedMessage, rcsMergePlan } from '../../../src/messaging/merge-checks.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Content } from '../../../src/content/schemas.js';
 import { BUILTIN_MERGE_FIELDS } from '../../../src/merge/fields.js';
-import { mergeContent } from '../../../src/merge/merge-content.js';
+import { mergeContent } from '../../../src/content/merge-content.js';
 import { mergeText, mergeUrl, needsContact, type MergeContext } from '../../../src/merge/merge-text.js';
 import { findMalformedPlaceholders, findPlaceholders } from '../../../src/merge/placeholders.js';
 

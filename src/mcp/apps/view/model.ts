@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Content, MessageType } from '../../../content/index.js';
-import type { PreviewToolOutput } from '../display.js';
+import type { PreviewToolOutput } from '../../../../tools/preview-display.js';
 
 /**
  * The part of an rcs_preview / sms_preview result the in-chat preview reads. Its own small schema,

@@ -1,7 +1,7 @@
-import { describeConfirmationLimit, type Form, type Submission } from '../../src/forms/schemas.js';
-import { ErrorNote, PostForm } from '../layout.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
+import { describeConfirmationLimit, type Form, type Submission } from './schemas.js';
+import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
 
 /** What the editor shows (a form being created, or an existing one). */
 export interface FormEditorValues {

@@ -1,7 +1,7 @@
-import type { AttemptReport, Delivery, Webhook, WebhookSecret, WebhookWithSecret } from '../../src/webhooks/schemas.js';
-import { ErrorNote, PostForm } from '../layout.js';
-import { ConsoleFrame, Placeholder, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
+import type { AttemptReport, Delivery, Webhook, WebhookSecret, WebhookWithSecret } from './schemas.js';
+import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
+import { ConsoleFrame, Placeholder, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
 
 /** Until the webhooks area mounts its own page (ConsoleSources.webhooks). */
 export function WebhooksPlaceholderPage({ user, accountName }: { user: ConsoleUser; accountName: string }) {

@@ -1,6 +1,6 @@
-import { PostForm } from '../layout.js';
-import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, OPT_OUT_CONFIRMATION_DEFAULT, OPT_OUT_CONFIRMATION_MAX, type CompanyField, type FormConfirmationLimitName } from '../../src/accounts/schemas.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
+import { PostForm } from '../../preview-pages/layout.js';
+import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, OPT_OUT_CONFIRMATION_DEFAULT, OPT_OUT_CONFIRMATION_MAX, type CompanyField, type FormConfirmationLimitName } from './schemas.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
 
 export interface SettingsForm {
   name: string;

@@ -1,8 +1,8 @@
-import type { BudgetOverview, BudgetStatus } from '../../src/billing/budgets.js';
-import type { DailyUsage } from '../../src/billing/schemas.js';
-import { PostForm } from '../layout.js';
+import type { BudgetOverview, BudgetStatus } from './budgets.js';
+import type { DailyUsage } from './schemas.js';
+import { PostForm } from '../../preview-pages/layout.js';
 import { CreditsChart } from './credits-chart.js';
-import { ConsoleFrame, type ConsoleTab, type ConsoleUser } from './frame.js';
+import { ConsoleFrame, type ConsoleTab, type ConsoleUser } from '../../preview-pages/console/frame.js';
 
 /** A credential's budget as the keys and apps lists show it: limits, today's use, the last 30 days. */
 export type BudgetView = BudgetOverview;

@@ -1,7 +1,7 @@
-import type { InboxItem } from '../../src/previews/inbox-schemas.js';
-import type { InboxState } from '../../src/previews/audit.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
+import type { InboxItem } from './inbox-schemas.js';
+import type { InboxState } from './audit.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
 
 export interface ApprovalsPageProps {
   user: ConsoleUser;

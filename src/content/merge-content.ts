@@ -1,5 +1,5 @@
-import type { Action, CardContent, Content, Suggestion } from '../content/schemas.js';
-import { mergeText, mergeUrl, type MergeContext } from './merge-text.js';
+import type { Action, CardContent, Content, Suggestion } from './schemas.js';
+import { mergeText, mergeUrl, type MergeContext } from '../merge/merge-text.js';
 
 /**
  * Merges an RCS content object for one recipient (§2.1: text, titles, descriptions, captions and

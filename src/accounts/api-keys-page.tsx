@@ -1,8 +1,8 @@
-import type { ApiKeyInfo } from '../../src/accounts/api-keys.js';
-import { ErrorNote, PostForm } from '../layout.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
-import { BudgetCell, LimitsHint, type BudgetView } from './budget.js';
+import type { ApiKeyInfo } from './api-keys.js';
+import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
+import { BudgetCell, LimitsHint, type BudgetView } from '../billing/budget-page.js';
 
 export interface ApiKeysPageProps {
   user: ConsoleUser;

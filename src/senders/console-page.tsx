@@ -1,8 +1,8 @@
-import type { Sendername } from '../../src/senders/schemas.js';
-import { CONSENT_LANGUAGES, SENDER_WORD_MAX_LENGTH, SENDER_WORDS_MAX, SENTENCE_MAX_WORDS, type SenderWords } from '../../src/inbound/consent-words.js';
-import { PostForm } from '../layout.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
+import type { Sendername } from './schemas.js';
+import { CONSENT_LANGUAGES, SENDER_WORD_MAX_LENGTH, SENDER_WORDS_MAX, SENTENCE_MAX_WORDS, type SenderWords } from '../inbound/consent-words.js';
+import { PostForm } from '../../preview-pages/layout.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
 
 /** What a person typed that was refused, shown again in its form with the problems. */
 export interface ConsentWordsError {

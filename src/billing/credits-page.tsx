@@ -1,9 +1,9 @@
-import type { DailyUsage, LedgerEntry } from '../../src/billing/schemas.js';
+import type { DailyUsage, LedgerEntry } from './schemas.js';
 import { CreditsChart } from './credits-chart.js';
-import { formatTime } from './format.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
 
-/** What the Credits page shows; built by src/billing/console-routes.ts. */
+/** What the Credits page shows; built by src/console/credits-routes.ts. */
 export interface CreditsPageProps {
   user: ConsoleUser;
   accountName: string;

@@ -4,9 +4,9 @@ import type { AccountsService } from '../accounts/service.js';
 import { requireLogin } from '../accounts/session-middleware.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
-import { CreditsPage } from '../../preview-pages/console/credits.js';
-import { LedgerQuerySchema, type LedgerPage } from './schemas.js';
-import type { BillingService } from './service.js';
+import { CreditsPage } from '../billing/credits-page.js';
+import { LedgerQuerySchema, type LedgerPage } from '../billing/schemas.js';
+import type { BillingService } from '../billing/service.js';
 
 /** Days in the Credits page's chart. */
 export const CHART_DAYS = 30;

@@ -1,4 +1,4 @@
-import { isRecord } from '../platform/guards.js';
+import { isRecord } from './guards.js';
 
 /** JSON with object keys sorted at every level: equal payloads give equal strings. */
 export function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
-import type { ConfirmView, PublicForm } from '../src/forms/schemas.js';
-import { ErrorNote, Layout, PostForm } from './layout.js';
+import type { ConfirmView, PublicForm } from './schemas.js';
+import { ErrorNote, Layout, PostForm } from '../../preview-pages/layout.js';
 
 export interface FormPageProps {
   form: PublicForm;

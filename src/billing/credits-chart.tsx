@@ -1,4 +1,4 @@
-import type { DailyUsage } from '../../src/billing/schemas.js';
+import type { DailyUsage } from './schemas.js';
 
 /** Colours of the message statuses in the chart and its legend (presentation attributes: the CSP allows no inline style). */
 const STATUS_COLOURS: ReadonlyArray<[string, string]> = [

@@ -1,8 +1,8 @@
-import type { ConsentStanding } from '../../src/contacts/consent.js';
-import type { ConsentEvent } from '../../src/suppression/schemas.js';
-import { ErrorNote, PostForm } from '../layout.js';
-import { formatTime } from './format.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
+import type { ConsentStanding } from './consent.js';
+import type { ConsentEvent } from '../suppression/schemas.js';
+import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
+import { formatTime } from '../../preview-pages/console/format.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
 
 /** What the Consent page shows; built by src/contacts/consent-console.ts. */
 export interface ConsentPageProps {

@@ -1,6 +1,6 @@
-import type { StoredSandboxPreview } from '../src/sandbox/schemas.js';
-import { Layout } from './layout.js';
-import { PhonePreview } from './phone/index.js';
+import type { StoredSandboxPreview } from './schemas.js';
+import { Layout } from '../../preview-pages/layout.js';
+import { PhonePreview } from '../../preview-pages/phone/index.js';
 
 export interface SandboxPageProps {
   preview: StoredSandboxPreview;

@@ -1,8 +1,8 @@
-import { ErrorNote, PostForm } from '../layout.js';
-import type { ConnectedApp } from '../../oauth/schemas.js';
-import { ConsoleFrame, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
-import { BudgetCell, LimitsHint, type BudgetView } from './budget.js';
+import { ErrorNote, PostForm } from '../preview-pages/layout.js';
+import type { ConnectedApp } from './schemas.js';
+import { ConsoleFrame, type ConsoleUser } from '../preview-pages/console/frame.js';
+import { formatTime } from '../preview-pages/console/format.js';
+import { BudgetCell, LimitsHint, type BudgetView } from '../src/billing/budget-page.js';
 
 export interface AppsPageProps {
   user: ConsoleUser;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { SendEstimate } from '../../messaging/send-service.js';
-import { parseJson } from '../../platform/db/sql.js';
-import type { PreviewsService } from '../../previews/service.js';
-import { PreviewResultSchema, type PreviewResult } from '../../previews/schemas.js';
-import type { SendersService } from '../../senders/service.js';
+import type { SendEstimate } from '../src/messaging/send-service.js';
+import { parseJson } from '../src/platform/db/sql.js';
+import type { PreviewsService } from '../src/previews/service.js';
+import { PreviewResultSchema, type PreviewResult } from '../src/previews/schemas.js';
+import type { SendersService } from '../src/senders/service.js';
 
 /**
  * What the in-chat preview (MCP App) needs beyond the preview result to draw the share page's

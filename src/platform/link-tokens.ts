@@ -1,4 +1,4 @@
-import type { Sealer } from '../platform/sealing.js';
+import type { Sealer } from './sealing.js';
 
 /**
  * The per-message links whose token is a credential: the unsubscribe link (`/u/<token>`, spec

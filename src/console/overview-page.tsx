@@ -1,6 +1,6 @@
-import type { BatchJobItem, PendingPreviewItem, RecentMessageItem } from '../../src/console/sources.js';
-import { ConsoleFrame, Placeholder, type ConsoleUser } from './frame.js';
-import { formatTime } from './format.js';
+import type { BatchJobItem, PendingPreviewItem, RecentMessageItem } from './sources.js';
+import { ConsoleFrame, Placeholder, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { formatTime } from '../../preview-pages/console/format.js';
 
 export interface OverviewPageProps {
   user: ConsoleUser;

@@ -9,7 +9,7 @@ import { isSampleUrl, PLACEHOLDER_SRC, sampleSrc } from '../sandbox/samples.js';
 import type { Content, MessageType } from '../content/index.js';
 import { mediaItems, replacedMediaOf } from '../../preview-pages/phone/media-list.js';
 import { MessagePage } from '../../preview-pages/login.js';
-import { VirtualPhonePage } from '../../preview-pages/virtual-phone.js';
+import { VirtualPhonePage } from './virtual-phone-page.js';
 import type { VirtualPhoneService } from './virtual-phone.js';
 import { parsePhoneSearch, type ParsedPhoneSearch } from './phone-search.js';
 

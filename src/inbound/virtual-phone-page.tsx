@@ -4,11 +4,11 @@
  * chips and card buttons, reply, send STOP. No script: every tap and reply is a form POST with the
  * session's CSRF token, answered with a redirect back here.
  */
-import type { Action, Content, MessageType, Suggestion } from '../src/content/index.js';
-import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from '../src/inbound/virtual-phone.js';
-import { PHONE_SEARCH_MAX_LENGTH } from '../src/inbound/phone-search.js';
-import { ErrorNote, Layout } from './layout.js';
-import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver, type ReplacedMedia } from './phone/index.js';
+import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
+import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from './virtual-phone.js';
+import { PHONE_SEARCH_MAX_LENGTH } from './phone-search.js';
+import { ErrorNote, Layout } from '../../preview-pages/layout.js';
+import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver, type ReplacedMedia } from '../../preview-pages/phone/index.js';
 
 export interface VirtualPhonePageProps {
   user: { email: string; csrfToken: string };

@@ -77,7 +77,8 @@ export function createApp(ctx: AppContext): Express {
   const json = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'], verify: checkJsonBody });
   // The assistant's hot path comes first: it answers JSON only, so it needs none of the page
   // headers (CSP and friends) or routers below — just nosniff and no caching, set by mcpHandler.
-  app.all(BASE.mcp, mcpCors(ctx.config), json, mcpHandler(ctx), mcpBodyError);
+  const mcp = { services: ctx.services, credentialResolvers: ctx.credentialResolvers, config: ctx.config, sealer: ctx.sealer, logger: ctx.logger };
+  app.all(BASE.mcp, mcpCors(ctx.config), json, mcpHandler(mcp), mcpBodyError);
   app.use(
     helmet({
       contentSecurityPolicy: {

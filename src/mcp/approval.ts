@@ -1,5 +1,5 @@
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { AppContext } from '../context.js';
+import type { McpDeps } from './deps.js';
 import type { ToolOutcome } from './tool-call.js';
 
 /**
@@ -29,7 +29,7 @@ export const APPROVAL_KEY = 'approval';
 const MAX_ROUNDS = 3;
 
 /** The HMAC codec for requestState, keyed from the sealing key so every instance of a fleet verifies it. */
-export function approvalStateCodec(app: AppContext): RequestStateCodec<ApprovalState> {
+export function approvalStateCodec(app: McpDeps): RequestStateCodec<ApprovalState> {
   return createRequestStateCodec<ApprovalState>({
     key: app.sealer.mac('mcp request state', 'v1'),
     ttlSeconds: 24 * 3600,

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { ToolDef } from '../../tools/types.js';
-import type { AppContext } from '../context.js';
+import type { McpDeps } from './deps.js';
 import { isRecord } from '../platform/guards.js';
 import type { Principal } from '../platform/permissions.js';
 import { servedTools, type ToolFilter } from './catalog.js';
@@ -93,7 +93,7 @@ export function fastCall(req: Request, filter: ToolFilter): FastCall | null {
 const SERVER_META = JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO });
 
 /** The JSON-RPC answer, laid out as the SDK lays it out ({result, jsonrpc, id}; 2026 results end with resultType and the server's identity). */
-export async function answerFast(app: AppContext, principal: Principal, call: FastCall): Promise<string> {
+export async function answerFast(app: McpDeps, principal: Principal, call: FastCall): Promise<string> {
   const parsed = (await toolSchemas(call.tool).input['~standard'].validate(call.args ?? {})) as { value: ParsedInput };
   const { result } = await callTool(app, principal, call.tool, parsed.value, call.served);
   let text = JSON.stringify(result);

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import type { AppContext } from '../context.js';
+import type { McpDeps } from './deps.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { presentedCredential, resolvePrincipal } from '../platform/http/auth.js';
 import { INVALID_UTF8_TYPE } from '../platform/http/utf8.js';
@@ -103,7 +103,7 @@ function isJsonText(text: string): boolean {
  * (API key or OAuth bearer, the 401 / insufficient_scope challenges), GET/DELETE 405 (no
  * sessions, no standalone stream), the tool filters, and the headers of every answer.
  */
-export function mcpHandler(ctx: AppContext, opts: { fastPath?: boolean } = {}): RequestHandler {
+export function mcpHandler(ctx: McpDeps, opts: { fastPath?: boolean } = {}): RequestHandler {
   // The default response mode answers JSON unless a handler streams notifications, which none does.
   const handler = createMcpHandler(mcpServerFactory(ctx), {
     onerror: (err) => ctx.logger.warn({ err }, 'mcp request refused or failed'),

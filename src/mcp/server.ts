@@ -1,7 +1,7 @@
 import { McpServer, type AuthInfo, type CallToolResult, type InputRequiredResult, type McpRequestContext, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDef } from '../../tools/types.js';
-import type { AppContext } from '../context.js';
+import type { McpDeps } from './deps.js';
 import type { Principal } from '../platform/permissions.js';
 import { approvalRound, approvalStateCodec, DECLINED_NEXT_STEP, type ApprovalState } from './approval.js';
 import { toolError } from './tool-errors.js';
@@ -61,7 +61,7 @@ function permittedTools(principal: Principal, filter: ToolFilter): ToolDef[] {
  * nothing else — and a tool of the filter the principal lacks a permission of is then registered
  * to answer FORBIDDEN naming the permission, so the assistant learns what to ask the person for.
  */
-export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => McpServer {
+export function mcpServerFactory(app: McpDeps): (ctx: McpRequestContext) => McpServer {
   let codec: RequestStateCodec<ApprovalState> | null = null;
   return ({ era, authInfo }) => {
     const { principal, filter, calledTool } = callerOf(authInfo);
@@ -88,7 +88,7 @@ export function mcpServerFactory(app: AppContext): (ctx: McpRequestContext) => M
   };
 }
 
-function register(server: McpServer, app: AppContext, principal: Principal, tool: ToolDef, served: ReadonlyMap<string, ToolDef>, era: 'legacy' | 'modern', codec: RequestStateCodec<ApprovalState>): void {
+function register(server: McpServer, app: McpDeps, principal: Principal, tool: ToolDef, served: ReadonlyMap<string, ToolDef>, era: 'legacy' | 'modern', codec: RequestStateCodec<ApprovalState>): void {
   const schemas = toolSchemas(tool);
   server.registerTool(
     tool.name,

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { runTool, type ToolDef } from '../../tools/types.js';
-import type { AppContext } from '../context.js';
+import type { McpDeps } from './deps.js';
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
 import { outputMismatch } from './output-check.js';
@@ -27,7 +27,7 @@ export function forbidden(tool: ToolDef, principal: Principal): AppError | null 
  * logged with its details, answered as a plain INTERNAL tool error that says nothing about the
  * server's insides.
  */
-export async function callTool(app: AppContext, principal: Principal, tool: ToolDef, input: ParsedInput, served: ReadonlyMap<string, ToolDef>): Promise<ToolOutcome> {
+export async function callTool(app: McpDeps, principal: Principal, tool: ToolDef, input: ParsedInput, served: ReadonlyMap<string, ToolDef>): Promise<ToolOutcome> {
   const refuse = (error: AppError): ToolOutcome => ({ result: toolError(error, { tool, served }), error });
   const denied = forbidden(tool, principal);
   if (denied) return refuse(denied);

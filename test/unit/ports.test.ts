@@ -26,8 +26,8 @@ const CONTEXT_MODULE = path.join(ROOT, 'src/context.ts');
 
 /** Build and start the process: they create AppContext and hand areas their services. */
 const COMPOSITION_ROOT = ['src/context.ts', 'src/app.ts', 'src/main.ts', 'src/workers.ts', 'src/cli.ts', 'src/server.ts', 'src/shutdown.ts'];
-/** MCP calls tools with the app's services (runTool); HTTP mounts route specs. */
-const TRANSPORTS = ['src/mcp/', 'src/platform/http/'];
+/** HTTP mounts route specs. (MCP gets McpDeps — the tools' services and four ports — since issue #32.) */
+const TRANSPORTS = ['src/platform/http/'];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

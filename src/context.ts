@@ -177,7 +177,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const consent = new ConsentRecord(db);
   const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count, consent);
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
-  const status = new StatusService(db, clock, messageEvents, logger);
+  const status = new StatusService({ db, clock, events: messageEvents, logger, inbound });
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
   const webhooks = new WebhooksService({ db, sealer, clock, config, logger });
   const hooks = webhookListeners(webhooks);
@@ -185,7 +185,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
   engagementEvents.add(hooks.engagement);
   const previewEvents = new PreviewEventHub();
   previewEvents.add(hooks.previews);
-  status.setInboundHandler(inbound);
   // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
   const contacts = new ContactsService(db, clock, accounts, fields, groups, {
     // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).

@@ -10,24 +10,34 @@ import { statusListenerCheck, type MessageEvents } from './events.js';
 /** Order of outbound progress; a receipt never moves a message backwards (READ stays READ). */
 const RANK: Partial<Record<MessageStatus, number>> = { SENDING: 0, SENT: 1, DELIVERED: 2, READ: 3 };
 
-/** Inbound messages and button taps are the engagement area's; it registers here. */
+/** Inbound messages and button taps are the engagement area's; it is handed in at construction. */
 export interface InboundHandler {
   handle(event: Extract<CarrierEvent, { kind: 'inbound' | 'interaction' }>): Promise<void>;
 }
 
+export interface StatusServiceDeps {
+  db: Db;
+  clock: Clock;
+  events: MessageEvents;
+  logger: Logger;
+  /** Where received messages and taps go (inbound/). */
+  inbound: InboundHandler;
+}
+
 /** Applies what carriers report to the message records (spec §3.1, DESIGN §5.7). */
 export class StatusService {
-  private inbound: InboundHandler | null = null;
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly events: MessageEvents;
+  private readonly logger: Logger;
+  private readonly inbound: InboundHandler;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly events: MessageEvents,
-    private readonly logger: Logger,
-  ) {}
-
-  setInboundHandler(handler: InboundHandler): void {
-    this.inbound = handler;
+  constructor(d: StatusServiceDeps) {
+    this.db = d.db;
+    this.clock = d.clock;
+    this.events = d.events;
+    this.logger = d.logger;
+    this.inbound = d.inbound;
   }
 
   /** Applies one carrier event; see handleMany. */
@@ -48,8 +58,7 @@ export class StatusService {
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (e.kind === 'status') statusIdx.push(i);
-      else if (this.inbound) await this.inbound.handle(e);
-      else this.logger.debug({ kind: e.kind }, 'inbound event ignored: no handler');
+      else await this.inbound.handle(e);
     }
     if (statusIdx.length === 0) return done;
     await this.db.transaction().execute(async (tx) => {

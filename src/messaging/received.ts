@@ -1,6 +1,7 @@
 import type { DbOrTx } from '../platform/db/database.js';
 import type { MessagesTable } from '../platform/db/tables/messaging.js';
 import { newId } from '../platform/ids.js';
+import { ONE_OFF_MESSAGE_DEFAULTS } from './message-row.js';
 import { analyzeSms } from '../sms/index.js';
 
 /** A message a person sent to one of the account's senders, as inbound/ hands it over. */
@@ -28,9 +29,9 @@ export interface ReceivedMessage {
 export async function recordReceivedMessage(tx: DbOrTx, m: ReceivedMessage): Promise<MessagesTable> {
   const sms = m.channel === 'SMS' ? analyzeSms(m.text) : null;
   const row: MessagesTable = {
+    ...ONE_OFF_MESSAGE_DEFAULTS,
     id: newId('msg', m.at),
     account_id: m.accountId,
-    job_id: null,
     type: m.channel,
     status: 'RECEIVED',
     direction: 'INBOUND',
@@ -42,30 +43,15 @@ export async function recordReceivedMessage(tx: DbOrTx, m: ReceivedMessage): Pro
     message_type: m.channel === 'RCS' ? 'text' : null,
     content: m.channel === 'RCS' ? JSON.stringify({ text: m.text }) : null,
     text: m.text,
-    sms_fallback: null,
-    fallback_text: null,
     campaign_name: m.campaignName,
     credits_cost_milli: null,
     sms_segments: sms?.segments ?? null,
     sms_encoding: sms?.encoding ?? null,
     method: m.channel,
-    fallback_used: 0,
-    fallback_reason: null,
-    error: null,
     carrier_message_id: m.carrierMessageId,
     created_at: m.at,
-    scheduled_at: null,
-    sent_at: null,
-    delivered_at: null,
-    read_at: null,
-    failed_at: null,
     pending: 0,
     due_at: m.at,
-    lease_until: null,
-    attempts: 0,
-    time_zone: null,
-    preview_id: null,
-    quiet_place: null,
   };
   await tx.insertInto('messages').values(row).execute();
   return row;

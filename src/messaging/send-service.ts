@@ -32,6 +32,7 @@ import type { LinkTokens } from '../platform/link-tokens.js';
 import { issueUnsubscribeLink } from './unsubscribe.js';
 import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePlan, smsMergePlan, type MergePlan } from './merge-checks.js';
 import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';
+import { ONE_OFF_MESSAGE_DEFAULTS } from './message-row.js';
 import { QuietPlan, type QuietDue, type QuietHoursSummary } from './quiet-hours.js';
 
 /**
@@ -340,9 +341,9 @@ export class SendService {
   async queueSystemText(tx: Tx, m: SystemText): Promise<string> {
     const sms = m.sender.type === 'SMS' ? analyzeSms(m.text) : null;
     const row: MessagesTable = {
+      ...ONE_OFF_MESSAGE_DEFAULTS,
       id: newId('msg', m.at),
       account_id: m.accountId,
-      job_id: null,
       type: m.sender.type === 'SMS' ? 'SMS' : 'RCS',
       status: 'SENDING',
       direction: 'OUTBOUND',
@@ -354,30 +355,15 @@ export class SendService {
       message_type: sms ? null : 'text',
       content: sms ? null : JSON.stringify({ text: m.text }),
       text: m.text,
-      sms_fallback: null,
-      fallback_text: null,
       campaign_name: m.kind,
       credits_cost_milli: 0,
       sms_segments: sms?.segments ?? null,
       sms_encoding: sms?.encoding ?? null,
       method: null,
-      fallback_used: 0,
-      fallback_reason: null,
-      error: null,
       carrier_message_id: null,
       created_at: m.at,
-      scheduled_at: null,
-      sent_at: null,
-      delivered_at: null,
-      read_at: null,
-      failed_at: null,
       pending: 1,
       due_at: this.d.clock.now(),
-      lease_until: null,
-      attempts: 0,
-      time_zone: null,
-      preview_id: null,
-      quiet_place: null,
     };
     await tx.insertInto('messages').values(row).execute();
     return row.id;

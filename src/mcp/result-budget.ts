@@ -14,6 +14,8 @@ const NOTE_ROOM = 512;
 /** A result over the budget, re-read as a smaller page, with the sentence telling how to get the rest. */
 export interface FittedResult {
   structured: Record<string, unknown>;
+  /** `structured` as JSON: the result's text block, serialised once for both the size check and the answer. */
+  text: string;
   /** For the assistant, as a second text block after the JSON; absent when the result fitted. */
   note?: string;
 }
@@ -30,29 +32,31 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
  * resource, a write's report) is returned whole.
  */
 export async function fitResult(tool: ToolDef, input: Record<string, unknown>, first: Record<string, unknown>, rerun: Rerun): Promise<FittedResult> {
-  const paging = tool.paging?.(input);
-  if (!paging || bytesOf(first) <= RESULT_BUDGET_BYTES) return { structured: first };
-  const askedLimit = Number(input[paging.limitArg ?? 'limit'] ?? paging.items(first).length);
   let result = first;
+  let text = JSON.stringify(first);
+  const paging = tool.paging?.(input);
+  const over = () => Buffer.byteLength(text, 'utf8') > RESULT_BUDGET_BYTES;
+  if (!paging || !over()) return { structured: result, text };
+  const askedLimit = Number(input[paging.limitArg ?? 'limit'] ?? paging.items(first).length);
   let request = input;
   // A second pass only when the items grew between the two reads (a contact edited meanwhile).
-  for (let pass = 0; pass < 3 && bytesOf(result) > RESULT_BUDGET_BYTES; pass++) {
+  for (let pass = 0; pass < 3 && over(); pass++) {
     const fits = itemsThatFit(result, paging);
     if (fits >= paging.items(result).length) break;
     request = smallerPage(request, paging, fits);
     result = await rerun(request);
+    text = JSON.stringify(result);
   }
-  return { structured: result, note: pageNote(tool.name, paging, request, result, askedLimit) };
+  return { structured: result, text, note: pageNote(tool.name, paging, request, result, askedLimit) };
 }
 
 /** How many leading items of the result fit in the budget with the rest of the result (at least one). */
 function itemsThatFit(result: Record<string, unknown>, paging: Paging): number {
-  const items = paging.items(result);
-  const frame = bytesOf(result) - items.reduce<number>((sum, item) => sum + bytesOf(item) + 1, 0);
-  let used = frame + NOTE_ROOM;
+  const sizes = paging.items(result).map((item) => bytesOf(item) + 1);
+  let used = bytesOf(result) - sizes.reduce((sum, size) => sum + size, 0) + NOTE_ROOM;
   let n = 0;
-  for (const item of items) {
-    used += bytesOf(item) + 1;
+  for (const size of sizes) {
+    used += size;
     if (used > RESULT_BUDGET_BYTES) break;
     n++;
   }

@@ -33,10 +33,11 @@ export async function callTool(app: McpDeps, principal: Principal, tool: ToolDef
   if (denied) return refuse(denied);
   if (!input.ok) return refuse(input.error);
   let structured: Record<string, unknown>;
+  let text: string;
   let note: string | undefined;
   try {
     const run = async (args: unknown) => (await runTool(tool, app.services, principal, args)) as Record<string, unknown>;
-    ({ structured, note } = await fitResult(tool, input.data, await run(input.data), run));
+    ({ structured, text, note } = await fitResult(tool, input.data, await run(input.data), run));
   } catch (err) {
     if (isCallerError(err)) return refuse(err);
     const unstorable = unstorableTextError(err);
@@ -52,7 +53,7 @@ export async function callTool(app: McpDeps, principal: Principal, tool: ToolDef
     app.logger.error({ tool: tool.name, accountId: principal.accountId, mismatch }, 'tool result does not match its outputSchema');
     return { result: internalError(tool, served) };
   }
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
   if (note !== undefined) content.push({ type: 'text', text: note });
   return { result: { content, structuredContent: structured } };
 }

@@ -26,6 +26,8 @@ import { SandboxService } from './sandbox/service.js';
 import { createCarriers, type Carriers } from './carriers/index.js';
 import { ContactDirectory } from './contacts/directory.js';
 import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './messaging/dispatcher.js';
+import { newInstanceId } from './platform/instances/identity.js';
+import { InstanceRegistry } from './platform/instances/registry.js';
 import { MessageEventHub } from './messaging/events.js';
 import { JobsService } from './messaging/jobs-service.js';
 import { cancelScheduledMessages, LogService } from './messaging/log-service.js';
@@ -71,6 +73,8 @@ export interface AppContext {
   carriers: Carriers;
   /** Background work started by startWorkers (src/workers.ts). */
   dispatcher: Dispatcher;
+  /** This process among the instances on the database (src/platform/instances/): started and stopped with the workers. */
+  instances: InstanceRegistry;
   messageEvents: MessageEventHub;
   /** Inbound messages, taps/replies and opt-outs (src/inbound/events.ts); webhooks add listeners. */
   engagementEvents: EngagementEventHub;
@@ -162,10 +166,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const groups = new GroupsService(db, clock);
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
+  // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.
+  const instances = new InstanceRegistry({ db, logger, id: newInstanceId() });
   const dispatcher = new Dispatcher(db, clock, carriers, accounts, messageEvents, logger, {
     ...DEFAULT_DISPATCHER_OPTIONS,
     perSenderPerSecond: config.senderMaxPerSecond,
     links,
+    claimer: instances,
   });
   const directory = new ContactDirectory(clock);
   const templates = new TemplatesService(db, clock, fields);
@@ -179,7 +186,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
   const status = new StatusService({ db, clock, events: messageEvents, logger, inbound });
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
-  const webhooks = new WebhooksService({ db, sealer, clock, config, logger });
+  const webhooks = new WebhooksService({ db, sealer, clock, config, logger, claimer: instances });
+  instances.holds({ name: 'messages', releaseClaimsOf: (ids) => dispatcher.releaseClaimsOf(ids), renewClaims: () => dispatcher.renewClaims() });
+  instances.holds({ name: 'webhook deliveries', releaseClaimsOf: (ids) => webhooks.worker.releaseClaimsOf(ids) });
   const hooks = webhookListeners(webhooks);
   messageEvents.add(hooks.messages);
   engagementEvents.add(hooks.engagement);
@@ -245,6 +254,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     credentialResolvers: [(secret) => services.apiKeys.authenticate(secret), (token) => services.oauth.resolveAccessToken(token)],
     carriers,
     dispatcher,
+    instances,
     messageEvents,
     engagementEvents,
   };

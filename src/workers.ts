@@ -22,6 +22,9 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
       : null;
   if (checkpointer) checkpointers.set(ctx, checkpointer);
   await ctx.carriers.start((events) => ctx.services.status.handleMany(events));
+  // Joins the instances before claiming anything: what a dead instance (this one's previous life among them) had
+  // claimed is given back first, and from now on a dead one's claims are given back within seconds.
+  await ctx.instances.start();
   ctx.dispatcher.start();
   // Webhook deliveries: the outbox is in the database, so whatever was pending before a restart is posted now.
   ctx.services.webhooks.worker.start();
@@ -53,6 +56,8 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   log.info('shutdown: dispatcher stopped (unsent messages released)');
   await ctx.services.webhooks.worker.stop();
   log.info('shutdown: webhook worker stopped (posts in flight aborted, deliveries released)');
+  // Last: while the dispatcher and the webhook worker still held work, this instance had to look alive.
+  await ctx.instances.stop();
   await ctx.carriers.stop();
   await checkpointers.get(ctx)?.stop();
   checkpointers.delete(ctx);

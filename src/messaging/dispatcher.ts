@@ -43,6 +43,12 @@ export interface DispatcherOptions {
    * the text goes out as stored.
    */
   links?: LinkTokens;
+  /**
+   * The instance this process claims under (src/platform/instances/): claims carry its id, so when its heartbeat
+   * stops another instance gives them back at once instead of after the lease. Absent: claims carry none and
+   * end with their lease.
+   */
+  claimer?: { readonly id: string };
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { leaseMs: 30_000, claimLimit: 1000, perSenderPerSecond: 20_000, idleMs: 200, maxAttempts: 8 };
@@ -93,6 +99,8 @@ export class Dispatcher {
    */
   private recording: Promise<void> = Promise.resolve();
   private readonly overlapRecords: boolean;
+  /** The rows of the round being sent now (claimed or adopted, not recorded yet): their leases are renewed while it runs. */
+  private inHand: MessagesTable[] = [];
   /** Decoded messages.quiet_place strings (few distinct ones: country, area code, contact zone, window). */
   private readonly quietPlaces = new Map<string, RecipientPlace | null>();
 
@@ -133,7 +141,7 @@ export class Dispatcher {
       for (let i = 0; i < ids.length; i += 500) {
         await this.db
           .updateTable('messages')
-          .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
+          .set((eb) => ({ lease_until: null, claimed_by: null, attempts: eb('attempts', '-', 1) }))
           .where('id', 'in', ids.slice(i, i + 500))
           .where('pending', '=', 1)
           .where('lease_until', '=', lease)
@@ -145,6 +153,64 @@ export class Dispatcher {
   /** New work was committed: look now instead of after the idle pause. */
   wake(): void {
     this.loop.wake();
+  }
+
+  /** The id claims are stamped with (null: none, the lease alone decides). */
+  private get claimedBy(): string | null {
+    return this.options.claimer?.id ?? null;
+  }
+
+  /**
+   * ClaimHolder (platform/instances/registry.ts): the given instances are dead, so their pending claims become
+   * claimable now. The attempt they counted stays counted: the dead instance may have handed the message over
+   * (the carrier recognises its id).
+   */
+  async releaseClaimsOf(instances: readonly string[]): Promise<number> {
+    if (instances.length === 0) return 0;
+    const released = await this.db
+      .updateTable('messages')
+      .set({ lease_until: null, claimed_by: null })
+      .where('pending', '=', 1)
+      .where('lease_until', 'is not', null)
+      .where('claimed_by', 'in', instances)
+      .executeTakeFirst();
+    const n = Number(released.numUpdatedRows);
+    if (n > 0) this.wake();
+    return n;
+  }
+
+  /**
+   * ClaimHolder: extends the leases of the rows this process still works on — adopted ones waiting for their
+   * sender's budget, the round in hand — once half their lease has gone, so a live but slow instance keeps them
+   * (a dead one's are given back through its heartbeat instead). Only where the lease is still the one this
+   * process holds.
+   */
+  async renewClaims(): Promise<void> {
+    const now = this.clock.now();
+    const due = now + this.options.leaseMs / 2;
+    const byLease = new Map<number, MessagesTable[]>();
+    for (const r of [...this.inHand, ...this.adopted]) {
+      if (r.lease_until === null || r.lease_until > due) continue;
+      const list = byLease.get(r.lease_until) ?? [];
+      list.push(r);
+      byLease.set(r.lease_until, list);
+    }
+    const until = now + this.options.leaseMs;
+    for (const [lease, rows] of byLease) {
+      for (let i = 0; i < rows.length; i += 500) {
+        const part = rows.slice(i, i + 500);
+        const renewed = await this.db
+          .updateTable('messages')
+          .set({ lease_until: until })
+          .where('id', 'in', part.map((r) => r.id))
+          .where('pending', '=', 1)
+          .where('lease_until', '=', lease)
+          .returning('id')
+          .execute();
+        const ids = new Set(renewed.map((r) => r.id));
+        for (const r of part) if (ids.has(r.id)) r.lease_until = until;
+      }
+    }
   }
 
   /** One loop round: at once again while there is work, else until the next due message. */
@@ -191,11 +257,11 @@ export class Dispatcher {
    * takes it when it sends, so a send that rolls back or a slow commit holds no tokens (and, on
    * PostgreSQL, no lock on the sender's budget row for the length of the send).
    */
-  async leaseForNewMessages(db: DbOrTx, senderId: string, count: number): Promise<{ count: number; leaseUntil: number }> {
-    if (this.loop.isStopped || count <= 0) return { count: 0, leaseUntil: 0 };
+  async leaseForNewMessages(db: DbOrTx, senderId: string, count: number): Promise<{ count: number; leaseUntil: number; claimedBy: string | null }> {
+    if (this.loop.isStopped || count <= 0) return { count: 0, leaseUntil: 0, claimedBy: null };
     const now = this.clock.now();
     const available = await this.budget.available(db, senderId, now);
-    return { count: Math.max(0, Math.min(count, available, MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs };
+    return { count: Math.max(0, Math.min(count, available, MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs, claimedBy: this.claimedBy };
   }
 
   /**
@@ -252,11 +318,22 @@ export class Dispatcher {
     let rows = await this.takeAdopted(now);
     if (rows.length === 0) rows = await this.claimDue(now);
     if (rows.length === 0) return 0;
+    this.inHand = rows;
     const updates = await this.send(rows);
     await this.recording;
-    if (!overlap) await this.record(rows, updates);
-    else this.recording = this.record(rows, updates).catch((err: unknown) => this.logger.error({ err, messages: rows.length }, 'dispatcher could not record a round (its messages are claimed again when their lease runs out)'));
+    if (!overlap) {
+      await this.record(rows, updates).finally(() => this.letGo(rows));
+    } else {
+      this.recording = this.record(rows, updates)
+        .catch((err: unknown) => this.logger.error({ err, messages: rows.length }, 'dispatcher could not record a round (its messages are claimed again when their lease runs out)'))
+        .finally(() => this.letGo(rows));
+    }
     return rows.length;
+  }
+
+  /** The round's rows are recorded (or their record failed): their leases are no longer renewed. */
+  private letGo(rows: MessagesTable[]): void {
+    if (this.inHand === rows) this.inHand = [];
   }
 
   /**
@@ -351,7 +428,7 @@ export class Dispatcher {
       // is not claimed twice (dispatchNow claims without a locked candidate query).
       const rows = await db
         .updateTable('messages')
-        .set((eb) => ({ lease_until: now + this.options.leaseMs, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ lease_until: now + this.options.leaseMs, claimed_by: this.claimedBy, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', part)
         .where(claimable)
         .returningAll()

@@ -18,6 +18,7 @@ export const ONE_OFF_MESSAGE_DEFAULTS = {
   read_at: null,
   failed_at: null,
   lease_until: null,
+  claimed_by: null,
   attempts: 0,
   time_zone: null,
   preview_id: null,

@@ -671,6 +671,7 @@ export class SendService {
       const m = rows[i]!.message;
       if (m.due_at > now) continue;
       m.lease_until = lease.leaseUntil;
+      m.claimed_by = lease.claimedBy;
       m.attempts = 1;
       out.push(m);
     }
@@ -775,6 +776,7 @@ function newMessageRow(
     pending: 1,
     due_at: own.due_at,
     lease_until: null,
+    claimed_by: null,
     attempts: 0,
     time_zone: deferredIn ?? o.schedule?.effectiveTimezone ?? null,
     quiet_place: quiet?.place ?? null,

@@ -38,6 +38,8 @@ export interface WebhooksDeps {
   clock: Clock;
   config: Config;
   logger: Logger;
+  /** The instance claims are made under (src/platform/instances/); absent: claims end with their lease. */
+  claimer?: { readonly id: string };
 }
 
 /** Where an event goes: the account's endpoints subscribed to its kind, one endpoint, or the endpoint of a URL (a button's or form's own webhookUrl). */
@@ -68,7 +70,7 @@ export class WebhooksService {
 
   constructor(private readonly d: WebhooksDeps) {
     this.worker = new DeliveryWorker(
-      { db: d.db, clock: d.clock, logger: d.logger, allowPrivateNetwork: d.config.dangerouslyAllowPrivateNetworkTargets, ...d.config.webhooks },
+      { db: d.db, clock: d.clock, logger: d.logger, allowPrivateNetwork: d.config.dangerouslyAllowPrivateNetworkTargets, ...d.config.webhooks, ...(d.claimer ? { claimer: d.claimer } : {}) },
       (row, now) => this.signingSecrets(row, now),
     );
   }
@@ -433,6 +435,7 @@ export class WebhooksService {
       attempts: 0,
       next_attempt_at: now,
       lease_until: leaseUntil,
+      claimed_by: leaseUntil === null ? null : this.worker.claimedBy,
       give_up_at: giveUpAt,
       last_attempt_at: null,
       last_status_code: null,
@@ -483,7 +486,7 @@ export class WebhooksService {
     const now = this.d.clock.now();
     const claimed = await this.d.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, lease_until: now + this.worker.leaseMs, give_up_at: current.status === 'pending' ? current.give_up_at : now })
+      .set({ status: 'pending', next_attempt_at: now, lease_until: now + this.worker.leaseMs, claimed_by: this.worker.claimedBy, give_up_at: current.status === 'pending' ? current.give_up_at : now })
       .where('id', '=', deliveryId)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .returningAll()

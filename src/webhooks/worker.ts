@@ -41,6 +41,11 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Posts in flight per endpoint (default ENDPOINT_CONCURRENCY). */
   endpointConcurrency?: number;
+  /**
+   * The instance this process claims under (src/platform/instances/): a dead instance's deliveries are given back
+   * through its heartbeat instead of after their lease. Absent: claims carry no instance and end with their lease.
+   */
+  claimer?: { readonly id: string };
 }
 
 /** A claimed delivery whose attempt is recorded (number, start) before anything is posted. */
@@ -164,6 +169,29 @@ export class DeliveryWorker {
     this.loop.wake();
   }
 
+  /** The id this process's claims carry (null: none). */
+  get claimedBy(): string | null {
+    return this.o.claimer?.id ?? null;
+  }
+
+  /**
+   * ClaimHolder (platform/instances/registry.ts): the deliveries the given instances were posting are due again
+   * now. Their started attempts stay in the log with an unknown outcome; the next post carries the next number.
+   */
+  async releaseClaimsOf(instances: readonly string[]): Promise<number> {
+    if (instances.length === 0) return 0;
+    const released = await this.o.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: null, claimed_by: null })
+      .where('status', '=', 'pending')
+      .where('lease_until', 'is not', null)
+      .where('claimed_by', 'in', instances)
+      .executeTakeFirst();
+    const n = Number(released.numUpdatedRows);
+    if (n > 0) this.wake();
+    return n;
+  }
+
   /** One loop round: claims what fits in the free slots; returns when to look again. */
   private async pump(): Promise<number> {
     const free = this.o.concurrency - this.inFlight.size;
@@ -258,7 +286,7 @@ export class DeliveryWorker {
       // The conditions repeat, so a row another worker claimed in between is not claimed twice.
       const leased = await tx
         .updateTable('webhook_deliveries')
-        .set((eb) => ({ lease_until: now + this.leaseMs, attempts: eb('attempts', '+', 1), last_attempt_at: now }))
+        .set((eb) => ({ lease_until: now + this.leaseMs, claimed_by: this.claimedBy, attempts: eb('attempts', '+', 1), last_attempt_at: now }))
         .where('id', 'in', picks.map((p) => p.deliveryId))
         .where('status', '=', 'pending')
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))

@@ -8,6 +8,7 @@ import type { ConsentTables } from './tables/consent.js';
 import type { EngagementTables } from './tables/engagement.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
+import type { InstanceTables } from './tables/instances.js';
 import type { MessagingTables } from './tables/messaging.js';
 import type { PreviewTables } from './tables/previews.js';
 import type { OAuthTables } from './tables/oauth.js';
@@ -15,4 +16,4 @@ import type { SandboxTables } from './tables/sandbox.js';
 import type { SmppTables } from './tables/smpp.js';
 import type { WebhooksFormsTables } from './tables/webhooks-forms.js';
 
-export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables & BillingTables & ConsentTables;
+export type Database = FoundationTables & SandboxTables & AddressBookTables & MessagingTables & PreviewTables & OAuthTables & EngagementTables & WebhooksFormsTables & SmppTables & IdempotencyTables & BillingTables & ConsentTables & InstanceTables;

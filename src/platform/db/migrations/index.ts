@@ -30,10 +30,11 @@ import * as m029 from './029_quiet_hours.js';
 import * as m030 from './030_credential_budgets.js';
 import * as m031 from './031_approval_audit.js';
 import * as m032 from './032_sender_consent_words.js';
+import * as m033 from './033_instance_heartbeats.js';
 
 /**
  * Every migration, in order. Numbered files are never edited after they land; a change to a table
- * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger, 019 limits shared by instances (rate limiter counters, the forms' identical-submission key), 020 cache change notifications (PostgreSQL), 021 the per-sender throughput budget, 022 the parts of concatenated incoming SMS, 023 the merged values of previews, 024 known login devices and the latest failure of a login counter, 025 the caps on opt-in forms' confirmation SMS, 026 who last wrote a contact's merge values among approval-bound credentials (and the OAuth client's name on its tokens), 027 the confirmation of an opt-out (account setting), 028 the consent record (consent_events), 029 quiet hours (account setting, messages.quiet_place), 030 budgets per credential (limits and per-day spend counters), 031 the approvals inbox and audit trail (append-only approval records, the credential and expiry notice of previews, the preview of a message), 032 a sender's own consent words.
+ * is a new file. Each area owns its numbers: 002 sandbox, 003 address book & templates, 004 messaging, 005 OAuth, 006 MCP previews, 007 engagement, 008 webhooks and forms, 009 SMPP carrier, 010 the messages phone index, 011 the simulated carrier's receipt indexes, 012 approval-bound API keys and the management permissions, 013 the merge fingerprint of previews, 015 idempotency keys, 016 webhook circuit breaker and fair claim, 017 SMPP, 018 the credit ledger, 019 limits shared by instances (rate limiter counters, the forms' identical-submission key), 020 cache change notifications (PostgreSQL), 021 the per-sender throughput budget, 022 the parts of concatenated incoming SMS, 023 the merged values of previews, 024 known login devices and the latest failure of a login counter, 025 the caps on opt-in forms' confirmation SMS, 026 who last wrote a contact's merge values among approval-bound credentials (and the OAuth client's name on its tokens), 027 the confirmation of an opt-out (account setting), 028 the consent record (consent_events), 029 quiet hours (account setting, messages.quiet_place), 030 budgets per credential (limits and per-day spend counters), 031 the approvals inbox and audit trail (append-only approval records, the credential and expiry notice of previews, the preview of a message), 032 a sender's own consent words, 033 instances and their heartbeats (who holds a claim).
  */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '030_credential_budgets': m030,
   '031_approval_audit': m031,
   '032_sender_consent_words': m032,
+  '033_instance_heartbeats': m033,
 };

@@ -47,6 +47,11 @@ export interface MessagesTable {
   due_at: number;
   /** A dispatcher owns the row until then; after a crash the lease runs out and another claims it. */
   lease_until: number | null;
+  /**
+   * The instance holding the lease (migration 033, src/platform/instances/): when its heartbeat stops, the row is
+   * given back before the lease runs out. Null: not claimed, or claimed without an instance (the lease decides).
+   */
+  claimed_by: string | null;
   attempts: number;
   /** Time zone the schedule was given in (for localScheduleTime). */
   time_zone: string | null;

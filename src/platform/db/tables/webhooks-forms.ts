@@ -73,6 +73,8 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: number | null;
   /** A worker owns the delivery until then; after a crash the lease runs out and it is claimed again. */
   lease_until: number | null;
+  /** The instance holding the lease (migration 033); its rows are given back when its heartbeat stops. */
+  claimed_by: string | null;
   /** After a failure at or past this time the delivery gives up (status failed). */
   give_up_at: number;
   last_attempt_at: number | null;

@@ -61,7 +61,7 @@ async function claimAndHang(claimer: string, ids: string[]): Promise<void> {
 function endedPid(): number {
   const child = spawnSync(process.execPath, ['-e', '0']);
   expect(child.status).toBe(0);
-  return child.pid!;
+  return child.pid;
 }
 
 async function addInstance(row: { id: string; host: string; pid: number; silentMs: number }): Promise<void> {

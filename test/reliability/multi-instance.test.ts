@@ -292,9 +292,12 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
       expect(Number(m.sent_at)).toBeGreaterThanOrEqual(due - 10);
     }
 
-    // Webhooks: every event answered by the receiver exactly once.
+    // Webhooks: every event answered by the receiver exactly once. The last receipts (DELIVERED, READ of the messages
+    // sent last) fire on the simulated network's next tick after the queue empties: wait for them, not a fixed time.
+    const expectedEvents = (HOOKED + SCHEDULED) * 3; // SENT, DELIVERED, READ of each message
+    await until(() => count('select count(*) as n from webhook_events where account_id = $1', other.id), (n) => n >= expectedEvents, 30_000, 'every receipt as a webhook event', 100);
     const events = (await probe.query<{ id: string }>('select id from webhook_events where account_id = $1', [other.id])).rows.map((e) => e.id);
-    expect(events.length).toBe((HOOKED + SCHEDULED) * 3); // SENT, DELIVERED, READ of each message
+    expect(events.length).toBe(expectedEvents);
     await until(() => count("select count(*) as n from webhook_deliveries where status = 'pending'"), (n) => n === 0, 90_000, 'no webhook delivery pending', 200);
     expect(received.map((r) => r.eventId).sort()).toEqual([...events].sort());
     // One event per message and status: each receipt was applied by one instance.

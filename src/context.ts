@@ -19,6 +19,7 @@ import { LinkTokens } from './platform/link-tokens.js';
 import { SendersService } from './senders/service.js';
 import { OAuthService } from '../oauth/service.js';
 import { ContactsService } from './contacts/service.js';
+import { recordContactWrites } from './contacts/provenance.js';
 import { FieldsService } from './fields/service.js';
 import { GroupsService } from './groups/service.js';
 import { TemplatesService } from './templates/service.js';
@@ -161,7 +162,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   const links = new LinkTokens(sealer);
   const accounts = new AccountsService(db, clock);
-  const fields = new FieldsService(db, clock);
+  // A custom field write is recorded on the contacts row by contacts/, which owns that row.
+  const fields = new FieldsService({ db, clock, recordContactWrites });
   const validation = new ValidationService(accounts, fields, clock);
   const groups = new GroupsService(db, clock);
   const carriers = createCarriers(config, db, clock, logger, links);

@@ -165,7 +165,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // A custom field write is recorded on the contacts row by contacts/, which owns that row.
   const fields = new FieldsService({ db, clock, recordContactWrites });
   const validation = new ValidationService(accounts, fields, clock);
-  const groups = new GroupsService(db, clock);
+  const groups = new GroupsService({ db, clock });
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
   // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.

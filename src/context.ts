@@ -177,7 +177,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     claimer: instances,
   });
   const directory = new ContactDirectory(clock);
-  const templates = new TemplatesService(db, clock, fields);
+  const templates = new TemplatesService({ db, clock, fields });
   const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });

@@ -197,10 +197,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const previewEvents = new PreviewEventHub();
   previewEvents.add(hooks.previews);
   // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
-  const contacts = new ContactsService(db, clock, accounts, fields, groups, {
-    // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
-    cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
-  }, consent);
+  const contacts = new ContactsService({
+    db,
+    clock,
+    accounts,
+    fields,
+    groups,
+    lifecycle: {
+      // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
+      cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
+    },
+    consent,
+  });
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,

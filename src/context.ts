@@ -218,7 +218,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
     login: new LoginService(db, clock, config.login, sealer),
-    senders: new SendersService(db, clock, changeStampFor(database)),
+    senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
     oauth: new OAuthService(db, clock, config, sealer),
     fields,
     groups,

@@ -228,7 +228,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     send,
     jobs: new JobsService(db, clock),
     // The log names who approved the preview a message was sent from.
-    log: new LogService(db, clock, (accountId, ids) => previews.approversOf(accountId, ids)),
+    log: new LogService({ db, clock, approversOf: (accountId, ids) => previews.approversOf(accountId, ids) }),
     stats: new StatsService(db, clock),
     status,
     validation,

@@ -226,7 +226,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     templates,
     sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
     send,
-    jobs: new JobsService(db, clock),
+    jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.
     log: new LogService({ db, clock, approversOf: (accountId, ids) => previews.approversOf(accountId, ids) }),
     stats: new StatsService(db, clock),

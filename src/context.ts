@@ -229,7 +229,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.
     log: new LogService({ db, clock, approversOf: (accountId, ids) => previews.approversOf(accountId, ids) }),
-    stats: new StatsService(db, clock),
+    stats: new StatsService({ db, clock }),
     status,
     validation,
     previews,

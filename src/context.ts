@@ -212,7 +212,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
-    billing: new BillingService(db, clock),
+    billing: new BillingService({ db, clock }),
     budgets: new BudgetsService(db, clock),
     apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
     users: new UsersService(db, clock, sealer),

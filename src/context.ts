@@ -213,7 +213,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const services: Services = {
     accounts,
     billing: new BillingService({ db, clock }),
-    budgets: new BudgetsService(db, clock),
+    budgets: new BudgetsService({ db, clock }),
     apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),

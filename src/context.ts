@@ -164,7 +164,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const accounts = new AccountsService(db, clock);
   // A custom field write is recorded on the contacts row by contacts/, which owns that row.
   const fields = new FieldsService({ db, clock, recordContactWrites });
-  const validation = new ValidationService(accounts, fields, clock);
+  const validation = new ValidationService({ accounts, fields, clock });
   const groups = new GroupsService({ db, clock });
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();

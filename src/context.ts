@@ -245,7 +245,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
     idempotency: new IdempotencyStore(db, clock),
-    health: new HealthService(database, carriers, clock),
+    health: new HealthService({ database, carriers, clock }),
     rateLimits: new RateLimitCounters(db, clock),
   };
   // Generates and stores the token signing key on the very first start.

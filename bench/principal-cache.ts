@@ -66,7 +66,7 @@ async function server(env: Record<string, string>, noCache: boolean) {
     const ctx = await createContext(c, { logger: createLogger('silent') });
     if (noCache) {
       ctx.services.apiKeys = new ApiKeysService(ctx.db, ctx.clock);
-      ctx.services.senders = new SendersService(ctx.db, ctx.clock);
+      ctx.services.senders = new SendersService({ db: ctx.db, clock: ctx.clock });
     }
     return ctx;
   };

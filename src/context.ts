@@ -19,6 +19,7 @@ import { LinkTokens } from './platform/link-tokens.js';
 import { SendersService } from './senders/service.js';
 import { OAuthService } from '../oauth/service.js';
 import { ContactsService } from './contacts/service.js';
+import { recordContactWrites } from './contacts/provenance.js';
 import { FieldsService } from './fields/service.js';
 import { GroupsService } from './groups/service.js';
 import { TemplatesService } from './templates/service.js';
@@ -161,9 +162,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   const links = new LinkTokens(sealer);
   const accounts = new AccountsService(db, clock);
-  const fields = new FieldsService(db, clock);
-  const validation = new ValidationService(accounts, fields, clock);
-  const groups = new GroupsService(db, clock);
+  // A custom field write is recorded on the contacts row by contacts/, which owns that row.
+  const fields = new FieldsService({ db, clock, recordContactWrites });
+  const validation = new ValidationService({ accounts, fields, clock });
+  const groups = new GroupsService({ db, clock });
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
   // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.
@@ -175,7 +177,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     claimer: instances,
   });
   const directory = new ContactDirectory(clock);
-  const templates = new TemplatesService(db, clock, fields);
+  const templates = new TemplatesService({ db, clock, fields });
   const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
@@ -195,20 +197,28 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const previewEvents = new PreviewEventHub();
   previewEvents.add(hooks.previews);
   // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
-  const contacts = new ContactsService(db, clock, accounts, fields, groups, {
-    // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
-    cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
-  }, consent);
+  const contacts = new ContactsService({
+    db,
+    clock,
+    accounts,
+    fields,
+    groups,
+    lifecycle: {
+      // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
+      cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
+    },
+    consent,
+  });
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
-    billing: new BillingService(db, clock),
-    budgets: new BudgetsService(db, clock),
+    billing: new BillingService({ db, clock }),
+    budgets: new BudgetsService({ db, clock }),
     apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
     users: new UsersService(db, clock, sealer),
     sessions: new SessionsService(db, clock, config.sessionTtlMs),
     login: new LoginService(db, clock, config.login, sealer),
-    senders: new SendersService(db, clock, changeStampFor(database)),
+    senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
     oauth: new OAuthService(db, clock, config, sealer),
     fields,
     groups,
@@ -216,10 +226,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     templates,
     sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
     send,
-    jobs: new JobsService(db, clock),
+    jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.
-    log: new LogService(db, clock, (accountId, ids) => previews.approversOf(accountId, ids)),
-    stats: new StatsService(db, clock),
+    log: new LogService({ db, clock, approversOf: (accountId, ids) => previews.approversOf(accountId, ids) }),
+    stats: new StatsService({ db, clock }),
     status,
     validation,
     previews,
@@ -230,12 +240,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     optOuts,
     consent,
     contactConsent: new ContactConsent(db, consent),
-    unsubscribe: new UnsubscribeService(db, clock, optOuts),
+    unsubscribe: new UnsubscribeService({ db, clock, optOuts }),
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
     idempotency: new IdempotencyStore(db, clock),
-    health: new HealthService(database, carriers, clock),
+    health: new HealthService({ database, carriers, clock }),
     rateLimits: new RateLimitCounters(db, clock),
   };
   // Generates and stores the token signing key on the very first start.

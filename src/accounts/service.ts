@@ -54,7 +54,7 @@ export class AccountsService {
     private readonly db: Db,
     private readonly clock: Clock,
   ) {
-    this.billing = new BillingService(db, clock);
+    this.billing = new BillingService({ db, clock });
   }
 
   async create(input: CreateAccountInput, tx?: DbOrTx): Promise<Account> {

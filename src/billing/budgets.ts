@@ -174,15 +174,17 @@ export async function chargeBudget(tx: DbOrTx, c: { accountId: string; spender: 
   );
 }
 
+export interface BudgetsDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * The limits and counters as people set and read them: the CLI, the console's API keys and Connected apps
  * pages, the share page. Writes only credential_limits; the counters are written by chargeBudget alone.
  */
 export class BudgetsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: BudgetsDeps) {}
 
   /**
    * Changes a credential's limits (a number sets one, null clears it, undefined keeps it). The credential must
@@ -198,15 +200,15 @@ export class BudgetsService {
       maxRecipients: change.maxRecipients === undefined ? current.maxRecipients : change.maxRecipients,
     };
     if (next.dailyCredits === null && next.maxRecipients === null) {
-      await this.db.deleteFrom('credential_limits').where('account_id', '=', accountId).where('credential_id', '=', credential.id).execute();
+      await this.d.db.deleteFrom('credential_limits').where('account_id', '=', accountId).where('credential_id', '=', credential.id).execute();
       return next;
     }
     const values = {
       daily_credits_milli: next.dailyCredits === null ? null : creditsToMilli(next.dailyCredits),
       max_recipients: next.maxRecipients,
-      updated_at: this.clock.now(),
+      updated_at: this.d.clock.now(),
     };
-    await this.db
+    await this.d.db
       .insertInto('credential_limits')
       .values({ account_id: accountId, credential_id: credential.id, kind: credential.kind, ...values })
       .onConflict((oc) => oc.columns(['account_id', 'credential_id']).doUpdateSet(values))
@@ -216,7 +218,7 @@ export class BudgetsService {
 
   /** Every credential of the account that has limits, by credential id. */
   async limits(accountId: string): Promise<Map<string, CredentialLimits>> {
-    const rows = await this.db.selectFrom('credential_limits').select(['credential_id', 'daily_credits_milli', 'max_recipients']).where('account_id', '=', accountId).execute();
+    const rows = await this.d.db.selectFrom('credential_limits').select(['credential_id', 'daily_credits_milli', 'max_recipients']).where('account_id', '=', accountId).execute();
     return new Map(
       rows.map((r) => [r.credential_id, { dailyCredits: r.daily_credits_milli === null ? null : milliToCredits(Number(r.daily_credits_milli)), maxRecipients: r.max_recipients === null ? null : Number(r.max_recipients) }]),
     );
@@ -224,10 +226,10 @@ export class BudgetsService {
 
   /** Limits and today's use of every credential of the account that has either, by credential id. */
   async statuses(accountId: string): Promise<Map<string, BudgetStatus>> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const [limits, spent] = await Promise.all([
       this.limits(accountId),
-      this.db.selectFrom('credential_spend').select(['credential_id', 'spent_milli', 'messages']).where('account_id', '=', accountId).where('day', '=', utcDay(now)).execute(),
+      this.d.db.selectFrom('credential_spend').select(['credential_id', 'spent_milli', 'messages']).where('account_id', '=', accountId).where('day', '=', utcDay(now)).execute(),
     ]);
     const used = new Map(spent.map((s) => [s.credential_id, { milli: Number(s.spent_milli), messages: Number(s.messages) }]));
     const out = new Map<string, BudgetStatus>();
@@ -237,7 +239,7 @@ export class BudgetsService {
 
   /** One credential's limits and today's use. */
   async status(accountId: string, credentialId: string): Promise<BudgetStatus> {
-    return (await this.statuses(accountId)).get(credentialId) ?? statusOf(NO_LIMITS, undefined, this.clock.now());
+    return (await this.statuses(accountId)).get(credentialId) ?? statusOf(NO_LIMITS, undefined, this.d.clock.now());
   }
 
   /**
@@ -245,8 +247,8 @@ export class BudgetsService {
    * accept and messages accepted (under the key ACCEPTED: the counters do not follow each message's status).
    */
   async daily(accountId: string, credentialId: string, days: number): Promise<DailyUsage[]> {
-    const today = utcDay(this.clock.now());
-    const rows = await this.db
+    const today = utcDay(this.d.clock.now());
+    const rows = await this.d.db
       .selectFrom('credential_spend')
       .select(['day', 'spent_milli', 'messages'])
       .where('account_id', '=', accountId)
@@ -264,8 +266,8 @@ export class BudgetsService {
 
   /** Credits and messages of the last `days` UTC days per credential of the account (the lists' 30-day column). */
   async totals(accountId: string, days: number): Promise<Map<string, { credits: number; messages: number }>> {
-    const today = utcDay(this.clock.now());
-    const rows = await this.db
+    const today = utcDay(this.d.clock.now());
+    const rows = await this.d.db
       .selectFrom('credential_spend')
       .select(['credential_id', (eb) => eb.fn.sum<number>('spent_milli').as('milli'), (eb) => eb.fn.sum<number>('messages').as('messages')])
       .where('account_id', '=', accountId)
@@ -278,7 +280,7 @@ export class BudgetsService {
   /** The overview of each of `credentialIds` (with or without limits or use), by credential id. */
   async overview(accountId: string, credentialIds: readonly string[]): Promise<Record<string, BudgetOverview>> {
     const [statuses, totals] = await Promise.all([this.statuses(accountId), this.totals(accountId, USAGE_DAYS)]);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const out: Record<string, BudgetOverview> = {};
     for (const id of credentialIds) out[id] = { ...(statuses.get(id) ?? statusOf(NO_LIMITS, undefined, now)), last30: totals.get(id) ?? { credits: 0, messages: 0 } };
     return out;
@@ -286,11 +288,11 @@ export class BudgetsService {
 
   private async assertCredential(accountId: string, credential: { id: string; kind: 'key' | 'app' }): Promise<void> {
     if (credential.kind === 'key') {
-      const key = await this.db.selectFrom('api_keys').select('id').where('id', '=', credential.id).where('account_id', '=', accountId).executeTakeFirst();
+      const key = await this.d.db.selectFrom('api_keys').select('id').where('id', '=', credential.id).where('account_id', '=', accountId).executeTakeFirst();
       if (!key) throw notFound('API key');
       return;
     }
-    const token = await this.db.selectFrom('oauth_tokens').select('id').where('client_id', '=', credential.id).where('account_id', '=', accountId).limit(1).executeTakeFirst();
+    const token = await this.d.db.selectFrom('oauth_tokens').select('id').where('client_id', '=', credential.id).where('account_id', '=', accountId).limit(1).executeTakeFirst();
     if (!token) throw notFound('Connected app');
   }
 }

@@ -31,6 +31,11 @@ function invalid(path: string, code: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `${path}: ${message}`, { details: [{ path, code, message }] });
 }
 
+export interface BillingDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * Balances and the credit ledger (issue #18): the reads of the REST routes, rcs_limits and the
  * Credits page, and the writes that are not part of a send (a new account's credits, an
@@ -38,20 +43,17 @@ function invalid(path: string, code: string, message: string): AppError {
  * transactions.
  */
 export class BillingService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: BillingDeps) {}
 
   async balance(accountId: string): Promise<Balance> {
-    const row = await this.db.selectFrom('accounts').select('credits_milli').where('id', '=', accountId).executeTakeFirst();
+    const row = await this.d.db.selectFrom('accounts').select('credits_milli').where('id', '=', accountId).executeTakeFirst();
     if (!row) throw notFound('Account');
-    return { success: true, accountId, credits: milliToCredits(Number(row.credits_milli)), asOf: toIso(this.clock.now())! };
+    return { success: true, accountId, credits: milliToCredits(Number(row.credits_milli)), asOf: toIso(this.d.clock.now())! };
   }
 
   /** A new account's starting credits, in the transaction that creates it. */
   async openAccount(tx: DbOrTx, accountId: string, credits: number): Promise<void> {
-    await appendEntries(tx, [{ accountId, kind: 'topup', amountMilli: creditsToMilli(credits), reason: 'Starting credits of the new account' }], this.clock.now());
+    await appendEntries(tx, [{ accountId, kind: 'topup', amountMilli: creditsToMilli(credits), reason: 'Starting credits of the new account' }], this.d.clock.now());
   }
 
   /** An operator sets the balance (`credits:set`): recorded as an 'adjustment' of the difference, with the operator's reason. */
@@ -60,14 +62,14 @@ export class BillingService {
     const why = reason.trim();
     if (why === '') throw new AppError('VALIDATION_ERROR', 'A reason is required: say why the balance changes (--reason "…")');
     if (why.length > 500) throw new AppError('VALIDATION_ERROR', 'The reason is at most 500 characters');
-    const diff = await inTransaction(this.db, (tx) => setBalance(tx, accountId, creditsToMilli(credits), why, this.clock.now()));
+    const diff = await inTransaction(this.d.db, (tx) => setBalance(tx, accountId, creditsToMilli(credits), why, this.d.clock.now()));
     if (diff === null) throw notFound('Account');
     return { credits: (await this.balance(accountId)).credits, changedBy: milliToCredits(diff) };
   }
 
   /** The history, newest first. A job or message id of another account (or none) is a 404. */
   async ledger(accountId: string, q: ParsedLedgerQuery): Promise<LedgerPage> {
-    let qb = this.db.selectFrom('credit_ledger').select(['id', 'kind', 'amount_milli', 'reason', 'message_id', 'job_id', 'created_at']).where('account_id', '=', accountId);
+    let qb = this.d.db.selectFrom('credit_ledger').select(['id', 'kind', 'amount_milli', 'reason', 'message_id', 'job_id', 'created_at']).where('account_id', '=', accountId);
     const start = q.startDate !== undefined ? Date.parse(q.startDate) : null;
     const end = q.endDate !== undefined ? Date.parse(q.endDate) : null;
     if (start !== null && end !== null && start > end) throw invalid('startDate', 'invalid_range', 'startDate is after endDate');
@@ -80,7 +82,7 @@ export class BillingService {
     }
     if (q.jobId !== undefined) {
       assertId('job', q.jobId, 'jobId');
-      const job = await this.db.selectFrom('jobs').select('id').where('id', '=', q.jobId).where('account_id', '=', accountId).executeTakeFirst();
+      const job = await this.d.db.selectFrom('jobs').select('id').where('id', '=', q.jobId).where('account_id', '=', accountId).executeTakeFirst();
       if (!job) throw new AppError('NOT_FOUND', 'Job not found');
       qb = qb.where('job_id', '=', q.jobId);
     }
@@ -88,8 +90,8 @@ export class BillingService {
       assertId('msg', q.messageId, 'messageId');
       // A cancelled scheduled message is removed (spec §3.1) but its entries stay: either proves it is this account's.
       const known =
-        (await this.db.selectFrom('messages').select('id').where('id', '=', q.messageId).where('account_id', '=', accountId).executeTakeFirst()) ??
-        (await this.db.selectFrom('credit_ledger').select('id').where('message_id', '=', q.messageId).where('account_id', '=', accountId).executeTakeFirst());
+        (await this.d.db.selectFrom('messages').select('id').where('id', '=', q.messageId).where('account_id', '=', accountId).executeTakeFirst()) ??
+        (await this.d.db.selectFrom('credit_ledger').select('id').where('message_id', '=', q.messageId).where('account_id', '=', accountId).executeTakeFirst());
       if (!known) throw new AppError('NOT_FOUND', 'Message not found');
       qb = qb.where('message_id', '=', q.messageId);
     }
@@ -99,11 +101,11 @@ export class BillingService {
 
   /** The last `days` UTC days, oldest first: credits spent (net of refunds) and outbound messages by status. */
   async daily(accountId: string, days: number): Promise<DailyUsage[]> {
-    const today = Math.floor(this.clock.now() / DAY);
+    const today = Math.floor(this.d.clock.now() / DAY);
     const from = (today - days + 1) * DAY;
     // A literal, so that both dialects divide integers (a bound JS number is a REAL in SQLite).
     const dayExpr = sql<number>`(created_at / ${sql.lit(DAY)})`;
-    const spent = await this.db
+    const spent = await this.d.db
       .selectFrom('credit_ledger')
       .select([dayExpr.as('day'), (eb) => eb.fn.sum<number>('amount_milli').as('milli')])
       .where('account_id', '=', accountId)
@@ -111,7 +113,7 @@ export class BillingService {
       .where('created_at', '>=', from)
       .groupBy(dayExpr)
       .execute();
-    const counts = await this.db
+    const counts = await this.d.db
       .selectFrom('messages')
       .select([dayExpr.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
       .where('account_id', '=', accountId)

@@ -5,8 +5,7 @@ import type { DbOrTx } from '../platform/db/database.js';
  * disabling a contact cancels its scheduled messages). ContactsService calls it inside the same
  * transaction that deletes or disables the contacts, so both commit together or not at all.
  *
- * The messaging area's implementation is passed to the ContactsService constructor in
- * src/context.ts; the no-op default serves tests and tools that build the service alone.
+ * The messaging area's implementation is passed in ContactsService's deps by src/context.ts.
  */
 export interface ContactLifecycle {
   /**
@@ -15,8 +14,3 @@ export interface ContactLifecycle {
    */
   cancelScheduledFor(accountId: string, contactIds: readonly string[], tx: DbOrTx): Promise<number>;
 }
-
-/** Cancels nothing (for a ContactsService built without messaging). */
-export const noopContactLifecycle: ContactLifecycle = {
-  cancelScheduledFor: async () => 0,
-};

@@ -15,11 +15,9 @@ import { keysetPage, singlePage, type CursorPage } from '../platform/pagination.
 import type { Actor } from '../platform/permissions.js';
 import { parseOrThrow, zodDetails } from '../platform/validation.js';
 import { assistantWritesAfter, changedContactFields, initialAssistantWrites, provenanceChange } from './provenance.js';
-import { noopContactLifecycle, type ContactLifecycle } from './lifecycle.js';
+import type { ContactLifecycle } from './lifecycle.js';
 import { OPT_OUT_STANDS, type ConsentRecorder } from '../suppression/schemas.js';
 
-/** Records nothing (a ContactsService built without the consent record, in tests). */
-const noopConsentRecorder: ConsentRecorder = { record: async () => {}, recordMany: async () => {}, optedOut: async () => new Set() };
 import {
   BulkContactRowStrictSchema,
   BulkContactsSchema,
@@ -144,22 +142,28 @@ interface PhoneOk {
   country: string;
 }
 
+export interface ContactsDeps {
+  db: Db;
+  clock: Clock;
+  /** The account's price list: a contact's number must be in a country it prices. */
+  accounts: Pick<AccountsService, 'priceList'>;
+  /** Custom field values, written in the contacts' transactions (fields/ owns their tables). */
+  fields: Pick<FieldsService, 'currentValues' | 'deleteValuesOf' | 'resolve' | 'resolver' | 'valuesOf' | 'writeValues'>;
+  /** Group memberships, written in the contacts' transactions (groups/ owns their tables). */
+  groups: Pick<GroupsService, 'addMemberships' | 'assertGroups' | 'existing' | 'groupsOf' | 'removeFromAllGroups' | 'setMemberships'>;
+  /** What messaging does when contacts are deleted or disabled (cancel their scheduled messages). */
+  lifecycle: ContactLifecycle;
+  /** The consent record (src/suppression/): API/console consent and the business's disable/enable go on it. */
+  consent: Pick<ConsentRecorder, 'optedOut' | 'recordMany'>;
+}
+
 /**
  * Contacts (§2.8, §4.4): the only writer of the contacts table. Group membership and custom field
  * values are written through GroupsService and FieldsService inside the same transactions.
  * Every method takes the caller's accountId and sees only that account's rows.
  */
 export class ContactsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly accounts: AccountsService,
-    private readonly fields: FieldsService,
-    private readonly groups: GroupsService,
-    private readonly lifecycle: ContactLifecycle = noopContactLifecycle,
-    /** The consent record (src/suppression/): API/console consent and the business's disable/enable go on it. */
-    private readonly consent: ConsentRecorder = noopConsentRecorder,
-  ) {}
+  constructor(private readonly d: ContactsDeps) {}
 
   /**
    * Consent events of contacts changed through the API or console, in the caller's transaction: the door and who
@@ -174,9 +178,9 @@ export class ContactsService {
     extra: { declaredSource?: string | null; note?: string | null } = {},
   ): Promise<void> {
     if (rows.length === 0) return;
-    const now = this.clock.now();
-    const out = kind === 'disabled' ? new Set<string>() : await this.consent.optedOut(tx, accountId, rows.map((r) => r.phone));
-    await this.consent.recordMany(
+    const now = this.d.clock.now();
+    const out = kind === 'disabled' ? new Set<string>() : await this.d.consent.optedOut(tx, accountId, rows.map((r) => r.phone));
+    await this.d.consent.recordMany(
       tx,
       rows.map((r) => ({
         accountId,
@@ -195,10 +199,10 @@ export class ContactsService {
 
   // ---- reading -------------------------------------------------------------------------------
 
-  private async toContacts(accountId: string, rows: readonly ContactsTable[], includeCustomFields: boolean, tx: DbOrTx = this.db): Promise<Contact[]> {
+  private async toContacts(accountId: string, rows: readonly ContactsTable[], includeCustomFields: boolean, tx: DbOrTx = this.d.db): Promise<Contact[]> {
     const ids = rows.map((r) => r.id);
-    const groups = await this.groups.groupsOf(accountId, ids, tx);
-    const values = includeCustomFields ? await this.fields.valuesOf(accountId, ids, tx) : null;
+    const groups = await this.d.groups.groupsOf(accountId, ids, tx);
+    const values = includeCustomFields ? await this.d.fields.valuesOf(accountId, ids, tx) : null;
     return rows.map((r) => ({
       id: r.id,
       firstName: r.first_name,
@@ -217,12 +221,12 @@ export class ContactsService {
   }
 
   private async filtered(accountId: string, filter: ContactFilter) {
-    let q = this.db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
+    let q = this.d.db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
     if (filter.disabled !== undefined) q = q.where('contacts.disabled', '=', fromBool(filter.disabled));
     if (filter.group !== undefined) {
       const groupId = filter.group;
       assertId('grp', groupId, 'group');
-      await this.groups.assertGroups(accountId, [groupId], 'group', this.db, true);
+      await this.d.groups.assertGroups(accountId, [groupId], 'group', this.d.db, true);
       q = q.where((eb) =>
         eb.exists(
           eb
@@ -260,7 +264,7 @@ export class ContactsService {
     if (options.phone !== undefined) {
       const phone = normalizePhone(options.phone);
       if (!phone.ok) throw new AppError('VALIDATION_ERROR', `phone: ${phone.message}`, { details: [{ path: 'phone', code: phone.code, message: phone.message }] });
-      const row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', phone.digits).executeTakeFirst();
+      const row = await this.d.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', phone.digits).executeTakeFirst();
       return singlePage(row ? await this.toContacts(accountId, [row], include) : [], limit);
     }
     const sort: ContactSort = options.sort ?? 'createdAt';
@@ -300,10 +304,10 @@ export class ContactsService {
     let row: ContactsTable | undefined;
     const ref = contactRef(idOrPhone);
     if (ref.id !== null) {
-      row = await this.rowById(this.db, accountId, ref.id);
+      row = await this.rowById(this.d.db, accountId, ref.id);
     } else {
       if (ref.digits !== null) {
-        row = await this.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', ref.digits).executeTakeFirst();
+        row = await this.d.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('phone', '=', ref.digits).executeTakeFirst();
       }
       if (!row) throw notFound('Contact');
     }
@@ -313,12 +317,12 @@ export class ContactsService {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Normalises a number and checks its country against the account's price list. */
-  private async checkPhone(accountId: string, input: string, path = 'phone', q: DbOrTx = this.db): Promise<PhoneOk> {
+  private async checkPhone(accountId: string, input: string, path = 'phone', q: DbOrTx = this.d.db): Promise<PhoneOk> {
     const phone = normalizePhone(input);
     if (!phone.ok) {
       throw new AppError('VALIDATION_ERROR', `${path}: ${phone.message}`, { details: [{ path, code: phone.code, message: phone.message }] });
     }
-    const prices = await this.accounts.priceList(accountId, q);
+    const prices = await this.d.accounts.priceList(accountId, q);
     if (!countryInPriceList(phone.country, prices)) throw countryNotSupported(phone.country, path);
     return { digits: phone.digits, country: phone.country };
   }
@@ -334,10 +338,10 @@ export class ContactsService {
   async create(accountId: string, input: CreateContactInput, actor?: Actor): Promise<Contact> {
     const data = parseOrThrow(CreateContactSchema, input);
     const phone = await this.checkPhone(accountId, data.phone);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     try {
-      return await inTransaction(this.db, async (tx) => {
-        const groupIds = await this.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
+      return await inTransaction(this.d.db, async (tx) => {
+        const groupIds = await this.d.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
         const values = await this.resolveValues(accountId, data.customFields ?? [], 'customFields', tx);
         const row = newContactRow(accountId, { phone: phone.digits, country: phone.country, firstName: data.firstName, lastName: data.lastName, email: data.email }, now, {
           actor,
@@ -345,8 +349,8 @@ export class ContactsService {
         });
         await this.assertPhoneFree(tx, accountId, phone.digits);
         await tx.insertInto('contacts').values(row).execute();
-        await this.groups.addMemberships(accountId, [row.id], groupIds, tx);
-        await this.fields.writeValues(accountId, row.id, values, tx);
+        await this.d.groups.addMemberships(accountId, [row.id], groupIds, tx);
+        await this.d.fields.writeValues(accountId, row.id, values, tx);
         if (data.consentSource !== undefined) await this.recordConsent(tx, accountId, [row], 'opt_in', actor, { declaredSource: data.consentSource });
         return (await this.toContacts(accountId, [row], true, tx))[0]!;
       });
@@ -358,7 +362,7 @@ export class ContactsService {
 
   private async resolveValues(accountId: string, items: readonly FieldValueInput[], path: string, tx: DbOrTx): Promise<ResolvedFieldValue[]> {
     if (items.length === 0) return [];
-    const { values, problems } = await this.fields.resolve(accountId, items, path, tx);
+    const { values, problems } = await this.d.fields.resolve(accountId, items, path, tx);
     if (problems.length > 0) throw unknownFields(problems);
     return values;
   }
@@ -376,7 +380,7 @@ export class ContactsService {
     const found = known.ok ? await tx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('phone', '=', known.digits).executeTakeFirst() : undefined;
     if (found) return { id: found.id, created: false };
     const phone = await this.checkPhone(accountId, e164, 'phone', tx);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const row = newContactRow(accountId, { phone: phone.digits, country: phone.country }, now);
     if (disabledReason !== null) Object.assign(row, { disabled: 1, disabled_reason: disabledReason.slice(0, 500), disabled_at: now });
     const inserted = await tx
@@ -403,7 +407,7 @@ export class ContactsService {
   ): Promise<{ id: string; applied: boolean }> {
     const { id } = await this.ensureByPhone(tx, accountId, e164, null);
     const current = await this.rowById(tx, accountId, id);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const next: ContactsTable = { ...current, disabled: 0, disabled_reason: null, disabled_at: null, updated_at: now };
     let applied = false;
     let values: ResolvedFieldValue[] = [];
@@ -416,13 +420,13 @@ export class ContactsService {
         if (checked.data.firstName !== undefined) next.first_name = checked.data.firstName;
         if (checked.data.email !== undefined) next.email = checked.data.email;
         // Fields deleted since the submission are left out (their problems), the others written.
-        values = (await this.fields.resolve(accountId, data.customFields, 'customFields', tx)).values;
-        groupIds = await this.groups.existing(accountId, data.groupIds, tx);
+        values = (await this.d.fields.resolve(accountId, data.customFields, 'customFields', tx)).values;
+        groupIds = await this.d.groups.existing(accountId, data.groupIds, tx);
       }
     }
     next.search_text = contactSearchText(next);
     // Data a person submitted and confirmed: not approval-bound, so what it changes is no longer an assistant's.
-    const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.fields.currentValues(accountId, [id], tx)).get(id), values)];
+    const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.d.fields.currentValues(accountId, [id], tx)).get(id), values)];
     const provenance = provenanceChange(changed, undefined, now);
     const { id: _id, account_id: _acc, created_at: _created, assistant_writes: _writes, ...patch } = next;
     await tx
@@ -431,8 +435,8 @@ export class ContactsService {
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .execute();
-    await this.fields.writeValues(accountId, id, values, tx);
-    await this.groups.addMemberships(accountId, [id], groupIds, tx);
+    await this.d.fields.writeValues(accountId, id, values, tx);
+    await this.d.groups.addMemberships(accountId, [id], groupIds, tx);
     return { id, applied };
   }
 
@@ -445,11 +449,11 @@ export class ContactsService {
     const data = parseOrThrow(UpdateContactSchema, input);
     const phone = data.phone !== undefined ? await this.checkPhone(accountId, data.phone) : undefined;
     try {
-      return await inTransaction(this.db, async (tx) => {
+      return await inTransaction(this.d.db, async (tx) => {
         const current = await this.rowById(tx, accountId, contactId);
-        const groupIds = data.groups !== undefined ? await this.groups.assertGroups(accountId, data.groups, 'groups', tx) : undefined;
+        const groupIds = data.groups !== undefined ? await this.d.groups.assertGroups(accountId, data.groups, 'groups', tx) : undefined;
         const values = await this.resolveValues(accountId, data.customFields ?? [], 'customFields', tx);
-        const now = this.clock.now();
+        const now = this.d.clock.now();
         const next: ContactsTable = { ...current, updated_at: now };
         if (phone) {
           await this.assertPhoneFree(tx, accountId, phone.digits, contactId);
@@ -466,7 +470,7 @@ export class ContactsService {
           next.disabled_reason = null;
         }
         next.search_text = contactSearchText(next);
-        const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.fields.currentValues(accountId, [contactId], tx)).get(contactId), values)];
+        const changed = [...changedContactFields(current, next), ...changedFieldIds((await this.d.fields.currentValues(accountId, [contactId], tx)).get(contactId), values)];
         const provenance = provenanceChange(changed, actor, now);
         const { id: _id, account_id: _acc, created_at: _created, assistant_writes: _writes, ...patch } = next;
         await tx
@@ -475,9 +479,9 @@ export class ContactsService {
           .where('id', '=', contactId)
           .where('account_id', '=', accountId)
           .execute();
-        if (groupIds) await this.groups.setMemberships(accountId, contactId, groupIds, tx);
-        await this.fields.writeValues(accountId, contactId, values, tx);
-        if (disabling) await this.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
+        if (groupIds) await this.d.groups.setMemberships(accountId, contactId, groupIds, tx);
+        await this.d.fields.writeValues(accountId, contactId, values, tx);
+        if (disabling) await this.d.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
         if (next.disabled !== current.disabled) await this.recordConsent(tx, accountId, [next], next.disabled === 1 ? 'disabled' : 'enabled', actor);
         return (await this.toContacts(accountId, [next], true, tx))[0]!;
       });
@@ -492,11 +496,11 @@ export class ContactsService {
    * group memberships and custom field values, all in one transaction.
    */
   async delete(accountId: string, contactId: string): Promise<{ id: string; deleted: true; cancelledMessages: number }> {
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.rowById(tx, accountId, contactId);
-      const cancelledMessages = await this.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
-      await this.groups.removeFromAllGroups(accountId, [contactId], tx);
-      await this.fields.deleteValuesOf(accountId, [contactId], tx);
+      const cancelledMessages = await this.d.lifecycle.cancelScheduledFor(accountId, [contactId], tx);
+      await this.d.groups.removeFromAllGroups(accountId, [contactId], tx);
+      await this.d.fields.deleteValuesOf(accountId, [contactId], tx);
       await tx.deleteFrom('contacts').where('id', '=', contactId).where('account_id', '=', accountId).execute();
       return { id: contactId, deleted: true as const, cancelledMessages };
     });
@@ -511,10 +515,10 @@ export class ContactsService {
    */
   async bulkUpsert(accountId: string, input: BulkContactsInput, actor?: Actor): Promise<BulkResult> {
     const data = parseOrThrow(BulkContactsSchema, input);
-    const prices = await this.accounts.priceList(accountId);
-    return inTransaction(this.db, async (tx) => {
-      const groupIds = await this.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
-      const resolveFields = await this.fields.resolver(accountId, tx);
+    const prices = await this.d.accounts.priceList(accountId);
+    return inTransaction(this.d.db, async (tx) => {
+      const groupIds = await this.d.groups.assertGroups(accountId, data.groups ?? [], 'groups', tx);
+      const resolveFields = await this.d.fields.resolver(accountId, tx);
       const errors: BulkError[] = [];
       let failed = 0;
       let skipped = 0;
@@ -567,10 +571,10 @@ export class ContactsService {
       let updated = 0;
       const touched: string[] = [];
       const consented: Array<{ id: string; phone: string }> = [];
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       // Custom field values of the contacts an upsert may change, to record only what really changes.
       const updating = data.upsert ? ready.filter((r) => r.values.length > 0).flatMap((r) => existing.get(r.phone.digits)?.id ?? []) : [];
-      const storedValues = await this.fields.currentValues(accountId, updating, tx);
+      const storedValues = await this.d.fields.currentValues(accountId, updating, tx);
       for (const item of ready) {
         const current = existing.get(item.phone.digits);
         if (current && !data.upsert) {
@@ -599,7 +603,7 @@ export class ContactsService {
             .where('id', '=', current.id)
             .where('account_id', '=', accountId)
             .execute();
-          await this.fields.writeValues(accountId, current.id, values, tx);
+          await this.d.fields.writeValues(accountId, current.id, values, tx);
           touched.push(current.id);
           consented.push(current);
           updated++;
@@ -609,13 +613,13 @@ export class ContactsService {
             fieldIds: changedFieldIds(undefined, item.values),
           });
           await tx.insertInto('contacts').values(row).execute();
-          await this.fields.writeValues(accountId, row.id, item.values, tx);
+          await this.d.fields.writeValues(accountId, row.id, item.values, tx);
           touched.push(row.id);
           consented.push(row);
           created++;
         }
       }
-      await this.groups.addMemberships(accountId, touched, groupIds, tx);
+      await this.d.groups.addMemberships(accountId, touched, groupIds, tx);
       if (data.consentSource !== undefined) await this.recordConsent(tx, accountId, consented, 'opt_in', actor, { declaredSource: data.consentSource });
       errors.sort((a, b) => a.index - b.index);
       return { success: true as const, created, updated, failed, skipped, errors };
@@ -639,11 +643,11 @@ export class ContactsService {
     const data = parseOrThrow(BulkDisableSchema, input);
     const ids = [...new Set(data.contactIds)];
     const reason = data.reason === undefined || data.reason === '' ? null : data.reason;
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const found = await this.findStatuses(tx, accountId, ids);
       if (found.size === 0) throw new AppError('NO_VALID_CONTACTS', 'None of the contactIds is a contact of this account');
       const toDisable = ids.filter((id) => found.get(id)?.disabled === false);
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       for (const chunk of chunks(toDisable)) {
         await tx
           .updateTable('contacts')
@@ -652,7 +656,7 @@ export class ContactsService {
           .where('id', 'in', chunk)
           .execute();
       }
-      const cancelledMessages = await this.lifecycle.cancelScheduledFor(accountId, ids.filter((id) => found.has(id)), tx);
+      const cancelledMessages = await this.d.lifecycle.cancelScheduledFor(accountId, ids.filter((id) => found.has(id)), tx);
       await this.recordConsent(tx, accountId, toDisable.map((id) => ({ id, phone: found.get(id)!.phone })), 'disabled', actor, { note: reason === null ? null : `Reason: ${reason}` });
       return {
         success: true as const,
@@ -670,11 +674,11 @@ export class ContactsService {
   async bulkEnable(accountId: string, input: BulkEnableInput, actor?: Actor): Promise<BulkEnableResult> {
     const data = parseOrThrow(BulkEnableSchema, input);
     const ids = [...new Set(data.contactIds)];
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const found = await this.findStatuses(tx, accountId, ids);
       const toEnable = ids.filter((id) => found.get(id)?.disabled === true);
       if (toEnable.length === 0) throw new AppError('NO_VALID_CONTACTS', 'None of the contactIds is a disabled contact of this account');
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       for (const chunk of chunks(toEnable)) {
         await tx
           .updateTable('contacts')

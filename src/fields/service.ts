@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { recordContactWrites } from '../contacts/provenance.js';
 import { isBuiltinMergeField } from '../merge/fields.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { selectCompiledOnce } from '../platform/db/compiled-once.js';
@@ -53,14 +52,26 @@ export interface FieldResolution {
 }
 
 /**
+ * Records, on the contacts row, which custom fields a write changed and whether an approval-bound
+ * actor changed them (contacts.assistant_writes, issue #27). The contacts row is contacts/' table, so
+ * contacts/ hands its implementation in (src/contacts/provenance.ts recordContactWrites); fields/
+ * calls it in its own transaction. `fieldIds`: the fields whose value the write changed.
+ */
+export type RecordContactWrites = (tx: DbOrTx, accountId: string, contactId: string, fieldIds: readonly string[], actor: Actor | undefined, now: number) => Promise<void>;
+
+export interface FieldsDeps {
+  db: Db;
+  clock: Clock;
+  /** Who changed a contact's custom field values, kept on the contact (see RecordContactWrites). */
+  recordContactWrites: RecordContactWrites;
+}
+
+/**
  * Custom field definitions (§2.9) and per-contact values. The only writer of custom_fields and
  * contact_field_values; ContactsService calls writeValues/deleteValuesOf inside its transactions.
  */
 export class FieldsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: FieldsDeps) {}
 
   private fieldsQuery(tx: DbOrTx, accountId: string) {
     return tx
@@ -79,7 +90,7 @@ export class FieldsService {
   /** Definitions, oldest first, cursor-paginated. */
   async list(accountId: string, options: ListFieldsOptions = {}): Promise<CursorPage<CustomField>> {
     const opts = parseOrThrow(ListFieldsQuerySchema, options, 'Query');
-    const { rows, pagination } = await keysetPage(this.fieldsQuery(this.db, accountId), {
+    const { rows, pagination } = await keysetPage(this.fieldsQuery(this.d.db, accountId), {
       scope: { kind: 'custom-fields', sort: 'createdAt', order: 'asc' },
       sortExpr: sql.ref('custom_fields.created_at'),
       idExpr: sql.ref('custom_fields.id'),
@@ -89,7 +100,7 @@ export class FieldsService {
     return { data: rows.map((r) => toField(r as FieldRow)), pagination };
   }
 
-  async get(accountId: string, fieldId: string, tx: DbOrTx = this.db): Promise<CustomField> {
+  async get(accountId: string, fieldId: string, tx: DbOrTx = this.d.db): Promise<CustomField> {
     assertId('fld', fieldId, 'fieldId');
     const row = await this.fieldsQuery(tx, accountId).where('custom_fields.id', '=', fieldId).executeTakeFirst();
     if (!row) throw notFound('Custom field');
@@ -97,14 +108,14 @@ export class FieldsService {
   }
 
   /** The names of those of these field ids that are the account's (opt-in forms label their fields with them). */
-  async namesOf(accountId: string, fieldIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, string>> {
+  async namesOf(accountId: string, fieldIds: readonly string[], tx: DbOrTx = this.d.db): Promise<Map<string, string>> {
     if (fieldIds.length === 0) return new Map();
     const rows = await tx.selectFrom('custom_fields').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...new Set(fieldIds)]).execute();
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   /** The tags of every definition of the account, as defined (for merge-field warnings). */
-  async tags(accountId: string, tx: DbOrTx = this.db): Promise<Set<string>> {
+  async tags(accountId: string, tx: DbOrTx = this.d.db): Promise<Set<string>> {
     // Compiled once: every content validation (rcs_validate, previews, sends) asks for these.
     const rows = await selectCompiledOnce(tx, 'custom_fields.tags', [accountId], () => tx.selectFrom('custom_fields').select('tag').where('account_id', '=', accountId));
     return new Set(rows.map((r) => r.tag));
@@ -124,7 +135,7 @@ export class FieldsService {
 
   async create(accountId: string, input: CreateFieldInput): Promise<CustomField> {
     const data = parseOrThrow(CreateFieldSchema, input);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const row: CustomFieldsTable = {
       id: newId('fld'),
       account_id: accountId,
@@ -135,7 +146,7 @@ export class FieldsService {
       updated_at: now,
     };
     try {
-      await inTransaction(this.db, async (tx) => {
+      await inTransaction(this.d.db, async (tx) => {
         await this.assertTagFree(tx, accountId, data.tag);
         await tx.insertInto('custom_fields').values(row).execute();
       });
@@ -150,9 +161,9 @@ export class FieldsService {
     assertId('fld', fieldId, 'fieldId');
     const data = parseOrThrow(UpdateFieldSchema, input);
     try {
-      await inTransaction(this.db, async (tx) => {
+      await inTransaction(this.d.db, async (tx) => {
         await this.get(accountId, fieldId, tx);
-        const patch: Partial<CustomFieldsTable> = { updated_at: this.clock.now() };
+        const patch: Partial<CustomFieldsTable> = { updated_at: this.d.clock.now() };
         if (data.name !== undefined) patch.name = data.name;
         if (data.tag !== undefined) {
           await this.assertTagFree(tx, accountId, data.tag, fieldId);
@@ -173,7 +184,7 @@ export class FieldsService {
    * (400, naming usageCount) unless force is true, which deletes the values too.
    */
   async delete(accountId: string, fieldId: string, opts: { force?: boolean } = {}): Promise<{ id: string; deleted: true; deletedValues: number }> {
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const field = await this.get(accountId, fieldId, tx);
       if (field.usageCount > 0 && !opts.force) {
         throw new AppError(
@@ -197,7 +208,7 @@ export class FieldsService {
   }
 
   /** Values of many contacts at once (for lists with include=customFields), ordered by tag. */
-  async valuesOf(accountId: string, contactIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, ContactFieldValue[]>> {
+  async valuesOf(accountId: string, contactIds: readonly string[], tx: DbOrTx = this.d.db): Promise<Map<string, ContactFieldValue[]>> {
     const out = new Map<string, ContactFieldValue[]>();
     for (const id of contactIds) out.set(id, []);
     for (let i = 0; i < contactIds.length; i += 500) {
@@ -216,7 +227,7 @@ export class FieldsService {
   }
 
   async getValues(accountId: string, contactId: string): Promise<ContactFieldValues> {
-    await this.assertContact(this.db, accountId, contactId);
+    await this.assertContact(this.d.db, accountId, contactId);
     const values = await this.valuesOf(accountId, [contactId]);
     return { contactId, customFields: values.get(contactId) ?? [] };
   }
@@ -225,7 +236,7 @@ export class FieldsService {
    * Loads the account's definitions once and returns a function resolving references by fieldId
    * or tag (tags case-insensitive). Unknown ones come back as problems at `${pathPrefix}[i]`.
    */
-  async resolver(accountId: string, tx: DbOrTx = this.db): Promise<(items: readonly FieldValueInput[], pathPrefix: string) => FieldResolution> {
+  async resolver(accountId: string, tx: DbOrTx = this.d.db): Promise<(items: readonly FieldValueInput[], pathPrefix: string) => FieldResolution> {
     const defs = await tx.selectFrom('custom_fields').select(['id', 'tag_key']).where('account_id', '=', accountId).execute();
     const byId = new Set(defs.map((d) => d.id));
     const byTag = new Map(defs.map((d) => [d.tag_key, d.id]));
@@ -248,7 +259,7 @@ export class FieldsService {
   }
 
   /** Resolves references once; see resolver. */
-  async resolve(accountId: string, items: readonly FieldValueInput[], pathPrefix: string, tx: DbOrTx = this.db): Promise<FieldResolution> {
+  async resolve(accountId: string, items: readonly FieldValueInput[], pathPrefix: string, tx: DbOrTx = this.d.db): Promise<FieldResolution> {
     return (await this.resolver(accountId, tx))(items, pathPrefix);
   }
 
@@ -272,19 +283,19 @@ export class FieldsService {
   }
 
   /**
-   * Writes values of one contact and records who changed which (contacts.assistant_writes, see
-   * src/contacts/provenance.ts). For writes that do not also update the contacts row.
+   * Writes values of one contact and records who changed which (contacts.assistant_writes, through
+   * the RecordContactWrites port). For writes that do not also update the contacts row.
    */
   private async writeValuesAs(accountId: string, contactId: string, values: readonly ResolvedFieldValue[], actor: Actor | undefined, tx: DbOrTx): Promise<void> {
     const current = (await this.currentValues(accountId, [contactId], tx)).get(contactId);
     const changed = changedFieldIds(current, values);
     await this.writeValues(accountId, contactId, values, tx);
-    await recordContactWrites(tx, accountId, contactId, changed, actor, this.clock.now());
+    await this.d.recordContactWrites(tx, accountId, contactId, changed, actor, this.d.clock.now());
   }
 
   /** Writes resolved values of one contact (null deletes). The caller checked contact and fields. */
   async writeValues(accountId: string, contactId: string, values: readonly ResolvedFieldValue[], tx: DbOrTx): Promise<void> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     for (const { fieldId, value } of values) {
       if (value === null) {
         await tx.deleteFrom('contact_field_values').where('contact_id', '=', contactId).where('field_id', '=', fieldId).where('account_id', '=', accountId).execute();
@@ -311,7 +322,7 @@ export class FieldsService {
    */
   async setValues(accountId: string, contactId: string, input: SetFieldValuesInput, actor?: Actor): Promise<ContactFieldValues> {
     const data = parseOrThrow(SetFieldValuesSchema, input);
-    await inTransaction(this.db, async (tx) => {
+    await inTransaction(this.d.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       const { values, problems } = await this.resolve(accountId, data.customFields, 'customFields', tx);
       if (problems.length > 0) throw unknownFields(problems);
@@ -323,7 +334,7 @@ export class FieldsService {
   /** PUT /{id}/fields/{fieldId}: sets one value; null deletes it. */
   async setValue(accountId: string, contactId: string, fieldId: string, input: { value: string | null }, actor?: Actor): Promise<OneFieldValue> {
     const data = parseOrThrow(SetOneFieldValueSchema, input);
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       const field = await this.get(accountId, fieldId, tx);
       await this.writeValuesAs(accountId, contactId, [{ fieldId, value: data.value }], actor, tx);
@@ -333,7 +344,7 @@ export class FieldsService {
 
   /** DELETE /{id}/fields/{fieldId}: idempotent; `deleted` says whether a value existed. */
   async deleteValue(accountId: string, contactId: string, fieldId: string, actor?: Actor): Promise<{ contactId: string; fieldId: string; deleted: boolean }> {
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.assertContact(tx, accountId, contactId);
       await this.get(accountId, fieldId, tx);
       const res = await tx
@@ -343,7 +354,7 @@ export class FieldsService {
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       const deleted = Number(res.numDeletedRows) > 0;
-      if (deleted) await recordContactWrites(tx, accountId, contactId, [fieldId], actor, this.clock.now());
+      if (deleted) await this.d.recordContactWrites(tx, accountId, contactId, [fieldId], actor, this.d.clock.now());
       return { contactId, fieldId, deleted };
     });
   }

@@ -44,6 +44,11 @@ const chunks = <T>(items: readonly T[], size = CHUNK): T[][] => {
 const distinct = (ids: readonly string[]): string[] => [...new Set(ids)];
 const emptyToNull = (s: string | null | undefined): string | null | undefined => (s === undefined ? undefined : s === null || s === '' ? null : s);
 
+export interface GroupsDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * Contact groups (§2.10, §4.5). Membership is one relation (contact_group_members): a contact's
  * `groups` and a group's contacts are the same rows, so they cannot disagree. This service is the
@@ -51,10 +56,7 @@ const emptyToNull = (s: string | null | undefined): string | null | undefined =>
  * helpers inside its own transactions.
  */
 export class GroupsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: GroupsDeps) {}
 
   private groupsQuery(tx: DbOrTx, accountId: string) {
     return tx
@@ -73,7 +75,7 @@ export class GroupsService {
   /** All groups with contact counts, newest first, cursor-paginated. */
   async list(accountId: string, options: ListGroupsOptions = {}): Promise<CursorPage<Group>> {
     const opts = parseOrThrow(ListGroupsQuerySchema, options, 'Query');
-    const { rows, pagination } = await keysetPage(this.groupsQuery(this.db, accountId), {
+    const { rows, pagination } = await keysetPage(this.groupsQuery(this.d.db, accountId), {
       scope: { kind: 'groups', sort: 'createdAt', order: 'desc' },
       sortExpr: sql.ref('contact_groups.created_at'),
       idExpr: sql.ref('contact_groups.id'),
@@ -93,9 +95,9 @@ export class GroupsService {
   /** One group; with includeContacts a page (limit/offset) of members in the order they were added. */
   async get(accountId: string, groupId: string, options: GetGroupOptions = {}): Promise<GroupDetail> {
     const q = parseOrThrow(GetGroupOptionsSchema, options, 'Query');
-    const group = await this.getGroup(this.db, accountId, groupId);
+    const group = await this.getGroup(this.d.db, accountId, groupId);
     if (!q.includeContacts) return group;
-    const rows = await this.db
+    const rows = await this.d.db
       .selectFrom('contact_group_members as m')
       .innerJoin('contacts as c', 'c.id', 'm.contact_id')
       .select(['c.id', 'c.first_name', 'c.last_name', 'c.phone', 'c.email'])
@@ -129,7 +131,7 @@ export class GroupsService {
 
   async create(accountId: string, input: CreateGroupInput): Promise<Group> {
     const data = parseOrThrow(CreateGroupSchema, input);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const row: ContactGroupsTable = {
       id: newId('grp'),
       account_id: accountId,
@@ -139,7 +141,7 @@ export class GroupsService {
       updated_at: now,
     };
     // In a transaction, though one statement: the idempotency mark of POST /groups joins it (route.ts `idempotent`).
-    await inTransaction(this.db, (tx) => tx.insertInto('contact_groups').values(row).execute());
+    await inTransaction(this.d.db, (tx) => tx.insertInto('contact_groups').values(row).execute());
     return toGroup({ ...row, contact_count: 0 });
   }
 
@@ -147,18 +149,18 @@ export class GroupsService {
   async update(accountId: string, groupId: string, input: UpdateGroupInput): Promise<Group> {
     assertId('grp', groupId, 'groupId');
     const data = parseOrThrow(UpdateGroupSchema, input);
-    const patch: Partial<ContactGroupsTable> = { updated_at: this.clock.now() };
+    const patch: Partial<ContactGroupsTable> = { updated_at: this.d.clock.now() };
     if (data.name !== undefined) patch.name = data.name;
     const description = emptyToNull(data.description);
     if (description !== undefined) patch.description = description;
-    const res = await this.db.updateTable('contact_groups').set(patch).where('id', '=', groupId).where('account_id', '=', accountId).executeTakeFirst();
+    const res = await this.d.db.updateTable('contact_groups').set(patch).where('id', '=', groupId).where('account_id', '=', accountId).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw notFound('Group');
-    return this.getGroup(this.db, accountId, groupId);
+    return this.getGroup(this.d.db, accountId, groupId);
   }
 
   /** Deletes the group only: its contacts remain and lose the reference. */
   async delete(accountId: string, groupId: string): Promise<{ id: string; deleted: true; removedMemberships: number }> {
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const group = await this.getGroup(tx, accountId, groupId);
       await tx.deleteFrom('contact_group_members').where('group_id', '=', groupId).where('account_id', '=', accountId).execute();
       await tx.deleteFrom('contact_groups').where('id', '=', groupId).where('account_id', '=', accountId).execute();
@@ -191,7 +193,7 @@ export class GroupsService {
   }
 
   private async insertMemberships(tx: DbOrTx, accountId: string, pairs: ReadonlyArray<{ groupId: string; contactId: string }>): Promise<void> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     for (const chunk of chunks(pairs, 200)) {
       if (chunk.length === 0) continue;
       await tx
@@ -210,7 +212,7 @@ export class GroupsService {
     assertId('grp', groupId, 'groupId');
     const data = parseOrThrow(GroupMembershipSchema, input);
     const ids = distinct(data.contactIds);
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.getGroup(tx, accountId, groupId);
       const existing = await this.existingContacts(tx, accountId, ids);
       const valid = ids.filter((id) => existing.has(id));
@@ -234,7 +236,7 @@ export class GroupsService {
     assertId('grp', groupId, 'groupId');
     const data = parseOrThrow(GroupMembershipSchema, input);
     const ids = distinct(data.contactIds);
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.getGroup(tx, accountId, groupId);
       const existing = await this.existingContacts(tx, accountId, ids);
       const valid = ids.filter((id) => existing.has(id));
@@ -256,7 +258,7 @@ export class GroupsService {
 
   private async touch(tx: DbOrTx, accountId: string, groupIds: readonly string[]): Promise<void> {
     if (groupIds.length === 0) return;
-    await tx.updateTable('contact_groups').set({ updated_at: this.clock.now() }).where('account_id', '=', accountId).where('id', 'in', groupIds).execute();
+    await tx.updateTable('contact_groups').set({ updated_at: this.d.clock.now() }).where('account_id', '=', accountId).where('id', 'in', groupIds).execute();
   }
 
   // ---- helpers for ContactsService (run inside its transaction) --------------------------------
@@ -265,7 +267,7 @@ export class GroupsService {
    * Checks that every id is a group of the account; unknown or foreign ones are a 404 naming each
    * path (`${path}[i]` for a list; `path` itself when `single`). Returns the distinct ids.
    */
-  async assertGroups(accountId: string, groupIds: readonly string[], path: string, tx: DbOrTx = this.db, single = false): Promise<string[]> {
+  async assertGroups(accountId: string, groupIds: readonly string[], path: string, tx: DbOrTx = this.d.db, single = false): Promise<string[]> {
     const ids = distinct(groupIds);
     if (ids.length === 0) return ids;
     const found = new Set<string>();
@@ -282,7 +284,7 @@ export class GroupsService {
   }
 
   /** Which of these ids are groups of the account (a group deleted since they were chosen is left out, not an error). */
-  async existing(accountId: string, groupIds: readonly string[], tx: DbOrTx = this.db): Promise<string[]> {
+  async existing(accountId: string, groupIds: readonly string[], tx: DbOrTx = this.d.db): Promise<string[]> {
     const ids = distinct(groupIds);
     const found = new Set<string>();
     for (const chunk of chunks(ids)) {
@@ -292,7 +294,7 @@ export class GroupsService {
   }
 
   /** The groups of each contact ({id, name}, by name). */
-  async groupsOf(accountId: string, contactIds: readonly string[], tx: DbOrTx = this.db): Promise<Map<string, GroupRef[]>> {
+  async groupsOf(accountId: string, contactIds: readonly string[], tx: DbOrTx = this.d.db): Promise<Map<string, GroupRef[]>> {
     const out = new Map<string, GroupRef[]>();
     for (const id of contactIds) out.set(id, []);
     for (const chunk of chunks(contactIds)) {

@@ -3,22 +3,26 @@ import type { Carriers } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import type { DatabaseStatus } from './status.js';
 
+export interface HealthDeps {
+  /** Whether the database answers, and which one it is. */
+  database: Pick<OpenDb, 'answers' | 'dialect'>;
+  /** The configured carrier networks, by name only. */
+  carriers: Pick<Carriers, 'rcs' | 'sms'>;
+  clock: Clock;
+}
+
 /**
  * What /health, /status and rcs_health look at: whether the database answers, which carrier
  * networks are configured, and the server time. A service of its own so that neither the routes
  * nor the tool need the raw database handle or the carriers themselves.
  */
 export class HealthService {
-  constructor(
-    private readonly database: Pick<OpenDb, 'answers' | 'dialect'>,
-    private readonly carriers: Pick<Carriers, 'rcs' | 'sms'>,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: HealthDeps) {}
 
   /** True when the database answers. The health endpoint reports nothing else on purpose. */
   databaseUp(): Promise<boolean> {
     // `select 1`: on the SQLite handle, or through the PostgreSQL pool (database.ts).
-    return this.database.answers();
+    return this.d.database.answers();
   }
 
   /**
@@ -27,15 +31,15 @@ export class HealthService {
    */
   async databaseStatus(): Promise<DatabaseStatus> {
     const started = performance.now();
-    const up = await this.database.answers();
-    return { dialect: this.database.dialect, status: up ? 'up' : 'down', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+    const up = await this.d.database.answers();
+    return { dialect: this.d.database.dialect, status: up ? 'up' : 'down', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
   carrierNames(): { rcs: string; sms: string } {
-    return { rcs: this.carriers.rcs.name, sms: this.carriers.sms.name };
+    return { rcs: this.d.carriers.rcs.name, sms: this.d.carriers.sms.name };
   }
 
   now(): number {
-    return this.clock.now();
+    return this.d.clock.now();
   }
 }

@@ -20,6 +20,13 @@ export interface UnsubscribeView {
 /** Tokens are 24 random bytes in base64url (src/messaging/unsubscribe.ts); anything else is not looked up. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 
+export interface UnsubscribeDeps {
+  db: Db;
+  clock: Clock;
+  /** The one opt-out STOP uses too (suppression/), done in the confirming transaction. */
+  optOuts: Pick<OptOutService, 'optOut'>;
+}
+
 /**
  * The per-send unsubscribe link `${PUBLIC_URL}/u/<token>` (spec §2.13 rule 4). Tokens are stored
  * as SHA-256 only. Opening the link changes nothing (link scanners and previews open links);
@@ -28,11 +35,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
  * URL no token exists and this page is never involved.
  */
 export class UnsubscribeService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly optOuts: OptOutService,
-  ) {}
+  constructor(private readonly d: UnsubscribeDeps) {}
 
   private async find(q: DbOrTx, token: string) {
     if (!TOKEN_SHAPE.test(token)) return null;
@@ -66,19 +69,19 @@ export class UnsubscribeService {
 
   /** GET /u/<token>: null for an unknown or unusable token (a 404 page). Read-only. */
   async view(token: string): Promise<UnsubscribeView | null> {
-    const row = await this.find(this.db, token);
+    const row = await this.find(this.d.db, token);
     if (!row) return null;
-    const at = await this.optedOutAt(this.db, row.account_id, row.phone);
+    const at = await this.optedOutAt(this.d.db, row.account_id, row.phone);
     return { state: at !== null ? 'already' : 'confirm', accountName: row.account_name, phoneEnding: row.phone.slice(-4), optedOutAt: at };
   }
 
   /** POST /u/<token>: opts the number out (idempotent) and marks the token used. */
   async confirm(token: string): Promise<UnsubscribeView | null> {
-    const now = this.clock.now();
-    return inTransaction(this.db, async (tx) => {
+    const now = this.d.clock.now();
+    return inTransaction(this.d.db, async (tx) => {
       const row = await this.find(tx, token);
       if (!row) return null;
-      const result = await this.optOuts.optOut(tx, { accountId: row.account_id, phone: row.phone, source: 'link', messageId: row.message_id, at: now });
+      const result = await this.d.optOuts.optOut(tx, { accountId: row.account_id, phone: row.phone, source: 'link', messageId: row.message_id, at: now });
       if (row.used_at === null) await markUnsubscribeTokenUsed(tx, row.token_hash, now);
       const at = await this.optedOutAt(tx, row.account_id, row.phone);
       return { state: result.alreadyOptedOut ? 'already' : 'done', accountName: row.account_name, phoneEnding: row.phone.slice(-4), optedOutAt: at };

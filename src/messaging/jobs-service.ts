@@ -35,17 +35,19 @@ interface Counts {
   credits: number;
 }
 
+export interface JobsDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** Batch and scheduled jobs (spec §3.4): progress derived from their messages, cancellation. */
 export class JobsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: JobsDeps) {}
 
   private async counts(jobIds: string[]): Promise<Map<string, Counts>> {
     const out = new Map<string, Counts>();
     for (let i = 0; i < jobIds.length; i += 500) {
-      const rows = await this.db
+      const rows = await this.d.db
         .selectFrom('messages')
         .select((eb) => [
           'job_id',
@@ -108,14 +110,14 @@ export class JobsService {
 
   private async row(accountId: string, jobId: string): Promise<JobsTable> {
     assertId('job', jobId, 'jobId');
-    const job = await this.db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('account_id', '=', accountId).executeTakeFirst();
+    const job = await this.d.db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('account_id', '=', accountId).executeTakeFirst();
     if (!job) throw new AppError('NOT_FOUND', 'Job not found');
     return job;
   }
 
   async status(accountId: string, jobId: string): Promise<Job> {
     const job = await this.row(accountId, jobId);
-    return this.toJob(job, (await this.counts([job.id])).get(job.id), this.clock.now());
+    return this.toJob(job, (await this.counts([job.id])).get(job.id), this.d.clock.now());
   }
 
   /**
@@ -125,8 +127,8 @@ export class JobsService {
    */
   async cancel(accountId: string, jobId: string): Promise<{ success: true; jobId: string; cancelledMessages: number; creditsRefunded: number; job: Job }> {
     const job = await this.row(accountId, jobId);
-    const now = this.clock.now();
-    const result = await inTransaction(this.db, async (tx) => {
+    const now = this.d.clock.now();
+    const result = await inTransaction(this.d.db, async (tx) => {
       const r = await cancelScheduledMessages(tx, accountId, { jobId: job.id }, now, ['SCHEDULED', 'SENDING']);
       const pendingLeft = await tx.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', '=', job.id).where('pending', '=', 1).executeTakeFirstOrThrow();
       if ((r.count > 0 || Number(pendingLeft.n) > 0) && job.cancelled_at === null) {
@@ -139,7 +141,7 @@ export class JobsService {
 
   async list(accountId: string, rawQuery: unknown): Promise<PagedList<Job>> {
     const q = parseOrThrow(JobsQuerySchema, rawQuery, 'Query');
-    let qb = this.db.selectFrom('jobs').selectAll().where('account_id', '=', accountId);
+    let qb = this.d.db.selectFrom('jobs').selectAll().where('account_id', '=', accountId);
     if (q.type) qb = qb.where('kind', '=', q.type);
     if (q.startDate) qb = qb.where('created_at', '>=', Date.parse(q.startDate));
     if (q.endDate) qb = qb.where('created_at', '<=', Date.parse(q.endDate));
@@ -147,7 +149,7 @@ export class JobsService {
     // is small compared with its messages; docs/decisions.md notes the trade-off.
     const rows = await qb.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     const counts = await this.counts(rows.map((r) => r.id));
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     let jobs = rows.map((r) => this.toJob(r, counts.get(r.id), now));
     if (q.status) jobs = jobs.filter((j) => j.status === q.status);
     const start = (q.page - 1) * q.limit;
@@ -156,8 +158,8 @@ export class JobsService {
 
   /** GET /queue/status: what the dispatcher still has to do for this account. */
   async queueStatus(accountId: string) {
-    const now = this.clock.now();
-    const r = await this.db
+    const now = this.d.clock.now();
+    const r = await this.d.db
       .selectFrom('messages')
       .select((eb) => [
         eb.fn.sum<number>(eb.case().when('due_at', '<=', now).then(1).else(0).end()).as('due'),

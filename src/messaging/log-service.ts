@@ -50,22 +50,25 @@ function csv<T extends string>(raw: string | undefined, allowed: readonly T[], p
   return values as T[];
 }
 
+export interface LogDeps {
+  db: Db;
+  clock: Clock;
+  /** The previews area's answer to who approved the previews messages were sent from. */
+  approversOf: ApproversOf;
+}
+
 /** The message log (spec §4.3): list, content, and cancelling one scheduled message. */
 export class LogService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly approversOf: ApproversOf = async () => new Map(),
-  ) {}
+  constructor(private readonly d: LogDeps) {}
 
   async list(accountId: string, rawQuery: unknown): Promise<LogPage> {
     const q = parseOrThrow(LogQuerySchema, rawQuery, 'Query');
-    let qb = this.db.selectFrom('messages').selectAll().where('account_id', '=', accountId);
+    let qb = this.d.db.selectFrom('messages').selectAll().where('account_id', '=', accountId);
     if (q.messageId !== undefined) {
       if (!isId('msg', q.messageId)) assertId('msg', q.messageId, 'messageId');
       qb = qb.where('id', '=', q.messageId);
     } else {
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       const end = q.endDate !== undefined ? Date.parse(q.endDate) : now;
       const start = q.startDate !== undefined ? Date.parse(q.startDate) : now - 7 * DAY;
       if (start > end) throw new AppError('VALIDATION_ERROR', 'startDate must not be after endDate', { details: [{ path: 'startDate', code: 'invalid_range', message: 'startDate is after endDate' }] });
@@ -97,13 +100,13 @@ export class LogService {
       cursor: q.cursor,
     });
     const previewIds = page.rows.flatMap((r) => (r.preview_id ? [r.preview_id] : []));
-    const approvers = previewIds.length > 0 ? await this.approversOf(accountId, previewIds) : new Map<string, Approver>();
+    const approvers = previewIds.length > 0 ? await this.d.approversOf(accountId, previewIds) : new Map<string, Approver>();
     return { messages: page.rows.map((r) => toLogRecord(r, r.preview_id ? (approvers.get(r.preview_id) ?? null) : null)), pagination: page.pagination };
   }
 
   async content(accountId: string, id: string) {
     assertId('msg', id, 'id');
-    const row = await this.db.selectFrom('messages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.d.db.selectFrom('messages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND', 'Message not found');
     return toContentResponse(row);
   }
@@ -114,8 +117,8 @@ export class LogService {
    */
   async cancelScheduled(accountId: string, id: string): Promise<{ success: true; messageId: string; cancelled: true; creditsRefunded: number }> {
     assertId('msg', id, 'id');
-    return inTransaction(this.db, async (tx) => {
-      const refunded = await cancelScheduledMessages(tx, accountId, { messageIds: [id] }, this.clock.now());
+    return inTransaction(this.d.db, async (tx) => {
+      const refunded = await cancelScheduledMessages(tx, accountId, { messageIds: [id] }, this.d.clock.now());
       if (refunded.count === 0) throw new AppError('NOT_FOUND', 'Message not found or no longer scheduled (only SCHEDULED messages can be cancelled)');
       return { success: true as const, messageId: id, cancelled: true as const, creditsRefunded: refunded.credits / 1000 };
     });

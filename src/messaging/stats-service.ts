@@ -18,16 +18,18 @@ export const StatsQuerySchema = z.strictObject({
   endDate: DateParam.optional(),
 });
 
+export interface StatsDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** Counts by status and channel and credits spent, over a time range (spec §4.1 /stats). */
 export class StatsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: StatsDeps) {}
 
   async stats(accountId: string, rawQuery: unknown) {
     const q = parseOrThrow(StatsQuerySchema, rawQuery, 'Query');
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     let start: number;
     let end = now;
     if (q.startDate || q.endDate) {
@@ -39,7 +41,7 @@ export class StatsService {
     } else {
       start = now - STATS_PERIODS[q.period] * DAY;
     }
-    const rows = await this.db
+    const rows = await this.d.db
       .selectFrom('messages')
       .select((eb) => ['type', 'status', 'direction', 'method', 'fallback_used', eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('credits_cost_milli').as('credits')])
       .where('account_id', '=', accountId)

@@ -38,18 +38,21 @@ export const toSendername = (row: Pick<SendersTable, (typeof SENDERNAME_COLUMNS)
   createdAt: toIso(row.created_at)!,
 });
 
+export interface SendersDeps {
+  db: Db;
+  clock: Clock;
+  /** The database's change stamp (change-stamp.ts): while it is the same, sender lists come from memory; absent, every list is read. */
+  stamp?: ChangeStamp;
+}
+
 /** Sender identities (spec §2.6, §3.2). Status changes are operator actions (admin CLI). */
 export class SendersService {
   /** Sender lists by account and type, valid while the database's change stamp is the same. */
   private readonly lists = new Map<string, { stamp: string; value: readonly Sendername[] }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly stamp?: ChangeStamp,
-  ) {}
+  constructor(private readonly d: SendersDeps) {}
 
-  async create(accountId: string, input: CreateSenderInput, tx: DbOrTx = this.db): Promise<Sendername> {
+  async create(accountId: string, input: CreateSenderInput, tx: DbOrTx = this.d.db): Promise<Sendername> {
     const data = parseOrThrow(CreateSenderSchema, input, 'Sender');
     if (data.isDefault) {
       await tx.updateTable('senders').set({ is_default: 0 }).where('account_id', '=', accountId).where('type', '=', data.type).execute();
@@ -68,7 +71,7 @@ export class SendersService {
       stop_keyword: data.stopKeyword.toUpperCase(),
       carrier_config: null,
       consent_words: '{}',
-      created_at: this.clock.now(),
+      created_at: this.d.clock.now(),
     };
     await tx.insertInto('senders').values(row).execute();
     return toSendername(row);
@@ -82,11 +85,11 @@ export class SendersService {
    */
   async list(accountId: string, type?: SenderType): Promise<readonly Sendername[]> {
     const key = `${accountId}|${type ?? ''}`;
-    const stamp = await this.stamp?.();
+    const stamp = await this.d.stamp?.();
     const hit = this.lists.get(key);
     if (hit && hit.stamp === stamp) return hit.value;
-    const rows = await selectCompiledOnce(this.db, type ? 'senders.list|type' : 'senders.list', type ? [accountId, type] : [accountId], () => {
-      let q = this.db.selectFrom('senders').select(SENDERNAME_COLUMNS).where('account_id', '=', accountId);
+    const rows = await selectCompiledOnce(this.d.db, type ? 'senders.list|type' : 'senders.list', type ? [accountId, type] : [accountId], () => {
+      let q = this.d.db.selectFrom('senders').select(SENDERNAME_COLUMNS).where('account_id', '=', accountId);
       if (type) q = q.where('type', '=', type);
       return q.orderBy('type').orderBy('is_default', 'desc').orderBy('created_at');
     });
@@ -100,7 +103,7 @@ export class SendersService {
 
   /** Row access for the messaging engine; scoped by account so a foreign id is simply not found. */
   async getRow(accountId: string, id: string): Promise<SendersTable> {
-    const row = await this.db.selectFrom('senders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.d.db.selectFrom('senders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     if (!row) throw notFound('Sender');
     return row;
   }
@@ -113,7 +116,7 @@ export class SendersService {
   async setStatus(accountId: string, id: string, status: 'APPROVED' | 'REJECTED' | 'PENDING', reason?: string): Promise<Sendername> {
     if (status === 'REJECTED' && !reason?.trim()) throw new AppError('VALIDATION_ERROR', 'A rejection needs a reason');
     await this.getRow(accountId, id);
-    await this.db
+    await this.d.db
       .updateTable('senders')
       .set({ status, rejection_reason: status === 'REJECTED' ? reason!.trim() : null })
       .where('id', '=', id)
@@ -128,7 +131,7 @@ export class SendersService {
 
   /** Every sender's own consent words of the account, by sender id (the console's Senders page). */
   async consentWordsOf(accountId: string): Promise<Map<string, SenderWords>> {
-    const rows = await this.db.selectFrom('senders').select(['id', 'consent_words']).where('account_id', '=', accountId).execute();
+    const rows = await this.d.db.selectFrom('senders').select(['id', 'consent_words']).where('account_id', '=', accountId).execute();
     return new Map(rows.map((r) => [r.id, readSenderWords(r.consent_words)]));
   }
 
@@ -142,12 +145,12 @@ export class SendersService {
     if (!checked.ok) {
       throw new AppError('VALIDATION_ERROR', checked.problems.join('; '), { details: checked.problems.map((message) => ({ path: 'consentWords', code: 'invalid_consent_word', message })) });
     }
-    await this.db.updateTable('senders').set({ consent_words: JSON.stringify(checked.words) }).where('id', '=', id).where('account_id', '=', accountId).execute();
+    await this.d.db.updateTable('senders').set({ consent_words: JSON.stringify(checked.words) }).where('id', '=', id).where('account_id', '=', accountId).execute();
     return checked.words;
   }
 
   /** Operator lookup (admin CLI) across accounts; never reachable from a tenant's request. */
   async findForOperator(id: string): Promise<SendersTable | undefined> {
-    return this.db.selectFrom('senders').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.d.db.selectFrom('senders').selectAll().where('id', '=', id).executeTakeFirst();
   }
 }

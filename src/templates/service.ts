@@ -76,16 +76,19 @@ const toGroup = (row: GroupRow): TemplateGroup => ({
 
 const invalid = (message: string, details: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', message, { details });
 
+export interface TemplatesDeps {
+  db: Db;
+  clock: Clock;
+  /** The account's custom field tags, which a template's merge fields are checked against beside the built-in ones. */
+  fields: Pick<FieldsService, 'tags'>;
+}
+
 /**
  * Templates and template groups (§2.11, §4.6): the only writer of templates and template_groups.
  * RCS content is checked by the same validator as a send; SMS content by its length.
  */
 export class TemplatesService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly fields: FieldsService,
-  ) {}
+  constructor(private readonly d: TemplatesDeps) {}
 
   // ---- content rules -------------------------------------------------------------------------
 
@@ -94,7 +97,7 @@ export class TemplatesService {
    * text and the warnings. Errors are a 400 VALIDATION_ERROR carrying the validator's details.
    */
   private async checkContent(accountId: string, type: TemplateType, content: ContentValue, rcsMessageType: string | null, tx: DbOrTx): Promise<{ text: string; warnings: ErrorDetail[] }> {
-    const tags = await this.fields.tags(accountId, tx);
+    const tags = await this.d.fields.tags(accountId, tx);
     if (type === 'SMS') {
       if (rcsMessageType !== null) {
         throw invalid('rcsMessageType is only for RCS templates', [{ path: 'rcsMessageType', code: 'not_allowed', message: 'only allowed when type is RCS' }]);
@@ -158,10 +161,10 @@ export class TemplatesService {
 
   async create(accountId: string, input: CreateTemplateInput): Promise<TemplateWriteResult> {
     const data = parseOrThrow(CreateTemplateSchema, input);
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const { text, warnings } = await this.checkContent(accountId, data.type, data.content, data.rcsMessageType ?? null, tx);
       if (data.templateGroupId) await this.assertGroup(tx, accountId, data.templateGroupId);
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       const row: TemplatesTable = {
         id: newId('tpl'),
         account_id: accountId,
@@ -190,7 +193,7 @@ export class TemplatesService {
   }
 
   async get(accountId: string, templateId: string): Promise<Template> {
-    return toTemplate(await this.row(this.db, accountId, templateId));
+    return toTemplate(await this.row(this.d.db, accountId, templateId));
   }
 
   /**
@@ -201,9 +204,9 @@ export class TemplatesService {
   async update(accountId: string, templateId: string, input: UpdateTemplateInput): Promise<TemplateWriteResult> {
     assertId('tpl', templateId, 'templateId');
     const data = parseOrThrow(UpdateTemplateSchema, input);
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       const current = await this.row(tx, accountId, templateId);
-      const next: TemplatesTable = { ...current, updated_at: this.clock.now() };
+      const next: TemplatesTable = { ...current, updated_at: this.d.clock.now() };
       let warnings: ErrorDetail[] = [];
       if (data.type !== undefined || data.content !== undefined || data.rcsMessageType !== undefined) {
         const type = data.type ?? current.type;
@@ -239,15 +242,15 @@ export class TemplatesService {
   }
 
   async delete(accountId: string, templateId: string): Promise<{ id: string; deleted: true }> {
-    await this.row(this.db, accountId, templateId);
-    await this.db.deleteFrom('templates').where('id', '=', templateId).where('account_id', '=', accountId).execute();
+    await this.row(this.d.db, accountId, templateId);
+    await this.d.db.deleteFrom('templates').where('id', '=', templateId).where('account_id', '=', accountId).execute();
     return { id: templateId, deleted: true };
   }
 
   /** Page-based list (§4.6): {data, pagination: {page, limit, total, totalPages}}. */
   async list(accountId: string, options: ListTemplatesOptions = {}): Promise<PagedList<Template>> {
     const q = parseOrThrow(ListTemplatesQuerySchema, options, 'Query');
-    let base = this.db.selectFrom('templates').where('templates.account_id', '=', accountId);
+    let base = this.d.db.selectFrom('templates').where('templates.account_id', '=', accountId);
     if (q.type) base = base.where('type', '=', q.type);
     if (q.rcsMessageType) base = base.where('rcs_message_type', '=', q.rcsMessageType);
     if (q.context) base = base.where('context', '=', q.context);
@@ -257,7 +260,7 @@ export class TemplatesService {
         if (!isId('tg', q.templateGroupId)) {
           throw invalid('templateGroupId must be a template group id (tg_…) or none', [{ path: 'templateGroupId', code: 'invalid_id', message: 'a tg_… id or none' }]);
         }
-        await this.assertGroup(this.db, accountId, q.templateGroupId);
+        await this.assertGroup(this.d.db, accountId, q.templateGroupId);
         base = base.where('template_group_id', '=', q.templateGroupId);
       }
     }
@@ -295,14 +298,14 @@ export class TemplatesService {
   /** Groups by name (case-insensitive), with templateCount, plus ungroupedTemplateCount. */
   async listGroups(accountId: string, options: ListTemplateGroupsOptions = {}): Promise<TemplateGroupList> {
     const opts = parseOrThrow(ListTemplateGroupsQuerySchema, options, 'Query');
-    const { rows, pagination } = await keysetPage(this.groupsQuery(this.db, accountId), {
+    const { rows, pagination } = await keysetPage(this.groupsQuery(this.d.db, accountId), {
       scope: { kind: 'template-groups', sort: 'name', order: 'asc' },
       sortExpr: sql.ref('template_groups.name_key'),
       idExpr: sql.ref('template_groups.id'),
       limit: opts.limit,
       cursor: opts.cursor,
     });
-    const ungrouped = await this.db
+    const ungrouped = await this.d.db
       .selectFrom('templates')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
@@ -311,7 +314,7 @@ export class TemplatesService {
     return { data: rows.map((r) => toGroup(r as GroupRow)), ungroupedTemplateCount: Number(ungrouped.n), pagination };
   }
 
-  async getGroup(accountId: string, groupId: string, tx: DbOrTx = this.db): Promise<TemplateGroup> {
+  async getGroup(accountId: string, groupId: string, tx: DbOrTx = this.d.db): Promise<TemplateGroup> {
     assertId('tg', groupId, 'templateGroupId');
     const row = await this.groupsQuery(tx, accountId).where('template_groups.id', '=', groupId).executeTakeFirst();
     if (!row) throw notFound('Template group');
@@ -327,10 +330,10 @@ export class TemplatesService {
 
   async createGroup(accountId: string, input: CreateTemplateGroupInput): Promise<TemplateGroup> {
     const data = parseOrThrow(CreateTemplateGroupSchema, input);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const row: TemplateGroupsTable = { id: newId('tg'), account_id: accountId, name: data.name, name_key: data.name.toLowerCase(), created_at: now, updated_at: now };
     try {
-      await inTransaction(this.db, async (tx) => {
+      await inTransaction(this.d.db, async (tx) => {
         await this.assertGroupNameFree(tx, accountId, data.name);
         await tx.insertInto('template_groups').values(row).execute();
       });
@@ -345,12 +348,12 @@ export class TemplatesService {
     assertId('tg', groupId, 'templateGroupId');
     const data = parseOrThrow(RenameTemplateGroupSchema, input);
     try {
-      await inTransaction(this.db, async (tx) => {
+      await inTransaction(this.d.db, async (tx) => {
         await this.getGroup(accountId, groupId, tx);
         await this.assertGroupNameFree(tx, accountId, data.name, groupId);
         await tx
           .updateTable('template_groups')
-          .set({ name: data.name, name_key: data.name.toLowerCase(), updated_at: this.clock.now() })
+          .set({ name: data.name, name_key: data.name.toLowerCase(), updated_at: this.d.clock.now() })
           .where('id', '=', groupId)
           .where('account_id', '=', accountId)
           .execute();
@@ -364,7 +367,7 @@ export class TemplatesService {
 
   /** Deletes the group; its templates stay and become ungrouped. */
   async deleteGroup(accountId: string, groupId: string): Promise<{ id: string; deleted: true; ungroupedTemplates: number }> {
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       await this.getGroup(accountId, groupId, tx);
       const res = await tx
         .updateTable('templates')
@@ -385,7 +388,7 @@ export class TemplatesService {
   async assign(accountId: string, input: AssignTemplatesInput): Promise<AssignResult> {
     const data = parseOrThrow(AssignTemplatesSchema, input);
     const ids = [...new Set(data.templateIds)];
-    return inTransaction(this.db, async (tx) => {
+    return inTransaction(this.d.db, async (tx) => {
       if (data.templateGroupId !== null) await this.assertGroup(tx, accountId, data.templateGroupId);
       const found = new Set<string>();
       for (let i = 0; i < ids.length; i += 500) {
@@ -396,7 +399,7 @@ export class TemplatesService {
       for (let i = 0; i < valid.length; i += 500) {
         await tx
           .updateTable('templates')
-          .set({ template_group_id: data.templateGroupId, updated_at: this.clock.now() })
+          .set({ template_group_id: data.templateGroupId, updated_at: this.d.clock.now() })
           .where('account_id', '=', accountId)
           .where('id', 'in', valid.slice(i, i + 500))
           .execute();

@@ -20,17 +20,21 @@ export function zoneInfo(timeZone: string, now: number): { timeZone: string; off
   return { timeZone, offset: local.toFormat('ZZ'), currentTime: local.toISO() ?? new Date(now).toISOString() };
 }
 
+export interface ValidationDeps {
+  /** The account, for its time zone (schedule checks, /timezones). */
+  accounts: Pick<AccountsService, 'get'>;
+  /** The account's custom field tags, known placeholders in content checks. */
+  fields: Pick<FieldsService, 'tags'>;
+  clock: Clock;
+}
+
 /**
  * The validation use-cases shared by REST (/validate, /validate-schedule-time, /timezones,
  * /button-guidelines) and the MCP tools (rcs_validate, rcs_validate_schedule_time, rcs_timezones,
  * rcs_button_guidelines, rcs_limits).
  */
 export class ValidationService {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly fields: FieldsService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: ValidationDeps) {}
 
   /** Content (and fallback) against every rule; the account's custom-field tags are known placeholders. */
   async validate(accountId: string, messageType: unknown, content: unknown, smsFallback?: unknown): Promise<ValidationResult> {
@@ -41,7 +45,7 @@ export class ValidationService {
     // Only the warnings depend on the tags: the content is checked once either way.
     const first = validateContent(messageType, content, { knownMergeFields: NO_TAGS, ...fallback });
     if (!first.warnings.some((w) => w.code === 'unknown_merge_field')) return first;
-    const knownMergeFields = await this.fields.tags(accountId);
+    const knownMergeFields = await this.d.fields.tags(accountId);
     const warnings = contentWarnings({ messageType: isMessageType(messageType) ? messageType : null, content, smsFallback, knownMergeFields, ...(first.sms ? { sms: first.sms } : {}) });
     return { ...first, warnings };
   }
@@ -55,12 +59,12 @@ export class ValidationService {
     const input = { messageType: isMessageType(messageType) ? messageType : null, content, smsFallback };
     const first = contentWarnings({ ...input, knownMergeFields: NO_TAGS });
     if (!first.some((w) => w.code === 'unknown_merge_field')) return first;
-    return contentWarnings({ ...input, knownMergeFields: await this.fields.tags(accountId) });
+    return contentWarnings({ ...input, knownMergeFields: await this.d.fields.tags(accountId) });
   }
 
   async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {
-    const account = await this.accounts.get(accountId);
-    const now = this.clock.now();
+    const account = await this.d.accounts.get(accountId);
+    const now = this.d.clock.now();
     const r = resolveScheduleTime({ scheduleAt, timeZone, accountTimeZone: account.timezone, now });
     if (!r.ok) {
       const errors: Issue[] = [{ path: r.code === 'invalid_timezone' ? 'timeZone' : 'scheduleAt', code: r.code, message: r.message }];
@@ -91,8 +95,8 @@ export class ValidationService {
   }
 
   async timezones(accountId: string): Promise<z.infer<typeof TimezonesResponseSchema>> {
-    const account = await this.accounts.get(accountId);
-    const now = this.clock.now();
+    const account = await this.d.accounts.get(accountId);
+    const now = this.d.clock.now();
     const timezones = listTimezones(now);
     return { accountTimezone: zoneInfo(account.timezone, now), timezones, count: timezones.length, timestamp: new Date(now).toISOString() };
   }

@@ -20,7 +20,7 @@ const required = process.env.REQUIRE_POSTGRES === '1';
 async function withSender(database: OpenDb): Promise<string> {
   const clock = new FakeClock(T0);
   const account = await new AccountsService(database.db, clock).create({ name: 'Budget Co', credits: 10 });
-  const sender = await new SendersService(database.db, clock).create(account.id, { name: 'Budget Agent', type: 'RCS', status: 'APPROVED' });
+  const sender = await new SendersService({ db: database.db, clock }).create(account.id, { name: 'Budget Agent', type: 'RCS', status: 'APPROVED' });
   return sender.id;
 }
 

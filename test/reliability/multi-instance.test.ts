@@ -202,7 +202,7 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
     // A second tenant, made the way the admin CLI makes one, with a webhook to a local receiver.
     const clock = systemClock;
     const other = await new AccountsService(direct.db, clock).create({ name: 'Hooked Co', timezone: 'Europe/Berlin', credits: 1000 });
-    const otherSender = (await new SendersService(direct.db, clock).create(other.id, { name: 'Hooked Agent', type: 'RCS', status: 'APPROVED', isDefault: true })).id;
+    const otherSender = (await new SendersService({ db: direct.db, clock }).create(other.id, { name: 'Hooked Agent', type: 'RCS', status: 'APPROVED', isDefault: true })).id;
     const otherKey = (await new ApiKeysService(direct.db, clock).create(other.id, 'hooks', ALL_PERMISSIONS)).key;
     const hook = await api(1, otherKey, 'POST', '/api/rcs/webhooks', { url: receiverUrl, events: ['delivery_status'] });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   acc = await t.createAccount();
   fake = new FakeLifecycle();
   const s = t.ctx.services;
-  contacts = new ContactsService(t.ctx.db, t.ctx.clock, s.accounts, s.fields, s.groups, fake);
+  contacts = new ContactsService({ db: t.ctx.db, clock: t.ctx.clock, accounts: s.accounts, fields: s.fields, groups: s.groups, lifecycle: fake, consent: s.consent });
 });
 afterAll(async () => {
   await t.close();

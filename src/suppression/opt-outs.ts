@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { jsonList } from '../platform/db/sql.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
 import type { ConsentRecorder } from './schemas.js';
@@ -145,7 +146,10 @@ export class OptOutService {
       .where('account_id', '=', input.accountId)
       .where('phone', '=', input.phone)
       .where('direction', '=', 'OUTBOUND')
-      .where('pending', '=', 1)
+      // Unary plus: SQLite's planner (no statistics) must not read this through messages_dispatch (pending, due_at),
+      // every queued message of every account, instead of the number's own index; adding any column to messages tips
+      // its estimate that way (SQLite's "disqualifying WHERE clause terms using unary +"; a no-op on PostgreSQL).
+      .where(sql<number>`+${sql.ref('pending')}`, '=', 1)
       .execute();
     const cancelled = pending.length ? await this.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
     if (!already) {

@@ -169,6 +169,11 @@ export class DeliveryWorker {
     this.loop.wake();
   }
 
+  /** Posts of this process in flight now (tests wait for none, with nothing due, instead of sleeping). */
+  get postsInFlight(): number {
+    return this.inFlight.size;
+  }
+
   /** The id this process's claims carry (null: none). */
   get claimedBy(): string | null {
     return this.o.claimer?.id ?? null;

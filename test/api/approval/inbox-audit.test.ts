@@ -6,6 +6,7 @@ import { PREVIEW_TTL_MS } from '../../../src/previews/service.js';
 import type { TestAccount, TestServer } from '../../helpers/server.js';
 import { WebClient } from '../../helpers/web-client.js';
 import { createHook, startReceiver, startWebhookServer, verifyWebhook, type Received, type Receiver } from '../webhooks/helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 /**
  * Issue #29: the approvals inbox (REST, console), the preview.* webhook events, and the audit trail
@@ -111,7 +112,7 @@ describe('webhook events', () => {
       await Promise.all([t.ctx.services.previews.noticeExpired(), t.ctx.services.previews.noticeExpired()]);
       await t.ctx.services.previews.noticeExpired();
       await rx.waitFor(() => eventsOf('preview.expired', waiting.preview_id).length >= 1, 10_000, 'preview.expired');
-      await new Promise((r) => setTimeout(r, 300));
+      await settled(t);
       const e = eventsOf('preview.expired', waiting.preview_id);
       expect(e).toHaveLength(1);
       expect(verified(e[0]!)).toBe(true);

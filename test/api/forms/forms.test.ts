@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { WebClient } from '../../helpers/web-client.js';
 import { createHook, startReceiver, startWebhookServer, verifyWebhook, type Received, type Receiver } from '../webhooks/helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -214,7 +215,7 @@ describe('the public page and double opt-in (§3.6)', () => {
     const again = await client.post(confirmPath, { csrf: WebClient.hidden(view.text, 'csrf') });
     expect(again.text).toContain('Already confirmed');
     expect((await client.get(confirmPath)).text).toContain('Already confirmed');
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(t);
     expect(formEvents('form_optin_confirmed', me)).toHaveLength(1);
     expect((await new WebClient(t.url).get('/f/confirm/not-a-real-token-123456')).status).toBe(404);
   });

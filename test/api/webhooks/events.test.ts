@@ -3,6 +3,7 @@ import type { SimulatedNetwork } from '../../../src/carriers/simulated/network.j
 import { SIM_TEST_NUMBERS } from '../../../src/carriers/simulated/numbers.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createHook, startReceiver, startWebhookServer, verifyWebhook, type Received, type Receiver } from './helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 /**
  * Every event kind arrives with the shape docs/webhooks.md documents: delivery_status from real
@@ -53,7 +54,7 @@ describe('delivery_status', () => {
     expect(send.status).toBe(200);
     const id = send.body.messageRecordId;
     await rx.waitFor(() => statusesOf(id).length >= 3, 10_000, 'SENT, DELIVERED, READ');
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(t);
     // Deliveries run in parallel, so arrival order is not guaranteed (docs/webhooks.md): order by status.
     const rank = { SENT: 1, DELIVERED: 2, READ: 3 } as Record<string, number>;
     const events = statusesOf(id).sort((a, b) => rank[a.json.message.status]! - rank[b.json.message.status]!);
@@ -127,7 +128,7 @@ describe('delivery_status', () => {
       await createHook(t, `${quiet.url}/other`, ['delivery_status'], other.apiKey);
       const s = await t.api('POST', '/api/rcs/send', { phoneNumber: '+4915112340002', messageType: 'text', content: { text: 'z' }, sendernameId: t.account.senders.rcs });
       await rx.waitFor(() => statusesOf(s.body.messageRecordId).length >= 3);
-      await new Promise((r) => setTimeout(r, 300));
+      await settled(t);
       expect(quiet.requests).toEqual([]);
     } finally {
       await quiet.close();
@@ -184,7 +185,7 @@ describe('incoming messages and button taps (simulated network user events)', ()
     await network.userTap({ ...base, type: 'postback', buttonText: 'Book', postbackData: 'book_1' });
     await rx.waitFor(() => rx.events('button_interaction').length >= 1);
     await own.waitFor((all) => all.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(t);
 
     const taps = rx.events('button_interaction');
     expect(taps).toHaveLength(1);

@@ -6,6 +6,7 @@ import { FakeClock } from '../../../src/platform/clock.js';
 import { backoffMs } from '../../../src/webhooks/worker.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createHook, FAST_RETRY_ENV, startOn, startReceiver, startWebhookServer, tempDataDir, verifyWebhook, type Receiver } from './helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 describe('retries', () => {
   let t: TestServer;
@@ -28,7 +29,7 @@ describe('retries', () => {
 
     await rx.waitFor((all) => all.length >= 6, 20_000, 'six attempts');
     // Nothing after the success.
-    await new Promise((r) => setTimeout(r, 1200));
+    await settled(t);
     const all = rx.requests.filter((r) => r.path === '/flaky');
     expect(all).toHaveLength(6);
     expect(all.map((r) => r.headers['x-rcs-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
@@ -70,7 +71,7 @@ describe('retries', () => {
     const network = t.ctx.carriers as SimulatedNetwork;
     await network.userReply({ from: SIM_TEST_NUMBERS.rcsCapable, senderId: t.account.senders.rcs, channel: 'RCS', text: 'once' });
     await rx.waitFor((all) => all.some((r) => r.path === '/gone'));
-    await new Promise((r) => setTimeout(r, 800));
+    await settled(t);
     expect(rx.requests.filter((r) => r.path === '/gone')).toHaveLength(1);
     const log = await t.api('GET', `/api/rcs/webhooks/${id}/deliveries`);
     expect(log.body.data[0]).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });

@@ -3,6 +3,7 @@ import type { SimulatedNetwork } from '../../../src/carriers/simulated/network.j
 import { SIM_TEST_NUMBERS } from '../../../src/carriers/simulated/numbers.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { createHook, startReceiver, startWebhookServer, type Receiver } from './helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 describe('without DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS', () => {
   let t: TestServer;
@@ -82,7 +83,7 @@ describe('without DANGEROUSLY_ALLOW_PRIVATE_NETWORK_TARGETS', () => {
     expect(plain.d).toMatchObject({ status: 'failed', attempts: 1 });
     expect(plain.d.lastError).toMatch(/^Refused: URL must use https/);
     expect((await t.api('GET', `/api/rcs/webhooks/${local.w.id}`)).body.data.health.status).toBe('failing');
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(t);
     expect(rx.requests).toHaveLength(0);
   });
 });
@@ -108,7 +109,7 @@ describe('redirects', () => {
 
     await (t.ctx.carriers as SimulatedNetwork).userReply({ from: SIM_TEST_NUMBERS.rcsCapable, senderId: t.account.senders.sms, channel: 'SMS', text: 'hi' });
     await rx.waitFor((all) => all.filter((r) => r.path === '/moved').length >= 2);
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(t);
     expect(rx.requests.filter((r) => r.path === '/moved')).toHaveLength(2);
     expect(rx.requests.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
     const d = (await t.api('GET', `/api/rcs/webhooks/${id}/deliveries?event=sms_message_received`)).body.data[0];

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { totpCode } from '../helpers/web-client.js';
 import { startReceiver, verifyWebhook, type Receiver } from '../api/webhooks/helpers.js';
 import { launchBrowser, screenshot, watchConsole } from './helpers.js';
+import { settled } from '../helpers/settled.js';
 
 /**
  * The opt-in form in a real browser, through the link of the confirmation SMS (read from the
@@ -115,7 +116,7 @@ describe('opt-in form in a browser', () => {
     await page.goBack();
     await page.reload();
     expect(await page.textContent('h1')).toBe('Already confirmed');
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(t);
     expect(rx.events('form_optin_confirmed')).toHaveLength(1);
   });
 

@@ -3,6 +3,7 @@ import { FakeClock } from '../../../src/platform/clock.js';
 import { ALL_PERMISSIONS } from '../../../src/platform/permissions.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { bearer, decideOnSharePage, oauthToken } from './helpers.js';
+import { settled } from '../../helpers/settled.js';
 
 /**
  * Approval belongs to the credential (issue #15, DESIGN §4): OAuth tokens and keys marked "sends
@@ -243,7 +244,7 @@ describe('REST preview flow', () => {
     expect(s.body.messageId).toMatch(/^msg_/);
     expect((await t.api('POST', `/api/rcs/previews/${sms.body.data.preview_id}/send`, undefined, bearer(token))).body).toEqual(s.body);
     await expect.poll(messageCount, { timeout: 5000 }).toBe(before + 3);
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(t);
     expect(await messageCount()).toBe(before + 3);
   });
 

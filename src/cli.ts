@@ -6,7 +6,8 @@ import { createContext, type AppContext } from './context.js';
 import { AppError, isAppError } from './platform/errors.js';
 import { ALL_PERMISSIONS, PermissionSchema, type Permission } from './platform/permissions.js';
 import { SenderTypeSchema } from './senders/schemas.js';
-import { parseCarrierConfig, setSenderCarrierConfig } from './carriers/sender-config.js';
+import { parseCarrierConfig } from './carriers/sender-config.js';
+import { setSenderCarrierConfig } from './senders/carrier-config.js';
 import { copyToPostgresCommand, type StandaloneCommand } from './admin/db-copy-command.js';
 import { parseLimitInput, type LimitsChange } from './billing/budgets.js';
 

@@ -247,7 +247,7 @@ describe('Google RBM carrier against a local RBM peer', () => {
   });
 
   it('uses a per-sender agent override for sending and for attributing its webhook calls', async () => {
-    const { setSenderCarrierConfig } = await import('../../src/carriers/sender-config.js');
+    const { setSenderCarrierConfig } = await import('../../src/senders/carrier-config.js');
     rbm.agentIds.add('other_agent');
     const sender = await t.ctx.services.senders.create(t.account.accountId, { name: 'Other Agent', type: 'RCS', status: 'APPROVED' });
     await setSenderCarrierConfig(t.ctx.db, sender.id, { rbm: { agentId: 'other_agent@rbm.goog' } });

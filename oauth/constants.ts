@@ -1,4 +1,4 @@
-import { DEFAULT_PERMISSIONS, MANAGEMENT_PERMISSIONS, PERMISSIONS, type Permission } from '../src/platform/permissions.js';
+import { DEFAULT_PERMISSIONS, MANAGEMENT_PERMISSIONS, PERMISSIONS, permissionDescription, type Permission } from '../src/platform/permissions.js';
 
 /** Access tokens live 30 days (spec §8); there is no refresh token, the person logs in again. */
 export const ACCESS_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
@@ -19,29 +19,12 @@ export const DEFAULT_SCOPES: readonly Permission[] = DEFAULT_PERMISSIONS;
 /** Granted only when the client asked for them by name and the person ticked them (never pre-ticked). */
 export const isManagementScope = (scope: Permission): boolean => MANAGEMENT_PERMISSIONS.includes(scope);
 
-const DESCRIPTIONS: Record<Permission, string> = {
-  'contacts:read': 'Read contacts',
-  'contacts:write': 'Create, change and delete contacts',
-  'custom-fields:read': 'Read custom contact fields',
-  'custom-fields:write': 'Create and delete custom contact fields',
-  'groups:read': 'Read contact groups',
-  'groups:write': 'Create, change and delete contact groups',
-  'templates:read': 'Read message templates',
-  'templates:write': 'Create, change and delete message templates',
-  'messages:read': 'Read the message log, batch jobs and conversations',
-  'messages:write': 'Send and cancel messages',
-  'webhooks:manage': 'Create, change and delete webhook endpoints, which receive your account’s message events (never their signing secrets)',
-  'forms:manage': 'Create, change and delete public opt-in forms, which send confirmation SMS',
-};
-
-export const scopeDescription = (scope: Permission): string => DESCRIPTIONS[scope];
-
 /**
  * The description on the OAuth consent page, where it is always true that a send waits for a person: an app's token
  * sends only through a preview someone approved. (An API key's sends wait only when the key is marked so.)
  */
 export const consentScopeDescription = (scope: Permission): string =>
-  scope === 'messages:write' ? `${DESCRIPTIONS[scope]} (each send waits for your approval on its preview page)` : DESCRIPTIONS[scope];
+  scope === 'messages:write' ? `${permissionDescription(scope)} (each send waits for your approval on its preview page)` : permissionDescription(scope);
 
 const KNOWN = new Set<string>(PERMISSIONS);
 export const isScope = (value: string): value is Permission => KNOWN.has(value);

@@ -24,8 +24,8 @@ import { templatesRoutes } from './templates/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import { sandboxPages } from './sandbox/page-routes.js';
 import { validationRoutes } from './validation-api/routes.js';
-import { consoleRoutes } from './console/routes.js';
-import { consentRoutes, oauthRouter } from '../oauth/index.js';
+import { consoleRoutes, type ConsolePage } from './console/routes.js';
+import { appsConsole, consentRoutes, oauthRouter } from '../oauth/index.js';
 import { conversationsRoutes } from './conversations/routes.js';
 import { interactionsRoutes } from './inbound/routes.js';
 import { phoneRoutes } from './inbound/phone-routes.js';
@@ -33,7 +33,9 @@ import { unsubscribePages } from './inbound/unsubscribe-routes.js';
 import { rbmWebhookRoutes } from './carriers/rbm/webhook-route.js';
 import { errorHandler, notFoundHandler } from './platform/http/errors.js';
 import { billingRoutes } from './billing/routes.js';
-import { creditsConsoleRoutes } from './console/credits-routes.js';
+import { creditsConsole, usageConsole } from './billing/console-routes.js';
+import { apiKeysConsole, settingsConsole } from './accounts/console-routes.js';
+import { sendersConsole } from './senders/console-routes.js';
 import { mountRoutes, RouteRegistry, type RouteSpec } from './platform/http/route.js';
 import { buildOpenApi } from './platform/openapi.js';
 import { requestLog } from './platform/http/request-log.js';
@@ -164,10 +166,21 @@ export function createApp(ctx: AppContext): Express {
   pages.use(previewMediaRoutes(deps));
   // The simulated network's virtual phone (/phone).
   pages.use(phoneRoutes(deps));
-  // Other areas plug into the console here (src/console/sources.ts).
-  pages.use(consoleRoutes(deps, { ...consoleFeeds(deps), webhooks: webhooksConsole(deps), forms: formsConsole(deps), approvals: approvalsConsole(deps) }));
-  pages.use(creditsConsoleRoutes(deps));
-  pages.use(consentConsole(deps));
+  // The console: each area's pages at their path, in this order, behind the console's login check (src/console/routes.ts);
+  // the overview's data from other areas comes through consoleFeeds (src/console/sources.ts).
+  const consolePages: ConsolePage[] = [
+    ['/console/api-keys', apiKeysConsole(deps)],
+    ['/console/apps', appsConsole(deps)],
+    ['/console/usage', usageConsole(deps)],
+    ['/console/senders', sendersConsole(deps)],
+    ['/console/webhooks', webhooksConsole(deps)],
+    ['/console/approvals', approvalsConsole(deps)],
+    ['/console/forms', formsConsole(deps)],
+    ['/console/settings', settingsConsole(deps)],
+    ['/console/credits', creditsConsole(deps)],
+    ['/console/consent', consentConsole(deps)],
+  ];
+  pages.use(consoleRoutes(deps, consoleFeeds(deps), consolePages));
   app.use(pages);
 
   app.use(notFoundHandler);

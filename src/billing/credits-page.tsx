@@ -3,7 +3,7 @@ import { CreditsChart } from './credits-chart.js';
 import { formatTime } from '../../preview-pages/console/format.js';
 import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
 
-/** What the Credits page shows; built by src/console/credits-routes.ts. */
+/** What the Credits page shows; built by src/billing/console-routes.ts. */
 export interface CreditsPageProps {
   user: ConsoleUser;
   accountName: string;

@@ -6,7 +6,7 @@ import { toIso } from '../platform/clock.js';
 import type { ConsoleSources } from './sources.js';
 
 /** The console's data from the previews and messaging areas (see sources.ts). */
-export function consoleFeeds({ previews, log, jobs, senders }: { previews: PreviewsService; log: LogService; jobs: JobsService; senders: SendersService }): Omit<ConsoleSources, 'webhooks'> {
+export function consoleFeeds({ previews, log, jobs, senders }: { previews: PreviewsService; log: LogService; jobs: JobsService; senders: SendersService }): ConsoleSources {
   return {
     approvalsWaiting: (accountId) => previews.countWaiting(accountId),
     pendingPreviews: async (accountId) =>

@@ -1,9 +1,7 @@
-import type { Router } from 'express';
-
 /**
- * Extension points of the console. Other areas plug their data in where src/app.ts calls
- * consoleRoutes(deps, sources); a missing source shows a placeholder, an empty list says so.
- * Items are plain display data: ids, short texts, ISO times.
+ * The overview's data from other areas, plugged in where src/app.ts calls consoleRoutes(deps, sources, pages)
+ * (their pages are in `pages`); a missing source shows a placeholder, an empty list says so. Items are plain display
+ * data: ids, short texts, ISO times.
  */
 export interface PendingPreviewItem {
   id: string;
@@ -46,15 +44,6 @@ export interface ConsoleSources {
   recentMessages?: (accountId: string) => Promise<RecentMessageItem[]>;
   /** Batch and scheduled jobs with progress, newest first (the messaging area). */
   batchJobs?: (accountId: string) => Promise<BatchJobItem[]>;
-  /**
-   * The webhooks page: a router mounted at /console/webhooks behind requireLogin (use
-   * ConsoleFrame with active="webhooks"). Without it the page says webhooks are not set up yet.
-   */
-  webhooks?: Router;
-  /** The approvals inbox: a router mounted at /console/approvals behind requireLogin (ConsoleFrame active="approvals"). */
-  approvals?: Router;
   /** How many previews wait for a person: the count beside the Approvals tab on every console page. */
   approvalsWaiting?: (accountId: string) => Promise<number>;
-  /** The opt-in forms pages: a router mounted at /console/forms behind requireLogin (ConsoleFrame active="forms"). */
-  forms?: Router;
 }

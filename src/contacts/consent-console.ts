@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { h } from 'preact';
 import type { AccountsService } from '../accounts/service.js';
-import { assertSessionCsrf, requireLogin } from '../accounts/session-middleware.js';
+import { assertSessionCsrf } from '../accounts/session-middleware.js';
 import type { Clock } from '../platform/clock.js';
 import { isAppError } from '../platform/errors.js';
 import { field } from '../platform/http/form-fields.js';
@@ -33,13 +33,12 @@ export interface ConsentConsoleDeps {
 /**
  * The console's Consent page (/console/consent): a person looks up a number or contact id and sees where it stands
  * and its consent history (paged, newest first), enables or disables its contact (recorded with the person as actor,
- * source console), and downloads the account's whole record as CSV (/console/consent/export.csv, streamed).
+ * source console), and downloads the account's whole record as CSV (/console/consent/export.csv, streamed). Mounted at
+ * /console/consent behind the console frame's requireLogin (src/app.ts).
  */
 export function consentConsole(d: ConsentConsoleDeps): Router {
   const router = Router();
-  router.use('/console/consent', requireLogin);
-
-  router.get('/console/consent', async (req: Request, res: Response) => {
+  router.get('/', async (req: Request, res: Response) => {
     const s = req.session!;
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 64) : '';
     const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
@@ -82,7 +81,7 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
   });
 
   // The business's own switch: recorded as disabled/enabled with the person, never as the recipient's opt-out.
-  router.post('/console/consent/contact', async (req: Request, res: Response) => {
+  router.post('/contact', async (req: Request, res: Response) => {
     const s = assertSessionCsrf(req);
     const contactId = field(req, 'contactId');
     const action = field(req, 'action');
@@ -95,7 +94,7 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
     res.redirect(303, `/console/consent?q=${encodeURIComponent(`+${contact.phone}`)}&done=${action}d`);
   });
 
-  router.get('/console/consent/export.csv', async (req: Request, res: Response) => {
+  router.get('/export.csv', async (req: Request, res: Response) => {
     await sendConsentCsv(d.consent, req.session!.accountId, res, d.clock.now());
   });
   return router;

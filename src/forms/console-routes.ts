@@ -100,7 +100,7 @@ const problemOf = (err: unknown): string => {
 };
 
 /**
- * The console's forms pages (/console/forms behind requireLogin, through ConsoleSources.forms):
+ * The console's forms pages (mounted at /console/forms behind the console frame's requireLogin, src/app.ts):
  * list, create, edit, submissions, delete. Every POST carries the session's CSRF token.
  */
 export function formsConsole({ accounts, forms, fields, groups, senders, logger }: { accounts: AccountsService; forms: FormsService; fields: FieldsService; groups: GroupsService; senders: SendersService; logger: Logger }): Router {

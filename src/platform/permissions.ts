@@ -31,6 +31,24 @@ export const ALL_PERMISSIONS: readonly Permission[] = PERMISSIONS;
  */
 export const MANAGEMENT_PERMISSIONS: readonly Permission[] = ['webhooks:manage', 'forms:manage'];
 
+const DESCRIPTIONS: Record<Permission, string> = {
+  'contacts:read': 'Read contacts',
+  'contacts:write': 'Create, change and delete contacts',
+  'custom-fields:read': 'Read custom contact fields',
+  'custom-fields:write': 'Create and delete custom contact fields',
+  'groups:read': 'Read contact groups',
+  'groups:write': 'Create, change and delete contact groups',
+  'templates:read': 'Read message templates',
+  'templates:write': 'Create, change and delete message templates',
+  'messages:read': 'Read the message log, batch jobs and conversations',
+  'messages:write': 'Send and cancel messages',
+  'webhooks:manage': 'Create, change and delete webhook endpoints, which receive your account’s message events (never their signing secrets)',
+  'forms:manage': 'Create, change and delete public opt-in forms, which send confirmation SMS',
+};
+
+/** What a permission (an API key's or an OAuth scope) lets its holder do, as the console and the consent page say it. */
+export const permissionDescription = (permission: Permission): string => DESCRIPTIONS[permission];
+
 /** Everything but the management permissions: what an assistant is offered by default. */
 export const DEFAULT_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !MANAGEMENT_PERMISSIONS.includes(p));
 

@@ -11,8 +11,8 @@ import type { PreviewsService } from './service.js';
 const PAGE = 50;
 
 /**
- * The console's approvals inbox (mounted at /console/approvals behind requireLogin through
- * ConsoleSources.approvals): previews by state (waiting first), newest first, cursor-paged, each
+ * The console's approvals inbox (mounted at /console/approvals behind the console frame's
+ * requireLogin, src/app.ts): previews by state (waiting first), newest first, cursor-paged, each
  * linking to its share page; and the approval history as CSV. Scoped to the session's account.
  */
 export function approvalsConsole({ accounts, previews }: { accounts: AccountsService; previews: PreviewsService }): Router {

@@ -1,19 +1,7 @@
 import type { AttemptReport, Delivery, Webhook, WebhookSecret, WebhookWithSecret } from './schemas.js';
 import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
-import { ConsoleFrame, Placeholder, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
 import { formatTime } from '../../preview-pages/console/format.js';
-
-/** Until the webhooks area mounts its own page (ConsoleSources.webhooks). */
-export function WebhooksPlaceholderPage({ user, accountName }: { user: ConsoleUser; accountName: string }) {
-  return (
-    <ConsoleFrame user={user} accountName={accountName} active="webhooks" title="Webhooks">
-      <section class="card">
-        <h1>Webhooks</h1>
-        <Placeholder>Webhook endpoints (URL, events, signing secret) will be managed here.</Placeholder>
-      </section>
-    </ConsoleFrame>
-  );
-}
 
 export interface EventChoice {
   value: string;

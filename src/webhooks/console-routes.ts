@@ -26,8 +26,8 @@ const problemOf = (err: unknown): string => {
 };
 
 /**
- * The console's webhooks page (mounted at /console/webhooks behind requireLogin through
- * ConsoleSources.webhooks): endpoints with health, create (secret shown once), settings, reveal
+ * The console's webhooks page (mounted at /console/webhooks behind the console frame's
+ * requireLogin, src/app.ts): endpoints with health, create (secret shown once), settings, reveal
  * and rotate the secret, send a test event, the delivery log with manual redelivery. Every POST
  * carries the session's CSRF token; every call is scoped to the session's account.
  */

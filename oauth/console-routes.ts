@@ -11,6 +11,7 @@ import { isId } from '../src/platform/ids.js';
 import type { Logger } from '../src/platform/logger.js';
 import { AppsPage } from './apps-page.js';
 import type { ConnectedApps } from './connected-apps.js';
+import { loggedIn } from '../src/platform/http/logged-in.js';
 
 /** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
 const NOTICES: Record<string, string> = {
@@ -35,7 +36,7 @@ export function appsConsole({ accounts, oauth, budgets, logger }: AppsConsoleDep
   const router = Router();
 
   const appsPage = async (req: Request, res: Response, limitsError?: string, status = 200) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const user = { email: s.user.email, csrfToken: s.csrfToken };
     const [account, apps] = await Promise.all([accounts.get(s.accountId), oauth.connectedApps.list(s.accountId)]);
     const appBudgets = await budgets.overview(s.accountId, [...new Set(apps.map((a) => a.clientId))]);

@@ -13,6 +13,7 @@ import { formActionSource } from '../redirect-uris.js';
 import type { OAuthService } from '../service.js';
 import { ENDPOINTS } from '../urls.js';
 import { field, fieldList } from '../../src/platform/http/form-fields.js';
+import { loggedIn } from '../../src/platform/http/logged-in.js';
 
 /**
  * The CSP's form-action also governs where a submitted form may be redirected (Chromium enforces
@@ -37,7 +38,7 @@ export function consentRoutes({ oauth, accounts, logger }: { oauth: OAuthService
   const router = Router();
 
   const render = async (req: Request, res: Response, id: string, pending: PendingAuthorization, opts: { error?: string; chosen?: string[] } = {}) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const client = await oauth.clients.find(pending.clientId);
     if (!client) return expired(res);
     const account = await accounts.get(s.accountId);

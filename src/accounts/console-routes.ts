@@ -17,6 +17,7 @@ import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS
 import type { AccountsService } from './service.js';
 import { assertSessionCsrf } from './session-middleware.js';
 import { limitInput, SettingsPage, type SettingsForm } from './settings-page.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 /*
  * The account's own console pages: its API keys (/console/api-keys) and its settings (/console/settings). Each is a
@@ -25,7 +26,7 @@ import { limitInput, SettingsPage, type SettingsForm } from './settings-page.js'
  */
 
 const who = (req: Request) => {
-  const s = req.session!;
+  const s = loggedIn(req);
   return { user: { email: s.user.email, csrfToken: s.csrfToken }, accountId: s.accountId, userId: s.user.id };
 };
 

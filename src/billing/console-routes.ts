@@ -8,6 +8,7 @@ import { UsagePage } from './budget-page.js';
 import { CreditsPage } from './credits-page.js';
 import { LedgerQuerySchema, type LedgerPage } from './schemas.js';
 import type { BillingService } from './service.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 /*
  * Billing's console pages, each a router mounted at its path behind the console frame's requireLogin (src/app.ts).
@@ -31,7 +32,7 @@ const PAGE_SIZE = 25;
 export function creditsConsole(d: { billing: Pick<BillingService, 'balance' | 'ledger' | 'daily'>; accounts: AccountNamePort }): Router {
   const router = Router();
   router.get('/', async (req, res) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
     let history: LedgerPage | null = null;
     let error: string | undefined;
@@ -76,7 +77,7 @@ export interface UsageConsoleDeps {
 export function usageConsole({ accounts, apiKeys, oauth, budgets }: UsageConsoleDeps): Router {
   const router = Router();
   router.get('/', async (req, res) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const user = { email: s.user.email, csrfToken: s.csrfToken };
     const accountId = s.accountId;
     const id = typeof req.query.credential === 'string' ? req.query.credential : '';

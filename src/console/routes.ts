@@ -8,6 +8,7 @@ import type { OAuthService } from '../../oauth/service.js';
 import { sendPage, type PageLocalValues } from '../platform/http/pages.js';
 import { OverviewPage } from './overview-page.js';
 import type { ConsoleSources } from './sources.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 /**
  * One console page of an area: the path it is mounted at and its router, whose routes are relative to that path
@@ -35,13 +36,13 @@ export function consoleRoutes({ accounts, apiKeys, senders, oauth }: ConsoleDeps
   if (sources.approvalsWaiting) {
     const waiting = sources.approvalsWaiting;
     router.use('/console', async (req, res, next) => {
-      (res.locals as { page?: PageLocalValues }).page = { approvalsWaiting: await waiting(req.session!.accountId) };
+      (res.locals as { page?: PageLocalValues }).page = { approvalsWaiting: await waiting(loggedIn(req).accountId) };
       next();
     });
   }
 
   router.get('/console', async (req, res) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const user = { email: s.user.email, csrfToken: s.csrfToken };
     const accountId = s.accountId;
     const [account, keys, apps, senderList, pendingPreviews, recentMessages, batchJobs] = await Promise.all([

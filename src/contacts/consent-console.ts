@@ -13,6 +13,7 @@ import { sendConsentCsv } from '../suppression/routes.js';
 import { ConsentPage } from './consent-page.js';
 import type { ConsentStanding, ContactConsent } from './consent.js';
 import type { ContactsService } from './service.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const PAGE_SIZE = 25;
 
@@ -39,7 +40,7 @@ export interface ConsentConsoleDeps {
 export function consentConsole(d: ConsentConsoleDeps): Router {
   const router = Router();
   router.get('/', async (req: Request, res: Response) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 64) : '';
     const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
     let standing: ConsentStanding | null = null;
@@ -95,7 +96,7 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
   });
 
   router.get('/export.csv', async (req: Request, res: Response) => {
-    await sendConsentCsv(d.consent, req.session!.accountId, res, d.clock.now());
+    await sendConsentCsv(d.consent, loggedIn(req).accountId, res, d.clock.now());
   });
   return router;
 }

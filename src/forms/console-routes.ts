@@ -13,6 +13,7 @@ import { FormDetailPage, FormsPage, type EditorChoices, type FormEditorValues } 
 import { DEFAULT_CONFIRMATION_MESSAGE, type CreateFormInput, type Form, type UpdateFormInput } from './schemas.js';
 import type { FormsService } from './service.js';
 import { field, fieldList } from '../platform/http/form-fields.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const NOTICES: Record<string, string> = { created: 'Form created.', saved: 'Form saved.', deleted: 'The form was deleted.' };
 
@@ -107,7 +108,7 @@ export function formsConsole({ accounts, forms, fields, groups, senders, logger 
   const router = Router();
 
   const who = (req: Request) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     return { user: { email: s.user.email, csrfToken: s.csrfToken }, accountId: s.accountId };
   };
   const choicesFor = async (accountId: string): Promise<EditorChoices> => {

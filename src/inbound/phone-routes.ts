@@ -12,6 +12,7 @@ import { MessagePage } from '../../preview-pages/login.js';
 import { VirtualPhonePage } from './virtual-phone-page.js';
 import type { VirtualPhoneService } from './virtual-phone.js';
 import { parsePhoneSearch, type ParsedPhoneSearch } from './phone-search.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -29,7 +30,7 @@ export function phoneRoutes({ accounts, virtualPhone: phone, config }: { account
   router.use('/phone', requireLogin);
 
   const render = async (req: Request, res: Response, numberParam: string | undefined, status = 200, error?: string, query?: ParsedPhoneSearch) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const account = await accounts.get(s.accountId);
     if (!phone) {
       return sendPage(res, h(MessagePage, { title: 'Virtual phone', message: 'The virtual phone belongs to the simulated network; this server sends through real carriers.', status: 'info' }), 404);

@@ -7,6 +7,7 @@ import { ApprovalsPage } from './approvals-page.js';
 import { INBOX_STATES, type InboxState } from './audit.js';
 import { sendApprovalsCsv } from './csv-export.js';
 import type { PreviewsService } from './service.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const PAGE = 50;
 
@@ -19,7 +20,7 @@ export function approvalsConsole({ accounts, previews }: { accounts: AccountsSer
   const router = Router();
 
   router.get('/', async (req, res) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const raw = typeof req.query.status === 'string' ? req.query.status : 'waiting';
     // Anything that is not a state (or "all") shows the waiting ones; a bad cursor starts again.
     const state: InboxState | null = raw === 'all' ? null : (INBOX_STATES as readonly string[]).includes(raw) ? (raw as InboxState) : 'waiting';
@@ -50,7 +51,7 @@ export function approvalsConsole({ accounts, previews }: { accounts: AccountsSer
   });
 
   router.get('/export.csv', async (req, res) => {
-    await sendApprovalsCsv(res, previews, req.session!.accountId);
+    await sendApprovalsCsv(res, previews, loggedIn(req).accountId);
   });
 
   return router;

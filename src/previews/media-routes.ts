@@ -7,6 +7,7 @@ import type { PreviewMediaFetcher } from './media-fetch.js';
 import type { PreviewsService } from './service.js';
 import { shareMediaUrls } from './share-media.js';
 import { hostOf } from '../../preview-pages/phone/media-list.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
 
@@ -37,7 +38,7 @@ export function previewMediaRoutes({ previews, previewMedia, config }: { preview
     const slug = String(req.params.slug);
     const n = String(req.params.n);
     if (!SLUG_RE.test(slug) || !/^(0|[1-9][0-9]{0,2})$/.test(n)) return answer(res, 404, 'Not found');
-    const s = req.session!;
+    const s = loggedIn(req);
     let url: string | undefined;
     try {
       url = shareMediaUrls(await previews.bySlug(s.accountId, slug))[Number(n)];

@@ -21,6 +21,7 @@ import type { Config } from '../config.js';
 import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
 import { fieldStats, queryValues, recipientMessage, recipientsWith, type StoredMergeValues } from './merge-report.js';
 import { visibleText } from '../content/text-risks.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const VALUES_PAGE = 50;
 const RECIPIENTS_PAGE = 200;
@@ -36,7 +37,7 @@ export function previewPages({ previews, senders, templates, budgets, accounts, 
   const router = Router();
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
-    const s = req.session!;
+    const s = loggedIn(req);
     const row = await previews.bySlug(s.accountId, slug);
     sendPage(res, h(ApprovalPage, await props(row, s.accountId, { email: s.user.email, csrfToken: s.csrfToken }, sampleIndex(req.query.r), req.query, extra)), extra.status ?? 200);
   }

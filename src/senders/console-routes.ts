@@ -9,6 +9,7 @@ import { isId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';
 import { SendersPage, type ConsentWordsError } from './console-page.js';
 import type { SendersService } from './service.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 /** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
 const NOTICES: Record<string, string> = {
@@ -30,7 +31,7 @@ export function sendersConsole({ accounts, senders, logger }: SendersConsoleDeps
   const router = Router();
 
   const sendersPage = async (req: Request, res: Response, error?: ConsentWordsError, status = 200) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     const user = { email: s.user.email, csrfToken: s.csrfToken };
     const [account, list, consentWords] = await Promise.all([accounts.get(s.accountId), senders.list(s.accountId), senders.consentWordsOf(s.accountId)]);
     const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;

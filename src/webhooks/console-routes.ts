@@ -11,6 +11,7 @@ import { EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './events.js';
 import type { AttemptReport, WebhookSecret } from './schemas.js';
 import type { WebhooksService } from './service.js';
 import { field, fieldList } from '../platform/http/form-fields.js';
+import { loggedIn } from '../platform/http/logged-in.js';
 
 const EVENTS: EventChoice[] = WEBHOOK_EVENTS.map((e) => ({ value: e, description: EVENT_DESCRIPTIONS[e] }));
 const NOTICES: Record<string, string> = {
@@ -35,7 +36,7 @@ export function webhooksConsole({ accounts, webhooks, logger }: { accounts: Acco
   const router = Router();
 
   const who = (req: Request) => {
-    const s = req.session!;
+    const s = loggedIn(req);
     return { user: { email: s.user.email, csrfToken: s.csrfToken }, accountId: s.accountId, userId: s.user.id };
   };
   const idOf = (req: Request): string => {

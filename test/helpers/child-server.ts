@@ -12,9 +12,12 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts the real entry point (src/main.ts through tsx) in a child process and waits until it listens. */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/main.ts')], {
+/**
+ * Starts the real entry point (src/main.ts through tsx) in a child process and waits until it listens.
+ * `nodeArgs` go to node before the entry point (a bench preloads its profiler with `--import`).
+ */
+export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ChildServer> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, path.join(PROJECT_ROOT, 'src/main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,7 +15,9 @@
  * **Reference**, a process of its own (this script with `--reference <rows file>`): the warm
  * batch's 10,000 message rows, inserted by a better-sqlite3 prepared INSERT each in one
  * transaction into a fresh file with the same table and indexes and the server's pragmas (foreign
- * keys off: the file has no accounts or jobs). Timed from BEGIN to COMMIT.
+ * keys off: the file has no accounts or jobs). Timed from BEGIN to COMMIT, after the same insert
+ * once into another fresh file, untimed (a cold reference is slower, and a slower reference
+ * flatters the server).
  *
  * The two alternate in BENCH_ROUNDS pairs (default 3; the first pair starts with the server, whose
  * rows the reference needs, then the order flips each pair). Each pair's ratio is its warm all
@@ -25,7 +27,7 @@
  * after the batches.)
  *
  * BENCH_PROFILE=file.cpuprofile: a CPU profile of the server during the warm batch (from the
- * request until all SENT), through bench/lib/profile-on-signal.ts.
+ * request until all SENT), through bench/lib/diagnose-on-signal.ts.
  *
  * Run: npx tsx bench/batch.ts   (or npm run bench for every bench script)
  */
@@ -146,7 +148,7 @@ async function measureServer(n: number, rowsFile: string, profile: boolean): Pro
     const keyed = await createTenant(ctx, 'Keyed Co', 4 * n, n);
     await ctx.database.close();
 
-    const nodeArgs = profile ? ['--import', fileURLToPath(new URL('./lib/profile-on-signal.ts', import.meta.url))] : [];
+    const nodeArgs = profile ? ['--import', fileURLToPath(new URL('./lib/diagnose-on-signal.ts', import.meta.url))] : [];
     server = await startChildServer(env, 60_000, nodeArgs);
     const s = server;
     reader = new SQLite(config.databaseFile, { readonly: true });
@@ -190,11 +192,11 @@ async function measureServer(n: number, rowsFile: string, profile: boolean): Pro
       ? {
           before: async () => {
             s.proc.kill('SIGUSR2');
-            await waitForOutput(s, 'profile: started');
+            await waitForOutput(s, 'diagnostics: started');
           },
           after: async () => {
             s.proc.kill('SIGUSR2');
-            await waitForOutput(s, 'profile: written');
+            await waitForOutput(s, 'diagnostics: done');
           },
         }
       : undefined;
@@ -221,25 +223,30 @@ async function measureServer(n: number, rowsFile: string, profile: boolean): Pro
 /**
  * The reference, run in its own process (`--reference <rows file>`): the rows into a fresh file,
  * one prepared INSERT each, one transaction, the table's own indexes and the server's pragmas.
+ * The same insert into another fresh file goes first, not timed: a cold reference (this process's
+ * JIT, SQLite's first use) would be slower, and a slower reference flatters the server.
  */
 function referenceInsert(rowsFile: string): { insertMs: number } {
   const { schema, rows } = JSON.parse(fs.readFileSync(rowsFile, 'utf8')) as { schema: string[]; rows: Record<string, unknown>[] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-batch-ref-'));
   try {
-    const db = new SQLite(path.join(dir, 'reference.sqlite'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -65536');
-    db.pragma('foreign_keys = OFF'); // no accounts or jobs here: the rows alone are measured
-    for (const sql of schema) db.exec(sql);
-    const cols = Object.keys(rows[0]!);
-    const insert = db.prepare(`INSERT INTO messages (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
-    const t0 = performance.now();
-    db.transaction(() => {
-      for (const r of rows) insert.run(r);
-    })();
-    const insertMs = performance.now() - t0;
-    db.close();
+    let insertMs = 0;
+    for (const name of ['warm-up.sqlite', 'reference.sqlite']) {
+      const db = new SQLite(path.join(dir, name));
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('cache_size = -65536');
+      db.pragma('foreign_keys = OFF'); // no accounts or jobs here: the rows alone are measured
+      for (const sql of schema) db.exec(sql);
+      const cols = Object.keys(rows[0]!);
+      const insert = db.prepare(`INSERT INTO messages (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
+      const t0 = performance.now();
+      db.transaction(() => {
+        for (const r of rows) insert.run(r);
+      })();
+      insertMs = performance.now() - t0;
+      db.close();
+    }
     return { insertMs };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

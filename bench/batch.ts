@@ -26,8 +26,9 @@
  * when one is missed. (Before issue #31 the reference ran once, in the server's own process,
  * after the batches.)
  *
- * BENCH_PROFILE=file.cpuprofile: a CPU profile of the server during the warm batch (from the
- * request until all SENT), through bench/lib/diagnose-on-signal.ts.
+ * Diagnostics of the last pair's warm batch (from the request until all SENT), through
+ * bench/lib/diagnose-on-signal.ts: BENCH_PROFILE=file.cpuprofile (CPU profile of the server),
+ * BENCH_TRACE_SQL=1 (every statement the server ran, with its time inside SQLite).
  *
  * Run: npx tsx bench/batch.ts   (or npm run bench for every bench script)
  */
@@ -135,7 +136,7 @@ async function waitForOutput(server: ChildServer, line: string, timeoutMs = 10_0
  * starts the real entry point on it, sends the batches from here and, for the reference, writes
  * the warm batch's rows and the messages table's schema to `rowsFile`.
  */
-async function measureServer(n: number, rowsFile: string, profile: boolean): Promise<ServerFigures> {
+async function measureServer(n: number, rowsFile: string, diagnose: boolean): Promise<ServerFigures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-batch-'));
   const env = { DATA_DIR: dataDir, SEED_DEMO: 'false', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', SENDER_MAX_PER_SECOND: '1000000' };
   let server: ChildServer | null = null;
@@ -148,7 +149,7 @@ async function measureServer(n: number, rowsFile: string, profile: boolean): Pro
     const keyed = await createTenant(ctx, 'Keyed Co', 4 * n, n);
     await ctx.database.close();
 
-    const nodeArgs = profile ? ['--import', fileURLToPath(new URL('./lib/diagnose-on-signal.ts', import.meta.url))] : [];
+    const nodeArgs = diagnose ? ['--import', fileURLToPath(new URL('./lib/diagnose-on-signal.ts', import.meta.url))] : [];
     server = await startChildServer(env, 60_000, nodeArgs);
     const s = server;
     reader = new SQLite(config.databaseFile, { readonly: true });
@@ -188,19 +189,23 @@ async function measureServer(n: number, rowsFile: string, profile: boolean): Pro
     if (!(await waitAllSent(warmUp, 500, 30_000))) throw new Error('warm-up batch did not finish');
     await sleep(300);
     const cold = await measure(first);
-    const profiling = profile
+    let outputAt = 0;
+    const diagnostics = diagnose
       ? {
           before: async () => {
             s.proc.kill('SIGUSR2');
             await waitForOutput(s, 'diagnostics: started');
+            outputAt = s.output().length;
           },
           after: async () => {
             s.proc.kill('SIGUSR2');
             await waitForOutput(s, 'diagnostics: done');
+            const report = s.output().slice(outputAt).split('\n').filter((l) => l && !l.startsWith('{') && !l.startsWith('diagnostics:'));
+            if (report.length) console.log(report.join('\n'));
           },
         }
       : undefined;
-    const warm = await measure(bench, undefined, profiling);
+    const warm = await measure(bench, undefined, diagnostics);
     const withKey = await measure(keyed, `bench-${Date.now()}`);
     const peak = peakRssMb(s.proc.pid!);
 
@@ -273,10 +278,10 @@ export async function run(options: { recipients?: number } = {}): Promise<BatchB
     // Pairs; the first starts with the server (the reference inserts its rows), then the order
     // flips, so drift on a shared machine hits both sides alike.
     for (let r = 0; r < ROUNDS; r++) {
-      const profile = Boolean(process.env.BENCH_PROFILE) && r === ROUNDS - 1;
+      const diagnose = (Boolean(process.env.BENCH_PROFILE) || process.env.BENCH_TRACE_SQL === '1') && r === ROUNDS - 1;
       const order = r % 2 === 0 ? (['server', 'reference'] as const) : (['reference', 'server'] as const);
       for (const side of order) {
-        if (side === 'server') server.push(await measureServer(n, rowsFile, profile));
+        if (side === 'server') server.push(await measureServer(n, rowsFile, diagnose));
         else referenceInsertMs.push(await referenceInChild(rowsFile));
       }
     }

@@ -44,6 +44,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
 import { startChildServer, type ChildServer } from '../test/helpers/child-server.js';
 import { median } from './lib/stats.js';
+import { processCpu } from './pg-trace.js';
 
 export const ACCEPT_BAR_MS = 300;
 export const ALL_SENT_BAR_MS = 1000;
@@ -60,6 +61,8 @@ export interface ServerFigures {
   withKey: { acceptMs: number; allSentMs: number };
   /** The server process's peak resident set (VmHWM), over its whole life. */
   peakRssMb: number;
+  /** CPU (user + system, all its threads) the server process used from the warm request until all SENT. */
+  warmCpuMs: number;
 }
 
 export interface BatchBenchFigures {
@@ -67,6 +70,8 @@ export interface BatchBenchFigures {
   /** One entry per pair, each side measured in a process of its own. */
   server: ServerFigures[];
   referenceInsertMs: number[];
+  /** CPU of the reference process during its timed insert. */
+  referenceCpuMs: number[];
   /** Per pair: warm all SENT ÷ that pair's reference. */
   overReference: number[];
   medians: { acceptMs: number; allSentMs: number; referenceInsertMs: number; overReference: number };
@@ -175,14 +180,16 @@ async function measureServer(n: number, rowsFile: string, diagnose: boolean): Pr
     };
     const measure = async (t: Tenant, idempotencyKey?: string, around?: { before(): Promise<void>; after(): Promise<void> }) => {
       await around?.before();
+      const cpu0 = processCpu(s.proc.pid!);
       const t0 = performance.now();
       const jobId = await postBatch(s.url, t, n, 0, idempotencyKey);
       const acceptMs = performance.now() - t0;
       if (!(await waitAllSent(jobId, n, 60_000))) throw new Error('batch did not finish within 60 s');
       const allSentMs = performance.now() - t0;
+      const cpuMs = (processCpu(s.proc.pid!) - cpu0) * 1000;
       await around?.after();
       await sleep(300); // let the receipts drain before anything else is measured
-      return { jobId, acceptMs, allSentMs };
+      return { jobId, acceptMs, allSentMs, cpuMs };
     };
 
     const warmUp = await postBatch(s.url, first, 500, n);
@@ -216,7 +223,7 @@ async function measureServer(n: number, rowsFile: string, diagnose: boolean): Pr
     const schema = (reader.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'messages' AND sql IS NOT NULL ORDER BY type DESC").pluck().all() as string[]);
     fs.writeFileSync(rowsFile, JSON.stringify({ schema, rows }));
     const figure = (m: { acceptMs: number; allSentMs: number }) => ({ acceptMs: m.acceptMs, allSentMs: m.allSentMs });
-    return { cold: figure(cold), warm: figure(warm), withKey: figure(withKey), peakRssMb: peak };
+    return { cold: figure(cold), warm: figure(warm), withKey: figure(withKey), peakRssMb: peak, warmCpuMs: warm.cpuMs };
   } finally {
     reader?.close();
     const code = await server?.stop();
@@ -231,11 +238,12 @@ async function measureServer(n: number, rowsFile: string, diagnose: boolean): Pr
  * The same insert into another fresh file goes first, not timed: a cold reference (this process's
  * JIT, SQLite's first use) would be slower, and a slower reference flatters the server.
  */
-function referenceInsert(rowsFile: string): { insertMs: number } {
+function referenceInsert(rowsFile: string): { insertMs: number; cpuMs: number } {
   const { schema, rows } = JSON.parse(fs.readFileSync(rowsFile, 'utf8')) as { schema: string[]; rows: Record<string, unknown>[] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-batch-ref-'));
   try {
     let insertMs = 0;
+    let cpuMs = 0;
     for (const name of ['warm-up.sqlite', 'reference.sqlite']) {
       const db = new SQLite(path.join(dir, name));
       db.pragma('journal_mode = WAL');
@@ -245,25 +253,28 @@ function referenceInsert(rowsFile: string): { insertMs: number } {
       for (const sql of schema) db.exec(sql);
       const cols = Object.keys(rows[0]!);
       const insert = db.prepare(`INSERT INTO messages (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       db.transaction(() => {
         for (const r of rows) insert.run(r);
       })();
       insertMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs = (cpu.user + cpu.system) / 1000;
       db.close();
     }
-    return { insertMs };
+    return { insertMs, cpuMs };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function referenceInChild(rowsFile: string): Promise<number> {
+function referenceInChild(rowsFile: string): Promise<{ insertMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--reference', rowsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve((JSON.parse(out.trim().split('\n').pop()!) as { insertMs: number }).insertMs) : reject(new Error(`batch --reference exited ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as { insertMs: number; cpuMs: number }) : reject(new Error(`batch --reference exited ${code}`))));
   });
 }
 
@@ -274,6 +285,7 @@ export async function run(options: { recipients?: number } = {}): Promise<BatchB
   const rowsFile = path.join(work, 'rows.json');
   const server: ServerFigures[] = [];
   const referenceInsertMs: number[] = [];
+  const referenceCpuMs: number[] = [];
   try {
     // Pairs; the first starts with the server (the reference inserts its rows), then the order
     // flips, so drift on a shared machine hits both sides alike.
@@ -282,7 +294,11 @@ export async function run(options: { recipients?: number } = {}): Promise<BatchB
       const order = r % 2 === 0 ? (['server', 'reference'] as const) : (['reference', 'server'] as const);
       for (const side of order) {
         if (side === 'server') server.push(await measureServer(n, rowsFile, diagnose));
-        else referenceInsertMs.push(await referenceInChild(rowsFile));
+        else {
+          const reference = await referenceInChild(rowsFile);
+          referenceInsertMs.push(reference.insertMs);
+          referenceCpuMs.push(reference.cpuMs);
+        }
       }
     }
   } finally {
@@ -297,7 +313,7 @@ export async function run(options: { recipients?: number } = {}): Promise<BatchB
   };
   const pass = medians.acceptMs <= ACCEPT_BAR_MS && medians.allSentMs <= ALL_SENT_BAR_MS && medians.overReference <= OVER_REFERENCE_BAR;
   const round2 = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
-  return { recipients: n, server, referenceInsertMs, overReference, medians, loadAverage: { before: round2(before), after: round2(os.loadavg()) }, pass };
+  return { recipients: n, server, referenceInsertMs, referenceCpuMs, overReference, medians, loadAverage: { before: round2(before), after: round2(os.loadavg()) }, pass };
 }
 
 const argReference = process.argv.indexOf('--reference');
@@ -311,7 +327,7 @@ if (argReference !== -1) {
   console.log(`  node ${process.version}, ${os.cpus().length} cores, load average before ${f.loadAverage.before.join(' ')}, after ${f.loadAverage.after.join(' ')}`);
   console.log(`  ${ROUNDS} alternating pairs, server (real entry point) and reference each in a process of their own; medians (min–max):`);
   for (const [i, s] of f.server.entries()) {
-    console.log(`  pair ${i + 1}: cold 202 ${s.cold.acceptMs.toFixed(0)} / all SENT ${s.cold.allSentMs.toFixed(0)} ms; warm 202 ${s.warm.acceptMs.toFixed(0)} / all SENT ${s.warm.allSentMs.toFixed(0)} ms; with key ${s.withKey.acceptMs.toFixed(0)} / ${s.withKey.allSentMs.toFixed(0)} ms; reference ${f.referenceInsertMs[i]!.toFixed(0)} ms → ${f.overReference[i]!.toFixed(2)} ×; peak RSS ${s.peakRssMb} MB`);
+    console.log(`  pair ${i + 1}: cold 202 ${s.cold.acceptMs.toFixed(0)} / all SENT ${s.cold.allSentMs.toFixed(0)} ms; warm 202 ${s.warm.acceptMs.toFixed(0)} / all SENT ${s.warm.allSentMs.toFixed(0)} ms; with key ${s.withKey.acceptMs.toFixed(0)} / ${s.withKey.allSentMs.toFixed(0)} ms; reference ${f.referenceInsertMs[i]!.toFixed(0)} ms → ${f.overReference[i]!.toFixed(2)} ×; CPU server ${s.warmCpuMs.toFixed(0)} / reference ${f.referenceCpuMs[i]!.toFixed(0)} ms; peak RSS ${s.peakRssMb} MB`);
   }
   console.log(`  cold (first big batch): 202 ${spread(f.server.map((s) => s.cold.acceptMs))} ms, all SENT ${spread(f.server.map((s) => s.cold.allSentMs))} ms`);
   console.log(`  warm time to 202        ${spread(f.server.map((s) => s.warm.acceptMs))} ms   bar ≤ ${ACCEPT_BAR_MS} ms → ${ok(f.medians.acceptMs <= ACCEPT_BAR_MS)}`);
@@ -319,6 +335,8 @@ if (argReference !== -1) {
   console.log(`  with Idempotency-Key    202 ${spread(f.server.map((s) => s.withKey.acceptMs))} ms, all SENT ${spread(f.server.map((s) => s.withKey.allSentMs))} ms (not part of the bars)`);
   console.log(`  reference INSERT        ${spread(f.referenceInsertMs)} ms   (same ${f.recipients.toLocaleString('en-US')} rows, separate process, fresh file, one transaction)`);
   console.log(`  all SENT ÷ reference    ${spread(f.overReference, 2)} ×    bar ≤ ${OVER_REFERENCE_BAR} × → ${ok(f.medians.overReference <= OVER_REFERENCE_BAR)}`);
+  // CPU hardly moves with the machine's load: a steadier view of the same comparison (no bar).
+  console.log(`  CPU: server (request → all SENT, all threads) ${spread(f.server.map((s) => s.warmCpuMs))} ms; reference ${spread(f.referenceCpuMs)} ms; ÷ ${spread(f.server.map((s, i) => s.warmCpuMs / f.referenceCpuMs[i]!), 2)} ×`);
   console.log(`  result: ${ok(f.pass)}`);
   if (!f.pass) process.exitCode = 1;
 }

@@ -196,7 +196,7 @@ async function expectOncePerRecipient(reader: pg.Client, jobId: string): Promise
  * insert into another fresh schema goes first, not timed: a cold reference (a new backend's
  * catalog caches, this process's JIT) would be slower, and a slower reference flatters the server.
  */
-async function referenceInsert(url: string, jobId: string): Promise<{ insertMs: number }> {
+async function referenceInsert(url: string, jobId: string): Promise<ReferenceFigures> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const schemas = [`bench_warmup_${process.pid}`, `bench_reference_${process.pid}`];
@@ -205,10 +205,12 @@ async function referenceInsert(url: string, jobId: string): Promise<{ insertMs: 
     if (rows.length === 0) throw new Error(`job ${jobId} has no messages`);
     const cols = Object.keys(rows[0]!);
     const chunk = 1000;
-    let insertMs = 0;
+    const backendPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    let figures: ReferenceFigures = { insertMs: 0, cpuMs: { client: 0, backend: 0 } };
     for (const schema of schemas) {
       await client.query(`create schema ${schema}`);
       await client.query(`create table ${schema}.messages (like public.messages including all)`);
+      const cpu0 = { client: process.cpuUsage(), backend: processCpu(backendPid) };
       const t0 = performance.now();
       await client.query('begin');
       for (let i = 0; i < rows.length; i += chunk) {
@@ -218,21 +220,29 @@ async function referenceInsert(url: string, jobId: string): Promise<{ insertMs: 
         await client.query(`insert into ${schema}.messages (${cols.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}`, params);
       }
       await client.query('commit');
-      insertMs = performance.now() - t0;
+      const insertMs = performance.now() - t0;
+      const own = process.cpuUsage(cpu0.client);
+      figures = { insertMs, cpuMs: { client: (own.user + own.system) / 1000, backend: (processCpu(backendPid) - cpu0.backend) * 1000 } };
     }
-    return { insertMs };
+    return figures;
   } finally {
     for (const schema of schemas) await client.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
     await client.end();
   }
 }
 
-function referenceInChild(url: string, jobId: string): Promise<number> {
+interface ReferenceFigures {
+  insertMs: number;
+  /** CPU of the timed insert: this process and its database backend. */
+  cpuMs: { client: number; backend: number };
+}
+
+function referenceInChild(url: string, jobId: string): Promise<ReferenceFigures> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--reference', url, jobId], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve((JSON.parse(out.trim().split('\n').pop()!) as { insertMs: number }).insertMs) : reject(new Error(`batch-postgres --reference exited ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ReferenceFigures) : reject(new Error(`batch-postgres --reference exited ${code}`))));
   });
 }
 
@@ -328,6 +338,8 @@ interface ServerFigures {
   warm: { acceptMs: number; allSentMs: number };
   /** The warm batch's job: the reference writes its rows again. */
   jobId: string;
+  /** CPU from the warm request until all SENT: the server process and the database's backends (the poller's not counted). */
+  warmCpuMs: { server: number; backends: number };
 }
 
 /**
@@ -350,22 +362,24 @@ async function measureServer(dbName: string, diagnose: boolean): Promise<ServerF
     const warmUp = await postBatch(s.url, first, 500, N);
     if (!(await waitAllSent(reader, warmUp, 500, 30_000))) throw new Error('warm-up batch did not finish');
     await waitReceiptsDrained(reader);
+    const readerPid = new Set([(reader as unknown as { processID: number }).processID]);
     const measure = async (t: Tenant, around?: { before(): Promise<void>; after(): Promise<void> }) => {
       await around?.before();
+      const cpu0 = { server: processCpu(s.proc.pid!), backends: await backendCpu(reader, dbName) };
       const t0 = performance.now();
       const jobId = await postBatch(s.url, t, N);
       const acceptMs = performance.now() - t0;
       if (!(await waitAllSent(reader, jobId, N, 120_000))) throw new Error('batch did not finish within 120 s');
       const allSentMs = performance.now() - t0;
+      const cpuMs = { server: (processCpu(s.proc.pid!) - cpu0.server) * 1000, backends: cpuSince(cpu0.backends, await backendCpu(reader, dbName), readerPid) * 1000 };
       await around?.after();
       await waitReceiptsDrained(reader);
-      return { jobId, acceptMs, allSentMs };
+      return { jobId, acceptMs, allSentMs, cpuMs };
     };
     const cold = await measure(first);
     // Diagnostics of the warm batch, off by default (BENCH_PROFILE, BENCH_TRACE_SQL=1; bench/lib/diagnose-on-signal.ts),
     // with the WAL written and the CPU of the server process and of the database's backends.
     let from: { wal: string; backends: Map<number, number>; node: number; outputAt: number } | null = null;
-    const readerPid = new Set([(reader as unknown as { processID: number }).processID]);
     const diagnostics = diagnose
       ? {
           before: async () => {
@@ -391,7 +405,7 @@ async function measureServer(dbName: string, diagnose: boolean): Promise<ServerF
     const sample = await reader.query<{ text: string }>('select text from messages where job_id = $1 and phone = $2', [warm.jobId, numberOf(3, bench.offset).slice(1)]);
     if (sample.rows[0]?.text !== 'Hello Person3, your gold offer from Bench Co is ready.') throw new Error(`merge failed: ${sample.rows[0]?.text}`);
     const figure = (m: { acceptMs: number; allSentMs: number }) => ({ acceptMs: m.acceptMs, allSentMs: m.allSentMs });
-    return { cold: figure(cold), warm: figure(warm), jobId: warm.jobId };
+    return { cold: figure(cold), warm: figure(warm), jobId: warm.jobId, warmCpuMs: warm.cpuMs };
   } finally {
     await reader.end().catch(() => undefined);
     const code = await server?.stop();
@@ -403,6 +417,7 @@ async function measureServer(dbName: string, diagnose: boolean): Promise<ServerF
 export interface PostgresBatchFigures {
   server: ServerFigures[];
   referenceInsertMs: number[];
+  referenceCpuMs: Array<ReferenceFigures['cpuMs']>;
   /** Per pair: warm all SENT ÷ that pair's reference. */
   overReference: number[];
   instances: { oneMs: number; threeMs: number; pairs: Array<[number, number]> } | null;
@@ -419,6 +434,7 @@ export async function run(): Promise<PostgresBatchFigures | null> {
   const before = os.loadavg();
   const server: ServerFigures[] = [];
   const referenceInsertMs: number[] = [];
+  const referenceCpuMs: Array<ReferenceFigures['cpuMs']> = [];
   const dbNames: string[] = [];
   try {
     // Parts 1 and 2: server and reference in alternating pairs; the first pair starts with the
@@ -429,7 +445,9 @@ export async function run(): Promise<PostgresBatchFigures | null> {
       const order = r % 2 === 0 ? (['server', 'reference'] as const) : (['reference', 'server'] as const);
       for (const side of order) {
         if (side === 'reference') {
-          referenceInsertMs.push(await referenceInChild(latest!.url, latest!.jobId));
+          const reference = await referenceInChild(latest!.url, latest!.jobId);
+          referenceInsertMs.push(reference.insertMs);
+          referenceCpuMs.push(reference.cpuMs);
           continue;
         }
         const previous = dbNames.at(-1);
@@ -467,7 +485,7 @@ export async function run(): Promise<PostgresBatchFigures | null> {
     const threeOverOne = instances ? instances.threeMs / instances.oneMs : 0;
     const pass = median(overReference) <= ALL_SENT_OVER_REFERENCE_BAR && threeOverOne <= THREE_OVER_ONE_BAR;
     const round2 = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
-    return { server, referenceInsertMs, overReference, instances, loadAverage: { before: round2(before), after: round2(os.loadavg()) }, pass };
+    return { server, referenceInsertMs, referenceCpuMs, overReference, instances, loadAverage: { before: round2(before), after: round2(os.loadavg()) }, pass };
   } finally {
     for (const name of dbNames) await adminQuery(`drop database if exists ${name} with (force)`).catch(() => undefined);
   }
@@ -486,13 +504,17 @@ if (argReference !== -1) {
     console.log(`  node ${process.version}, ${os.cpus().length} cores, load average before ${f.loadAverage.before.join(' ')}, after ${f.loadAverage.after.join(' ')}`);
     console.log(`  ${ROUNDS} alternating pairs, server (real entry point, fresh database each) and reference each in a process of their own; medians (min–max):`);
     for (const [i, s] of f.server.entries()) {
-      console.log(`  pair ${i + 1}: cold 202 ${s.cold.acceptMs.toFixed(0)} / all SENT ${s.cold.allSentMs.toFixed(0)} ms; warm 202 ${s.warm.acceptMs.toFixed(0)} / all SENT ${s.warm.allSentMs.toFixed(0)} ms; reference ${f.referenceInsertMs[i]!.toFixed(0)} ms → ${f.overReference[i]!.toFixed(2)} ×`);
+      console.log(`  pair ${i + 1}: cold 202 ${s.cold.acceptMs.toFixed(0)} / all SENT ${s.cold.allSentMs.toFixed(0)} ms; warm 202 ${s.warm.acceptMs.toFixed(0)} / all SENT ${s.warm.allSentMs.toFixed(0)} ms; reference ${f.referenceInsertMs[i]!.toFixed(0)} ms → ${f.overReference[i]!.toFixed(2)} ×; CPU server ${s.warmCpuMs.server.toFixed(0)} + backends ${s.warmCpuMs.backends.toFixed(0)} / reference ${f.referenceCpuMs[i]!.client.toFixed(0)} + backend ${f.referenceCpuMs[i]!.backend.toFixed(0)} ms`);
     }
     console.log(`  cold (first big batch): 202 ${spread(f.server.map((s) => s.cold.acceptMs))} ms, all SENT ${spread(f.server.map((s) => s.cold.allSentMs))} ms`);
     console.log(`  warm time to 202        ${spread(f.server.map((s) => s.warm.acceptMs))} ms`);
     console.log(`  warm all SENT           ${spread(f.server.map((s) => s.warm.allSentMs))} ms`);
     console.log(`  reference INSERT        ${spread(f.referenceInsertMs)} ms   (same rows, 1,000 per statement, one transaction, fresh schema, same indexes)`);
     console.log(`  all SENT ÷ reference    ${spread(f.overReference, 2)} ×    bar ≤ ${ALL_SENT_OVER_REFERENCE_BAR} × → ${ok(ratio <= ALL_SENT_OVER_REFERENCE_BAR)}`);
+    // CPU hardly moves with the machine's load: a steadier view of the same comparison (no bar).
+    const serverCpu = f.server.map((s) => s.warmCpuMs.server + s.warmCpuMs.backends);
+    const referenceCpu = f.referenceCpuMs.map((c) => c.client + c.backend);
+    console.log(`  CPU, process + database backends: server ${spread(serverCpu)} ms; reference ${spread(referenceCpu)} ms; ÷ ${spread(serverCpu.map((c, i) => c / referenceCpu[i]!), 2)} ×`);
     if (f.instances) {
       const inst = f.instances;
       const threeOverOne = inst.threeMs / inst.oneMs;

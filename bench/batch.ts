@@ -143,7 +143,8 @@ async function waitForOutput(server: ChildServer, line: string, timeoutMs = 10_0
  */
 async function measureServer(n: number, rowsFile: string, diagnose: boolean): Promise<ServerFigures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcs-bench-batch-'));
-  const env = { DATA_DIR: dataDir, SEED_DEMO: 'false', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', SENDER_MAX_PER_SECOND: '1000000' };
+  // DATABASE_URL '': the server is a child with this process's environment, and one set there must not take it to PostgreSQL.
+  const env = { DATA_DIR: dataDir, DATABASE_URL: '', SEED_DEMO: 'false', SIM_DELIVERY_DELAY_MS: '0', SIM_READ_DELAY_MS: '0', SENDER_MAX_PER_SECOND: '1000000' };
   let server: ChildServer | null = null;
   let reader: SQLite.Database | null = null;
   try {

@@ -27,7 +27,11 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running: nothing would stop a server whose start was given up on.
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in time:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = /"msg":"listening"/.test(out) ? /"url":"([^"]+)"/.exec(out) : null;
       if (m) {

@@ -1,13 +1,19 @@
 /**
  * Content validation and SMS segmentation throughput on one core (DESIGN §8: ≥ 20,000 rich-card
- * validations/s). Run: npx tsx bench/validate.ts. The JSON round-trip of the same card, measured
- * in the same run, is the baseline that makes figures comparable across machines.
+ * validations/s, on the median). Run: npx tsx bench/validate.ts. The reference, the JSON
+ * round-trip of the same card, makes figures comparable across machines. Validation and reference
+ * each run in a process of their own (this script with `--side`), alternating in BENCH_ROUNDS
+ * pairs (default 3), the order flipped each pair; medians and spread are printed. (Before issue
+ * #31 every figure was taken one after another in one process.)
  */
-import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { validateContent } from '../src/content/index.js';
 import { analyzeSms } from '../src/sms/analyze.js';
 import { parseSendBody } from '../src/messaging/prepare.js';
 import { SendMessageRequestSchema } from '../src/messaging/schemas.js';
+import { median } from './lib/stats.js';
 
 export const RICH_CARD_BAR_PER_SECOND = 20_000;
 
@@ -83,43 +89,80 @@ function measure(fn: () => unknown, ms = 2000): number {
   return Math.round((ops / elapsed) * 1000);
 }
 
-export async function run(options: { durationMs?: number; print?: boolean } = {}): Promise<ValidateBenchFigures> {
-  const ms = options.durationMs ?? 2000;
+type Side = 'validate' | 'reference';
+type SideFigures = Partial<Omit<ValidateBenchFigures, 'bar' | 'pass'>>;
+
+/** One side in this process: the validation figures, or the reference (the JSON round trip of the same card). */
+function measureSide(side: Side, ms: number): SideFigures {
+  if (side === 'reference') return { jsonRoundTripPerSecond: measure(() => JSON.parse(JSON.stringify(benchRichCard)), ms) };
   const check = validateContent('richCard', benchRichCard);
   if (!check.valid) throw new Error(`bench card is invalid: ${JSON.stringify(check.errors)}`);
-
-  const richCardValidationsPerSecond = measure(() => validateContent('richCard', benchRichCard), ms);
   const sendBody = { phoneNumber: '+4915112345678', sendernameId: 'snd_bench', messageType: 'richCard', content: benchRichCard };
-  const richCardSendParsesPerSecond = measure(() => parseSendBody(SendMessageRequestSchema, sendBody), ms);
-  const jsonRoundTripPerSecond = measure(() => JSON.parse(JSON.stringify(benchRichCard)), ms);
-  const smsGsm1530PerSecond = measure(() => analyzeSms(GSM_1530).segments, ms);
-  const smsUnicode1530PerSecond = measure(() => analyzeSms(UNICODE_1530).segments, ms);
-  const figures: ValidateBenchFigures = {
-    richCardValidationsPerSecond,
-    richCardSendParsesPerSecond,
-    jsonRoundTripPerSecond,
-    smsGsm1530PerSecond,
-    smsUnicode1530PerSecond,
-    bar: RICH_CARD_BAR_PER_SECOND,
-    pass: richCardValidationsPerSecond >= RICH_CARD_BAR_PER_SECOND,
+  return {
+    richCardValidationsPerSecond: measure(() => validateContent('richCard', benchRichCard), ms),
+    richCardSendParsesPerSecond: measure(() => parseSendBody(SendMessageRequestSchema, sendBody), ms),
+    smsGsm1530PerSecond: measure(() => analyzeSms(GSM_1530).segments, ms),
+    smsUnicode1530PerSecond: measure(() => analyzeSms(UNICODE_1530).segments, ms),
   };
+}
+
+/** One side in a process of its own (this script with --side), so neither inherits the other's JIT or heap. */
+function sideInChild(side: Side, ms: number): Promise<SideFigures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--side', side, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as SideFigures) : reject(new Error(`validate --side ${side} exited ${code}`))));
+  });
+}
+
+export async function run(options: { durationMs?: number; rounds?: number; print?: boolean } = {}): Promise<ValidateBenchFigures> {
+  const ms = options.durationMs ?? 2000;
+  const rounds = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 3);
+  const before = os.loadavg();
+  const validation: SideFigures[] = [];
+  const reference: SideFigures[] = [];
+  // Pairs, the order flipped each pair, so drift on a shared machine hits both alike.
+  for (let r = 0; r < rounds; r++) {
+    const order: Side[] = r % 2 === 0 ? ['validate', 'reference'] : ['reference', 'validate'];
+    for (const side of order) (side === 'validate' ? validation : reference).push(await sideInChild(side, ms));
+  }
+  const all = (xs: SideFigures[], k: keyof SideFigures) => xs.map((x) => x[k]!);
+  const figures: ValidateBenchFigures = {
+    richCardValidationsPerSecond: median(all(validation, 'richCardValidationsPerSecond')),
+    richCardSendParsesPerSecond: median(all(validation, 'richCardSendParsesPerSecond')),
+    jsonRoundTripPerSecond: median(all(reference, 'jsonRoundTripPerSecond')),
+    smsGsm1530PerSecond: median(all(validation, 'smsGsm1530PerSecond')),
+    smsUnicode1530PerSecond: median(all(validation, 'smsUnicode1530PerSecond')),
+    bar: RICH_CARD_BAR_PER_SECOND,
+    pass: false,
+  };
+  figures.pass = figures.richCardValidationsPerSecond >= RICH_CARD_BAR_PER_SECOND;
   if (options.print ?? true) {
-    const fmt = (n: number): string => n.toLocaleString('en-US').padStart(12);
+    const spread = (xs: number[]) => `${median(xs).toLocaleString('en-US').padStart(12)}  (${Math.min(...xs).toLocaleString('en-US')}–${Math.max(...xs).toLocaleString('en-US')})`;
     const gsm = analyzeSms(GSM_1530);
     const uni = analyzeSms(UNICODE_1530);
+    const ratios = validation.map((v, i) => v.richCardValidationsPerSecond! / reference[i]!.jsonRoundTripPerSecond!);
+    const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
     console.log(`content validation & SMS segmentation (one core, ~${ms} ms per figure, node ${process.version})`);
-    console.log(`  rich card validations/s         ${fmt(richCardValidationsPerSecond)}  (card: media, 4 card actions, 6 chips)`);
-    console.log(`  /send body parses/s             ${fmt(richCardSendParsesPerSecond)}  (the same card in a /send body, errors only: what a send pays)`);
-    console.log(`  baseline JSON round-trip/s      ${fmt(jsonRoundTripPerSecond)}  (JSON.parse(JSON.stringify(card)), same run)`);
-    console.log(`  ratio validation / round-trip   ${(richCardValidationsPerSecond / jsonRoundTripPerSecond).toFixed(2).padStart(12)}`);
-    console.log(`  SMS 1530 chars GSM-7/s          ${fmt(smsGsm1530PerSecond)}  (${gsm.segments} segments)`);
-    console.log(`  SMS 1530 chars Unicode/s        ${fmt(smsUnicode1530PerSecond)}  (${uni.segments} segments)`);
-    console.log(`  bar: ≥ ${RICH_CARD_BAR_PER_SECOND.toLocaleString('en-US')} rich-card validations/s → ${figures.pass ? 'PASS' : 'FAIL'}`);
+    console.log(`  ${rounds} alternating pairs, validation and reference each in a process of their own; medians (min–max); load average before ${load(before)}, after ${load(os.loadavg())}`);
+    console.log(`  rich card validations/s         ${spread(all(validation, 'richCardValidationsPerSecond'))}  (card: media, 4 card actions, 6 chips)`);
+    console.log(`  /send body parses/s             ${spread(all(validation, 'richCardSendParsesPerSecond'))}  (the same card in a /send body, errors only: what a send pays)`);
+    console.log(`  reference JSON round-trip/s     ${spread(all(reference, 'jsonRoundTripPerSecond'))}  (JSON.parse(JSON.stringify(card)))`);
+    console.log(`  validation ÷ round-trip         ${median(ratios).toFixed(2).padStart(12)}  (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, per pair)`);
+    console.log(`  SMS 1530 chars GSM-7/s          ${spread(all(validation, 'smsGsm1530PerSecond'))}  (${gsm.segments} segments)`);
+    console.log(`  SMS 1530 chars Unicode/s        ${spread(all(validation, 'smsUnicode1530PerSecond'))}  (${uni.segments} segments)`);
+    console.log(`  bar: ≥ ${RICH_CARD_BAR_PER_SECOND.toLocaleString('en-US')} rich-card validations/s (median) → ${figures.pass ? 'PASS' : 'FAIL'}`);
   }
   return figures;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+const argSide = process.argv.indexOf('--side');
+if (argSide !== -1) {
+  const side = process.argv[argSide + 1];
+  if (side !== 'validate' && side !== 'reference') throw new Error('--side validate|reference <ms>');
+  process.stdout.write(`${JSON.stringify(measureSide(side, Number(process.argv[argSide + 2] ?? 2000)))}\n`);
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const figures = await run();
   if (!figures.pass) process.exitCode = 1;
 }

@@ -12,9 +12,12 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts the real entry point (src/main.ts through tsx) in a child process and waits until it listens. */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/main.ts')], {
+/**
+ * Starts the real entry point (src/main.ts through tsx) in a child process and waits until it listens.
+ * `nodeArgs` go to node before the entry point (a bench preloads its profiler with `--import`).
+ */
+export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ChildServer> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, path.join(PROJECT_ROOT, 'src/main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +27,11 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running: nothing would stop a server whose start was given up on.
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in time:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = /"msg":"listening"/.test(out) ? /"url":"([^"]+)"/.exec(out) : null;
       if (m) {

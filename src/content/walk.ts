@@ -165,7 +165,7 @@ export function contentItems(content: Content, messageType?: MessageType): Conte
  * card 0 (its own fields), a carousel's cards are 0…n−1. Null when the item is on no card of this
  * type (the chips, a carousel's own fields, anything of a text or media message).
  */
-export function shownCardOf(messageType: MessageType | string | undefined, item: ContentItem): number | null {
+export function shownCardOf(messageType: string | undefined, item: ContentItem): number | null {
   if (messageType === 'richCard') return item.card === null && item.at[0] !== 'suggestions' ? 0 : null;
   if (messageType === 'carousel') return item.card;
   return null;

@@ -171,6 +171,13 @@ export function shownCardOf(messageType: string | undefined, item: ContentItem):
   return null;
 }
 
+/** How many cards the phone shows for a message: one for a rich card, a carousel's cards, else none. */
+export function shownCardCount(messageType: string | undefined, content: Content): number {
+  if (messageType === 'richCard') return 1;
+  if (messageType === 'carousel' && isRecord(content) && Array.isArray(content.cardContents)) return content.cardContents.length;
+  return 0;
+}
+
 /** The value at a key path of a content object (undefined where the path leads nowhere). */
 export function valueAt(content: Content, at: ContentKeyPath): unknown {
   let v: unknown = content;

@@ -3,7 +3,7 @@ import { mergeContent } from '../../../src/content/merge-content.js';
 import { RcsMessageSchema, type Content } from '../../../src/content/schemas.js';
 import { hasTitleOrDescription } from '../../../src/content/title-or-description.js';
 import { ACTION_TYPES, MESSAGE_TYPES, actionAllowedOn, type MessageType } from '../../../src/content/vocabulary.js';
-import { contentItems, contentPath, shownCardOf, valueAt, withValueAt, type ContentItem } from '../../../src/content/walk.js';
+import { contentItems, contentPath, shownCardCount, shownCardOf, valueAt, withValueAt, type ContentItem } from '../../../src/content/walk.js';
 import type { MergeContext } from '../../../src/merge/merge-text.js';
 import { actionOf, card, carousel, chipAction, media, reply, richCard } from './fixtures.js';
 
@@ -206,6 +206,12 @@ describe('shownCardOf: cards as the phone numbers them', () => {
     expect(items.filter((i) => i.kind === 'text').map((i) => shownCardOf('carousel', i))).toEqual([0, 0, 1, 1, 2, 2]);
     expect(items.filter((i) => i.kind === 'button').map((i) => shownCardOf('carousel', i))).toEqual([null]);
     expect(rich.map((i) => shownCardOf('text', i)).every((c) => c === null)).toBe(true);
+  });
+
+  it("shownCardCount: one rich card, a carousel's cards, none otherwise", () => {
+    expect(shownCardCount('richCard', asContent(richCard()))).toBe(1);
+    expect(shownCardCount('carousel', asContent(carousel(4)))).toBe(4);
+    expect(shownCardCount('text', asContent(carousel(4)))).toBe(0);
   });
 });
 

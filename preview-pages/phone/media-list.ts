@@ -3,7 +3,8 @@
  * for it (see phone.tsx: CardMedia, MediaMessage) and the kind it would render it as. Pure; used by
  * the pages that must decide, before rendering, which media they load, proxy or replace.
  */
-import type { Content, Media, MessageType } from '../../src/content/index.js';
+import type { Content, MessageType } from '../../src/content/index.js';
+import { contentItems } from '../../src/content/walk.js';
 import { mediaKind, type MediaKind, type ReplacedMedia } from './phone.js';
 
 export interface MediaItem {
@@ -14,41 +15,20 @@ export interface MediaItem {
   kind: MediaKind;
 }
 
-function cardMedia(media: Media | undefined, path: string, out: MediaItem[]): void {
-  const info = media?.contentInfo;
-  if (typeof info?.fileUrl === 'string') out.push({ path: `${path}.contentInfo.fileUrl`, url: info.fileUrl, kind: mediaKind(info.fileUrl, info.contentType, 'image') });
-  if (typeof info?.thumbnailUrl === 'string') out.push({ path: `${path}.contentInfo.thumbnailUrl`, url: info.thumbnailUrl, kind: 'image' });
-  if (typeof media?.thumbnailUrl === 'string') out.push({ path: `${path}.thumbnailUrl`, url: media.thumbnailUrl, kind: 'image' });
-}
-
-/** The media of one message, in the order the mockup draws them. */
+/** The media of one message, in the order the mockup draws them (the content walk's order). */
 export function mediaItems(messageType: MessageType, content: Content | null | undefined): MediaItem[] {
-  const out: MediaItem[] = [];
-  if (!content || typeof content !== 'object') return out;
-  switch (messageType) {
-    case 'text':
-    case 'textBasic':
-      return out;
-    case 'richCard':
-      cardMedia(content.media, 'content.media', out);
-      return out;
-    case 'carousel':
-      (Array.isArray(content.cardContents) ? content.cardContents : []).forEach((card, i) => cardMedia(card?.media, `content.cardContents[${i}].media`, out));
-      return out;
-    default: {
-      const fallback: MediaKind = messageType === 'video' ? 'video' : messageType === 'audio' ? 'audio' : messageType === 'file' ? 'file' : 'image';
-      const byType = (url: string, contentType: string | undefined): MediaKind => (messageType === 'file' ? 'file' : messageType === 'audio' ? 'audio' : mediaKind(url, contentType, fallback));
-      if (typeof content.url === 'string') {
-        out.push({ path: 'content.url', url: content.url, kind: byType(content.url, undefined) });
-        return out;
-      }
-      const info = content.media?.contentInfo;
-      if (typeof info?.fileUrl === 'string') out.push({ path: 'content.media.contentInfo.fileUrl', url: info.fileUrl, kind: byType(info.fileUrl, info.contentType) });
-      if (typeof info?.thumbnailUrl === 'string') out.push({ path: 'content.media.contentInfo.thumbnailUrl', url: info.thumbnailUrl, kind: 'image' });
-      if (typeof content.media?.thumbnailUrl === 'string') out.push({ path: 'content.media.thumbnailUrl', url: content.media.thumbnailUrl, kind: 'image' });
-      return out;
-    }
+  if (!content || typeof content !== 'object') return [];
+  // Only the fields the type uses: a text message draws no media, a rich card its own, a carousel its cards'.
+  const found = contentItems(content, messageType).flatMap((i) => (i.kind === 'media' ? [i] : []));
+  if (messageType === 'richCard' || messageType === 'carousel') {
+    return found.map((i) => ({ path: i.path, url: i.value, kind: i.field === 'fileUrl' ? mediaKind(i.value, i.contentType, 'image') : 'image' }));
   }
+  const fallback: MediaKind = messageType === 'video' ? 'video' : messageType === 'audio' ? 'audio' : messageType === 'file' ? 'file' : 'image';
+  const byType = (url: string, contentType: string | undefined): MediaKind => (messageType === 'file' ? 'file' : messageType === 'audio' ? 'audio' : mediaKind(url, contentType, fallback));
+  // A media message draws `url` when it has one, else its media object.
+  const url = found.find((i) => i.field === 'url');
+  if (url) return [{ path: url.path, url: url.value, kind: byType(url.value, undefined) }];
+  return found.map((i) => ({ path: i.path, url: i.value, kind: i.field === 'fileUrl' ? byType(i.value, i.contentType) : 'image' }));
 }
 
 export function hostOf(url: string): string {

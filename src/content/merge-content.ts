@@ -1,5 +1,6 @@
 import type { Action, CardContent, Content, Suggestion } from './schemas.js';
 import { mergeText, mergeUrl, type MergeContext } from '../merge/merge-text.js';
+import { contentItems, valueAt, type ContentKeyPath } from './walk.js';
 
 /**
  * Merges an RCS content object for one recipient (§2.1: text, titles, descriptions, captions and
@@ -51,63 +52,31 @@ function mergeAction(action: Action, ctx: MergeContext): Action {
  */
 export interface MergedString {
   path: string;
-  at: readonly (string | number)[];
+  at: ContentKeyPath;
   /** `url`: a button/chip URL; `unsubscribe`: the URL of an unsubscribeLink action (our own link). */
   kind: 'text' | 'url' | 'unsubscribe';
   literal: string;
+  /** The carousel card holding the string, null on the message itself (see ContentItem). */
+  card: number | null;
 }
 
 /**
- * The strings mergeContent touches that carry a placeholder, in a fixed order. Kept beside
- * mergeContent so the two walk the same fields: callers validate these per recipient and
- * fingerprint the values put into them, and nothing else of the content changes by merging.
+ * The strings mergeContent touches that carry a placeholder, in document order: the texts and the
+ * action URLs of the content walk (./walk.ts), which are exactly the fields mergeContent merges.
+ * Callers validate these per recipient and fingerprint the values put into them, and nothing else
+ * of the content changes by merging.
  */
 export function mergedStrings(content: Content): MergedString[] {
   const out: MergedString[] = [];
-  const text = (v: unknown, at: (string | number)[]) => {
-    if (typeof v === 'string' && v.includes('{{')) out.push({ path: pathOf(at), at, kind: 'text', literal: v });
-  };
-  const actions = (list: unknown, at: (string | number)[]) => {
-    if (!Array.isArray(list)) return;
-    list.forEach((a: Action, i) => action(a, [...at, i]));
-  };
-  const action = (a: Action | undefined, at: (string | number)[]) => {
-    if (typeof a !== 'object' || a === null) return;
-    const open = a.openUrlAction?.url;
-    if (typeof open === 'string' && open.includes('{{')) {
-      out.push({ path: pathOf([...at, 'openUrlAction', 'url']), at: [...at, 'openUrlAction', 'url'], kind: a.type === 'unsubscribeLink' ? 'unsubscribe' : 'url', literal: open });
-    }
-    const webview = a.openUrlInWebviewAction?.url;
-    if (typeof webview === 'string' && webview.includes('{{')) {
-      out.push({ path: pathOf([...at, 'openUrlInWebviewAction', 'url']), at: [...at, 'openUrlInWebviewAction', 'url'], kind: 'url', literal: webview });
-    }
-  };
-  for (const key of ['text', 'title', 'description', 'caption'] as const) text(content[key], [key]);
-  actions(content.cardActions, ['cardActions']);
-  if (Array.isArray(content.cardContents)) {
-    content.cardContents.forEach((card: CardContent, i) => {
-      if (typeof card !== 'object' || card === null) return;
-      text(card.title, ['cardContents', i, 'title']);
-      text(card.description, ['cardContents', i, 'description']);
-      actions(card.cardActions, ['cardContents', i, 'cardActions']);
-    });
+  for (const item of contentItems(content)) {
+    if ((item.kind !== 'text' && item.kind !== 'actionUrl') || !item.value.includes('{{')) continue;
+    const kind = item.kind === 'text' ? 'text' : item.field === 'openUrlAction' && item.action.type === 'unsubscribeLink' ? 'unsubscribe' : 'url';
+    out.push({ path: item.path, at: item.at, kind, literal: item.value, card: item.card });
   }
-  if (Array.isArray(content.suggestions)) content.suggestions.forEach((s: Suggestion, i) => action(s?.action, ['suggestions', i, 'action']));
   return out;
 }
 
 /** The value at a MergedString's `at` in a (merged) content object. */
-export function readMerged(content: Content, at: readonly (string | number)[]): unknown {
-  let v: unknown = content;
-  for (const k of at) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<string | number, unknown>)[k];
-  }
-  return v;
-}
-
-function pathOf(at: readonly (string | number)[]): string {
-  let p = 'content';
-  for (const k of at) p += typeof k === 'number' ? `[${k}]` : `.${k}`;
-  return p;
+export function readMerged(content: Content, at: ContentKeyPath): unknown {
+  return valueAt(content, at);
 }

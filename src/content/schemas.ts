@@ -20,6 +20,7 @@ import { containsUnsubscribePlaceholder, isUnsubscribePlaceholder, placeholderPa
 import { isRecord } from '../platform/guards.js';
 import { findForbiddenCharacter, forbiddenCharacterMessage } from './characters.js';
 import { bidiControls, invisibleCharacters, urlHasHiddenCharacters } from './text-risks.js';
+import { hasTitleOrDescription } from './title-or-description.js';
 import type { ContentErrorCode } from './issues.js';
 import {
   ACTION_TEXT_MAX_LENGTH,
@@ -59,8 +60,6 @@ type Ctx = z.core.$RefinementCtx<unknown>;
 function fail(ctx: Ctx, code: ContentErrorCode, message: string, path: PropertyKey[] = []): void {
   ctx.addIssue({ code: 'custom', message, path, params: { code }, input: ctx.value, continue: true });
 }
-
-const hasText = (v: unknown): boolean => typeof v === 'string' && v.trim() !== '';
 
 function tryUrl(s: string): URL | null {
   try {
@@ -442,7 +441,7 @@ const Caption = text({ max: CAPTION_MAX_LENGTH }).describe(`Caption, at most ${C
 
 function titleOrDescription(message: string) {
   return (v: unknown, ctx: Ctx): void => {
-    if (isRecord(v) && !hasText(v.title) && !hasText(v.description)) fail(ctx, 'title_or_description_required', message);
+    if (isRecord(v) && !hasTitleOrDescription(v)) fail(ctx, 'title_or_description_required', message);
   };
 }
 
@@ -528,7 +527,7 @@ export function rcsMessageRules(v: unknown, ctx: Ctx): void {
     }
     if (c.suggestions !== undefined) fail(ctx, 'not_allowed', 'textBasic messages cannot carry suggestions; use messageType text.', ['content', 'suggestions']);
   }
-  if (type === 'richCard' && !hasText(c.title) && !hasText(c.description)) {
+  if (type === 'richCard' && !hasTitleOrDescription(c)) {
     fail(ctx, 'title_or_description_required', 'A rich card needs a title or a description (or both).', ['content']);
   }
   if (type === 'carousel' && (c.cardContents === undefined || c.cardContents === null)) {

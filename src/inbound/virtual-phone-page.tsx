@@ -4,8 +4,10 @@
  * chips and card buttons, reply, send STOP. No script: every tap and reply is a form POST with the
  * session's CSRF token, answered with a redirect back here.
  */
-import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
+import type { Action, Content, MessageType } from '../content/index.js';
 import type { PhoneNumberSummary, PhoneThread, PhoneView, ThreadItem } from './virtual-phone.js';
+import { tapButtons, type TapButton } from './tap-buttons.js';
+import { shownCardCount } from '../content/walk.js';
 import { PHONE_SEARCH_MAX_LENGTH } from './phone-search.js';
 import { ErrorNote, Layout } from '../../preview-pages/layout.js';
 import { Icon, RcsMessage, SenderHeader, SmsBubble, mediaResolver, type MediaResolver, type ReplacedMedia } from '../../preview-pages/phone/index.js';
@@ -199,8 +201,10 @@ function Item({ item, phone, csrf, timeZone, media }: { item: ThreadItem; phone:
   // Chips become forms below; the card keeps its buttons as the person sees them, and those
   // buttons are tappable in the row under the message.
   const shown: Content = { ...content, suggestions: undefined };
-  const cards = messageType === 'carousel' ? (content.cardContents ?? []) : messageType === 'richCard' ? [content] : [];
-  const cardButtons = cards.flatMap((card, c) => (card.cardActions ?? []).map((action, a) => ({ action, target: `c:${c}:${a}`, card: c })));
+  const buttons = tapButtons(messageType, content);
+  const cardButtons = buttons.filter((b) => b.placement === 'cardButton');
+  const chips = messageType === 'textBasic' ? [] : buttons.filter((b) => b.placement === 'chip');
+  const manyCards = shownCardCount(messageType, content) > 1;
   return (
     <div class="vp-received" data-message-id={item.messageId}>
       <RcsMessage messageType={messageType} content={shown} resolver={media(messageType, shown)} />
@@ -208,16 +212,16 @@ function Item({ item, phone, csrf, timeZone, media }: { item: ThreadItem; phone:
         <ul class="vp-card-buttons" aria-label="Card buttons">
           {cardButtons.map((b) => (
             <li>
-              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={b.target} class="vp-card-button" label={cards.length > 1 ? `${b.action.text} (card ${b.card + 1})` : b.action.text} action={b.action} />
+              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={b.target} class="vp-card-button" label={manyCards ? `${b.action.text} (card ${b.card + 1})` : b.action.text} action={b.action} />
             </li>
           ))}
         </ul>
       ) : null}
-      {messageType !== 'textBasic' && content.suggestions && content.suggestions.length > 0 ? (
+      {chips.length > 0 ? (
         <ul class="chips vp-chips" aria-label="Suggested replies and actions">
-          {content.suggestions.map((s, i) => (
+          {chips.map((s) => (
             <li>
-              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={`s:${i}`} class="chip" label={chipText(s)} action={s.action} />
+              <TapForm csrf={csrf} phone={phone} simId={item.simId} target={s.target} class="chip" label={chipText(s)} action={s.action} />
             </li>
           ))}
         </ul>
@@ -229,7 +233,7 @@ function Item({ item, phone, csrf, timeZone, media }: { item: ThreadItem; phone:
   );
 }
 
-const chipText = (s: Suggestion): string => s.reply?.text ?? s.action?.text ?? '';
+const chipText = (s: TapButton): string => s.reply?.text ?? s.action?.text ?? '';
 
 function TapForm({ csrf, phone, simId, target, class: cls, label, action }: { csrf: string; phone: string; simId: string; target: string; class: string; label: string; action?: Action | undefined }) {
   return (

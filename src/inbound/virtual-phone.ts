@@ -1,5 +1,5 @@
 import type { SimulatedNetwork } from '../carriers/simulated/network.js';
-import type { Action, Content, MessageType, Suggestion } from '../content/index.js';
+import type { Content, MessageType } from '../content/index.js';
 import type { LinkTokens } from '../platform/link-tokens.js';
 import type { Db } from '../platform/db/database.js';
 import { sql } from 'kysely';
@@ -9,6 +9,7 @@ import { AppError } from '../platform/errors.js';
 import { normalizePhone } from '../phone/index.js';
 import { optedOutPhones } from '../suppression/opt-outs.js';
 import type { PhoneSearch } from './phone-search.js';
+import { tapButtons } from './tap-buttons.js';
 
 /** What a number received, as the virtual phone shows it. */
 export interface PhoneNumberSummary {
@@ -217,21 +218,16 @@ export class VirtualPhoneService {
     if (!sim || sim.channel !== 'RCS' || !target) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
     const payload = parseJson<{ messageType?: string; content?: Content }>(this.payloadOf(sim), {});
     const content = payload.content ?? {};
-    let suggestion: Suggestion | undefined;
-    let action: Action | undefined;
-    if (target.kind === 'chip') {
-      suggestion = content.suggestions?.[target.index];
-    } else {
-      const cards = payload.messageType === 'carousel' ? (content.cardContents ?? []) : payload.messageType === 'richCard' ? [content] : [];
-      action = cards[target.card]?.cardActions?.[target.action];
-    }
-    if (!suggestion && !action) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
+    const button = tapButtons(payload.messageType, content).find((b) =>
+      target.kind === 'chip' ? b.placement === 'chip' && b.index === target.index : b.placement === 'cardButton' && b.card === target.card && b.index === target.action,
+    );
+    if (!button || (!button.reply && !button.action)) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
     const base = { messageId: sim.message_id, from: e164, senderId: sim.sender_id };
-    if (suggestion?.reply) {
-      await this.network.userTap({ ...base, type: 'reply', buttonText: suggestion.reply.text, postbackData: suggestion.reply.postbackData ?? null });
+    if (button.reply) {
+      await this.network.userTap({ ...base, type: 'reply', buttonText: button.reply.text, postbackData: button.reply.postbackData ?? null });
       return { openPath: null };
     }
-    const a = (suggestion?.action ?? action)!;
+    const a = button.action!;
     await this.network.userTap({ ...base, type: a.type === 'postback' ? 'postback' : 'action', buttonText: a.text, postbackData: a.postbackData ?? null });
     // An unsubscribe chip makes the phone send the stop keyword, as a handset does.
     if (a.type === 'unsubscribe') {

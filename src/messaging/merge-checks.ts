@@ -1,5 +1,6 @@
 import { checkMergedValue, type Content, type MergedSlot, type MessageType } from '../content/index.js';
 import { mergedStrings, readMerged } from '../content/merge-content.js';
+import { hasTitleOrDescription } from '../content/title-or-description.js';
 import { findPlaceholders } from '../merge/index.js';
 import type { ErrorDetail } from '../platform/errors.js';
 import type { RejectedRecipient } from './schemas.js';
@@ -36,8 +37,6 @@ export interface MergePlan {
   names: string[];
 }
 
-const hasText = (v: unknown): boolean => typeof v === 'string' && v.trim() !== '';
-
 function slotOf(kind: 'text' | 'url', key: string | number | undefined, messageType: MessageType): MergedSlot {
   if (kind === 'url') return 'buttonUrl';
   if (key === 'text') return messageType === 'textBasic' ? 'textBasic' : 'text';
@@ -57,9 +56,10 @@ export function rcsMergePlan(messageType: MessageType, content: Content, fallbac
     const key = s.at[s.at.length - 1];
     const required = key === 'text' && s.at.length === 1 && (messageType === 'text' || messageType === 'textBasic');
     targets.push({ path: s.path, at: s.at, literal: s.literal, slot: slotOf(s.kind, key, messageType), required });
-    if (s.kind === 'text' && (key === 'title' || key === 'description') && (s.at.length === 1 || s.at[0] === 'cardContents')) {
+    // A title or description is a card's (the rich card's own, or a carousel card's).
+    if (s.kind === 'text' && (key === 'title' || key === 'description')) {
       const prefix = s.at.slice(0, -1);
-      const path = prefix.length === 0 ? 'content' : s.path.slice(0, s.path.lastIndexOf('.'));
+      const path = s.card === null ? 'content' : s.path.slice(0, s.path.lastIndexOf('.'));
       if (!cards.has(path)) cards.set(path, { path, titleAt: [...prefix, 'title'], descriptionAt: [...prefix, 'description'] });
     }
   }
@@ -94,7 +94,7 @@ export function checkMergedMessage(plan: MergePlan, merged: Content | null, smsT
       if (issues.length > 0) (out ??= []).push(...issues);
     }
     for (const card of plan.cards) {
-      if (!hasText(readMerged(merged, card.titleAt)) && !hasText(readMerged(merged, card.descriptionAt))) {
+      if (!hasTitleOrDescription({ title: readMerged(merged, card.titleAt), description: readMerged(merged, card.descriptionAt) })) {
         (out ??= []).push({ path: card.path, code: 'title_or_description_required', message: 'Title and description are both empty after merge fields are filled in.' });
       }
     }

@@ -10,6 +10,7 @@ import {
   type ValidationResult,
 } from '../content/index.js';
 import { mergeContent } from '../content/merge-content.js';
+import { contentItems, withValueAt } from '../content/walk.js';
 import { mergeText, type MergeContext } from '../merge/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -99,34 +100,17 @@ export function renderSandboxContent(messageType: MessageType, content: Content,
   const merged = mergeContent(normalizeContent(messageType, content), ctx);
   const media: MediaReplacement[] = [];
   const placeholder = placeholderUrl(publicUrl);
-  const replace = (url: unknown, path: string): unknown => {
-    if (typeof url !== 'string' || isSampleUrl(url, publicUrl)) return url;
+  let out: Content = merged;
+  for (const item of contentItems(merged)) {
+    if (item.kind !== 'media' || isSampleUrl(item.value, publicUrl)) continue;
     let host: string;
     try {
-      host = new URL(url).host;
+      host = new URL(item.value).host;
     } catch {
       host = 'invalid';
     }
-    media.push({ path, host, replacedWith: placeholder });
-    return placeholder;
-  };
-  const fixMedia = (m: Content['media'], path: string): Content['media'] => {
-    if (!m) return m;
-    const out = { ...m };
-    if (out.contentInfo) {
-      const info = { ...out.contentInfo };
-      if (info.fileUrl !== undefined) info.fileUrl = replace(info.fileUrl, `${path}.contentInfo.fileUrl`) as string;
-      if (info.thumbnailUrl !== undefined) info.thumbnailUrl = replace(info.thumbnailUrl, `${path}.contentInfo.thumbnailUrl`) as string;
-      out.contentInfo = info;
-    }
-    if (out.thumbnailUrl !== undefined) out.thumbnailUrl = replace(out.thumbnailUrl, `${path}.thumbnailUrl`) as string;
-    return out;
-  };
-  const out: Content = { ...merged };
-  if (out.url !== undefined) out.url = replace(out.url, 'content.url') as string;
-  if (out.media) out.media = fixMedia(out.media, 'content.media');
-  if (Array.isArray(out.cardContents)) {
-    out.cardContents = out.cardContents.map((card, i) => (card.media ? { ...card, media: fixMedia(card.media, `content.cardContents[${i}].media`) } : card));
+    media.push({ path: item.path, host, replacedWith: placeholder });
+    out = withValueAt(out, item.at, placeholder);
   }
   const smsFallback = fallbackMessage === null ? null : mergeText(fallbackMessage, ctx, 'fallback');
   return { content: out, smsFallback, media };

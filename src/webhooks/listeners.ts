@@ -1,3 +1,5 @@
+import type { Action, Content, SuggestedReply } from '../content/schemas.js';
+import { contentItems } from '../content/walk.js';
 import type { EngagementContact, EngagementEvents } from '../inbound/events.js';
 import type { MessageEvents } from '../messaging/events.js';
 import type { Tx } from '../platform/db/database.js';
@@ -8,29 +10,22 @@ import type { PreviewEvents } from '../previews/events.js';
 import { buttonInteractionBody, deliveryStatusBody, inboundBody, previewBody, reportedSteps, type PayloadContact } from './events.js';
 import type { EmitTarget, WebhooksService } from './service.js';
 
-interface ButtonLike {
-  text?: unknown;
-  type?: unknown;
-  postbackData?: unknown;
-  webhookUrl?: unknown;
-}
-
 /**
  * The webhookUrl of the button that was tapped, found in the message as sent (merged content):
  * reply chips, action chips, card buttons of a rich card and of every carousel card. Matched by
- * text and postbackData (and kind); null when the button has none or cannot be told apart.
+ * text and postbackData (and kind), chips first; null when the button has none or cannot be told
+ * apart.
  */
 export function buttonWebhookUrl(content: unknown, tap: { actionType: InteractionsTable['action_type']; buttonText: string | null; postbackData: string | null }): string | null {
-  const c = (content ?? {}) as { suggestions?: unknown; cardActions?: unknown; cardContents?: unknown };
-  const candidates: Array<{ kind: 'reply' | 'postback' | 'action'; b: ButtonLike }> = [];
-  const actionKind = (a: ButtonLike): 'postback' | 'action' => (a.type === 'postback' ? 'postback' : 'action');
-  for (const s of Array.isArray(c.suggestions) ? c.suggestions : []) {
-    const sug = s as { reply?: ButtonLike; action?: ButtonLike };
-    if (sug.reply) candidates.push({ kind: 'reply', b: sug.reply });
-    else if (sug.action) candidates.push({ kind: actionKind(sug.action), b: sug.action });
+  const buttons = contentItems((content ?? {}) as Content).filter((i) => i.kind === 'button');
+  const candidates: Array<{ kind: 'reply' | 'postback' | 'action'; b: SuggestedReply | Action }> = [];
+  const actionKind = (a: Action): 'postback' | 'action' => (a.type === 'postback' ? 'postback' : 'action');
+  for (const chip of buttons) {
+    if (chip.placement !== 'chip') continue;
+    if (chip.reply) candidates.push({ kind: 'reply', b: chip.reply });
+    else if (chip.action) candidates.push({ kind: actionKind(chip.action), b: chip.action });
   }
-  const cards = [c, ...(Array.isArray(c.cardContents) ? (c.cardContents as Array<{ cardActions?: unknown }>) : [])];
-  for (const card of cards) for (const a of Array.isArray(card.cardActions) ? (card.cardActions as ButtonLike[]) : []) candidates.push({ kind: actionKind(a), b: a });
+  for (const button of buttons) if (button.placement === 'cardButton') candidates.push({ kind: actionKind(button.action), b: button.action });
   const match = candidates.find(
     ({ kind, b }) => kind === tap.actionType && b.text === tap.buttonText && (typeof b.postbackData === 'string' ? b.postbackData : null) === tap.postbackData,
   );

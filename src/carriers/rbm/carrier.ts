@@ -1,5 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { request } from 'undici';
+import { contentItems } from '../../content/walk.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/logger.js';
@@ -321,12 +322,8 @@ export class RbmCarrier implements RcsCarrier {
 function isCardPostback(content: string | null, postbackData: string | null, label: string): boolean {
   const c = parseJson(content ?? '');
   if (!isRecord(c)) return false;
-  const cards: unknown[] = [c, ...(Array.isArray(c.cardContents) ? (c.cardContents as unknown[]) : [])];
-  return cards.some(
-    (card) =>
-      isRecord(card) &&
-      Array.isArray(card.cardActions) &&
-      card.cardActions.some((a) => isRecord(a) && a.type === 'postback' && (postbackData !== null ? a.postbackData === postbackData : a.text === label)),
+  return contentItems(c).some(
+    (i) => i.kind === 'button' && i.placement === 'cardButton' && i.action.type === 'postback' && (postbackData !== null ? i.action.postbackData === postbackData : i.action.text === label),
   );
 }
 

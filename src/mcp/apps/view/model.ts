@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Content, MessageType } from '../../../content/index.js';
+import { contentItems } from '../../../content/walk.js';
 import type { PreviewToolOutput } from '../../../../tools/preview-display.js';
 
 /**
@@ -129,25 +130,16 @@ export function mockupInput(r: ViewResult) {
 export function mediaPaths(content: Content | null | undefined): { path: string; host: string }[] {
   if (!content) return [];
   const out: { path: string; host: string }[] = [];
-  const add = (url: unknown, path: string) => {
-    if (typeof url !== 'string') return;
+  for (const item of contentItems(content)) {
+    if (item.kind !== 'media') continue;
     let host = 'an invalid address';
     try {
-      host = new URL(url).host;
+      host = new URL(item.value).host;
     } catch {
       // Shown as invalid.
     }
-    out.push({ path, host });
-  };
-  const media = (m: Content['media'], path: string) => {
-    if (!m) return;
-    add(m.contentInfo?.fileUrl, `${path}.contentInfo.fileUrl`);
-    add(m.contentInfo?.thumbnailUrl, `${path}.contentInfo.thumbnailUrl`);
-    add(m.thumbnailUrl, `${path}.thumbnailUrl`);
-  };
-  add(content.url, 'content.url');
-  media(content.media, 'content.media');
-  (content.cardContents ?? []).forEach((card, i) => media(card.media, `content.cardContents[${i}].media`));
+    out.push({ path: item.path, host });
+  }
   return out;
 }
 

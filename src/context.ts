@@ -161,7 +161,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     throw err;
   }
   const links = new LinkTokens(sealer);
-  const accounts = new AccountsService(db, clock);
+  const billing = new BillingService({ db, clock });
+  const accounts = new AccountsService({ db, clock, billing });
   // A custom field write is recorded on the contacts row by contacts/, which owns that row.
   const fields = new FieldsService({ db, clock, recordContactWrites });
   const validation = new ValidationService({ accounts, fields, clock });
@@ -212,12 +213,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
-    billing: new BillingService({ db, clock }),
+    billing,
     budgets: new BudgetsService({ db, clock }),
-    apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
-    users: new UsersService(db, clock, sealer),
-    sessions: new SessionsService(db, clock, config.sessionTtlMs),
-    login: new LoginService(db, clock, config.login, sealer),
+    apiKeys: new ApiKeysService({ db, clock, stamp: changeStampFor(database) }),
+    users: new UsersService({ db, clock, sealer }),
+    sessions: new SessionsService({ db, clock, ttlMs: config.sessionTtlMs }),
+    login: new LoginService({ db, clock, policy: config.login, sealer }),
     senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
     oauth: new OAuthService(db, clock, config, sealer),
     fields,

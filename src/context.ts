@@ -220,7 +220,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     sessions: new SessionsService({ db, clock, ttlMs: config.sessionTtlMs }),
     login: new LoginService({ db, clock, policy: config.login, sealer }),
     senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
-    oauth: new OAuthService(db, clock, config, sealer),
+    oauth: new OAuthService({ db, clock, config, sealer }),
     fields,
     groups,
     contacts,

@@ -23,6 +23,7 @@ import { recordContactWrites } from './contacts/provenance.js';
 import { FieldsService } from './fields/service.js';
 import { GroupsService } from './groups/service.js';
 import { TemplatesService } from './templates/service.js';
+import { SandboxRateLimiter } from './sandbox/rate-limit.js';
 import { SandboxService } from './sandbox/service.js';
 import { createCarriers, type Carriers } from './carriers/index.js';
 import { ContactDirectory } from './contacts/directory.js';
@@ -225,7 +226,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     groups,
     contacts,
     templates,
-    sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
+    sandbox: new SandboxService({ db, clock, publicUrl: () => config.publicUrl, limiter: new SandboxRateLimiter(db, clock) }),
     send,
     jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.

@@ -185,8 +185,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
   // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
-  const consent = new ConsentRecord(db);
-  const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count, consent);
+  const consent = new ConsentRecord({ db });
+  const optOuts = new OptOutService({
+    db,
+    events: engagementEvents,
+    cancelPending: async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count,
+    consent,
+  });
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
   const status = new StatusService({ db, clock, events: messageEvents, logger, inbound });
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
@@ -241,7 +246,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     inbound,
     optOuts,
     consent,
-    contactConsent: new ContactConsent(db, consent),
+    contactConsent: new ContactConsent({ db, consent }),
     unsubscribe: new UnsubscribeService({ db, clock, optOuts }),
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
     webhooks,

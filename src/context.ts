@@ -248,7 +248,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     consent,
     contactConsent: new ContactConsent({ db, consent }),
     unsubscribe: new UnsubscribeService({ db, clock, optOuts }),
-    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
+    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService({ db, network: carriers, publicUrl: () => config.publicUrl, links }) : null,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
     idempotency: new IdempotencyStore(db, clock),

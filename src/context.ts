@@ -251,9 +251,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService({ db, network: carriers, publicUrl: () => config.publicUrl, links }) : null,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
-    idempotency: new IdempotencyStore(db, clock),
+    idempotency: new IdempotencyStore({ db, clock }),
     health: new HealthService({ database, carriers, clock }),
-    rateLimits: new RateLimitCounters(db, clock),
+    rateLimits: new RateLimitCounters({ db, clock }),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

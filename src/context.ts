@@ -172,11 +172,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const messageEvents = new MessageEventHub();
   // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.
   const instances = new InstanceRegistry({ db, logger, id: newInstanceId() });
-  const dispatcher = new Dispatcher(db, clock, carriers, accounts, messageEvents, logger, {
-    ...DEFAULT_DISPATCHER_OPTIONS,
-    perSenderPerSecond: config.senderMaxPerSecond,
-    links,
-    claimer: instances,
+  const dispatcher = new Dispatcher({
+    db,
+    clock,
+    carriers,
+    accounts,
+    events: messageEvents,
+    logger,
+    options: { ...DEFAULT_DISPATCHER_OPTIONS, perSenderPerSecond: config.senderMaxPerSecond, links, claimer: instances },
   });
   const directory = new ContactDirectory(clock);
   const templates = new TemplatesService({ db, clock, fields });

@@ -181,9 +181,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logger,
     options: { ...DEFAULT_DISPATCHER_OPTIONS, perSenderPerSecond: config.senderMaxPerSecond, links, claimer: instances },
   });
-  const directory = new ContactDirectory(clock);
+  const directory = new ContactDirectory({ clock });
   const templates = new TemplatesService({ db, clock, fields });
-  const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
+  const throttle = new RecipientRateLimiter({ db, clock, options: config.recipientRateLimit });
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
@@ -245,7 +245,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     previews,
     previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
-    interactions: new InteractionsService(db),
+    interactions: new InteractionsService({ db }),
     inbound,
     optOuts,
     consent,

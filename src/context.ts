@@ -234,7 +234,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     groups,
     contacts,
     templates,
-    sandbox: new SandboxService({ db, clock, publicUrl: () => config.publicUrl, limiter: new SandboxRateLimiter(db, clock) }),
+    sandbox: new SandboxService({ db, clock, publicUrl: () => config.publicUrl, limiter: new SandboxRateLimiter({ db, clock }) }),
     send,
     jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.

@@ -65,7 +65,7 @@ async function server(env: Record<string, string>, noCache: boolean) {
   const build = async (c: ReturnType<typeof loadConfig>): Promise<AppContext> => {
     const ctx = await createContext(c, { logger: createLogger('silent') });
     if (noCache) {
-      ctx.services.apiKeys = new ApiKeysService(ctx.db, ctx.clock);
+      ctx.services.apiKeys = new ApiKeysService({ db: ctx.db, clock: ctx.clock });
       ctx.services.senders = new SendersService({ db: ctx.db, clock: ctx.clock });
     }
     return ctx;

@@ -54,22 +54,25 @@ export function toClientInformation(c: StoredClient): OAuthClientInformationFull
   };
 }
 
+export interface ClientsStoreDeps {
+  db: Db;
+  clock: Clock;
+  /** Whether a metadata document may be fetched from a private address (tests, local clients). */
+  config: Pick<Config, 'dangerouslyAllowPrivateNetworkTargets'>;
+}
+
 /**
  * Clients on the database: dynamically registered ones (RFC 7591, `cli_…` ids, secrets hashed) and
  * Client ID Metadata Document clients (the client_id is an HTTPS URL; the document is fetched and
  * cached here for METADATA_DOCUMENT_CACHE_MS).
  */
 export class ClientsStore {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly config: Config,
-  ) {}
+  constructor(private readonly d: ClientsStoreDeps) {}
 
   /** A stored client without fetching anything (consent page, token endpoint, console). */
   async find(clientId: string): Promise<StoredClient | null> {
     if (clientId.length > 2000) return null;
-    const row = await this.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+    const row = await this.d.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
     return row ? toStored(row) : null;
   }
 
@@ -80,11 +83,11 @@ export class ClientsStore {
   async resolve(clientId: string): Promise<StoredClient | null> {
     if (!looksLikeMetadataDocumentUrl(clientId)) return this.find(clientId);
     const cached = await this.find(clientId);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     if (cached && cached.kind === 'metadata_document' && cached.fetchedAt !== null && now - cached.fetchedAt < METADATA_DOCUMENT_CACHE_MS) return cached;
     let doc;
     try {
-      doc = await fetchClientMetadataDocument(clientId, { allowPrivateNetwork: this.config.dangerouslyAllowPrivateNetworkTargets });
+      doc = await fetchClientMetadataDocument(clientId, { allowPrivateNetwork: this.d.config.dangerouslyAllowPrivateNetworkTargets });
     } catch (err) {
       if (err instanceof MetadataDocumentError) throw oauthError(OAuthErrorCode.InvalidClient, err.message);
       throw err;
@@ -100,7 +103,7 @@ export class ClientsStore {
       created_at: cached?.createdAt ?? now,
       fetched_at: now,
     };
-    await this.db
+    await this.d.db
       .insertInto('oauth_clients')
       .values(values)
       .onConflict((oc) =>
@@ -127,14 +130,14 @@ export class ClientsStore {
     if (client.response_types && client.response_types.some((r) => r !== 'code')) {
       throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'response_types must be ["code"]');
     }
-    const redirectProblem = checkRedirectUris(client.redirect_uris, this.config.dangerouslyAllowPrivateNetworkTargets);
+    const redirectProblem = checkRedirectUris(client.redirect_uris, this.d.config.dangerouslyAllowPrivateNetworkTargets);
     if (redirectProblem) throw oauthError(OAuthErrorCode.InvalidRedirectUri, redirectProblem);
     if (method !== 'none' && !client.client_secret) throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'a confidential client needs a secret');
     const clientName = client.client_name?.trim().slice(0, 200) || null;
     const { client_secret: secret, ...rest } = client;
     const metadata = { ...rest, token_endpoint_auth_method: method, grant_types: ['authorization_code'], response_types: ['code'] };
     if (JSON.stringify(metadata).length > 10_000) throw oauthError(OAuthErrorCode.InvalidClientMetadata, 'client metadata is too large');
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const row: OAuthClientsTable = {
       client_id: newId('cli', now),
       kind: 'registered',
@@ -146,7 +149,7 @@ export class ClientsStore {
       created_at: now,
       fetched_at: null,
     };
-    await this.db.insertInto('oauth_clients').values(row).execute();
+    await this.d.db.insertInto('oauth_clients').values(row).execute();
     return {
       ...toClientInformation(toStored(row)),
       // The secret is in this response only; the table keeps its SHA-256.

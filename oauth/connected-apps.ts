@@ -5,15 +5,17 @@ import { notFound } from '../src/platform/errors.js';
 import { knownScopes } from './constants.js';
 import type { ConnectedApp } from './schemas.js';
 
+export interface ConnectedAppsDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** The console's view of OAuth grants: list per (client, person) and revoke all their tokens at once. */
 export class ConnectedApps {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: ConnectedAppsDeps) {}
 
   async list(accountId: string): Promise<ConnectedApp[]> {
-    const rows = await this.db
+    const rows = await this.d.db
       .selectFrom('oauth_tokens')
       .innerJoin('oauth_clients', 'oauth_clients.client_id', 'oauth_tokens.client_id')
       .innerJoin('users', 'users.id', 'oauth_tokens.user_id')
@@ -30,7 +32,7 @@ export class ConnectedApps {
       ])
       .where('oauth_tokens.account_id', '=', accountId)
       .where('oauth_tokens.revoked_at', 'is', null)
-      .where('oauth_tokens.expires_at', '>', this.clock.now())
+      .where('oauth_tokens.expires_at', '>', this.d.clock.now())
       .orderBy('oauth_tokens.created_at', 'desc')
       .execute();
     const apps = new Map<string, ConnectedApp>();
@@ -62,9 +64,9 @@ export class ConnectedApps {
 
   /** Revokes every token the client holds for this person of the account; 404 when there is none. */
   async revoke(accountId: string, clientId: string, userId: string): Promise<number> {
-    const res = await this.db
+    const res = await this.d.db
       .updateTable('oauth_tokens')
-      .set({ revoked_at: this.clock.now() })
+      .set({ revoked_at: this.d.clock.now() })
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
       .where('user_id', '=', userId)

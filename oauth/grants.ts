@@ -40,26 +40,30 @@ export interface AuthorizationResponse {
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
 
+export interface GrantsDeps {
+  db: Db;
+  clock: Clock;
+  /** Issues the token a code is exchanged for, and revokes a replayed code's tokens. */
+  tokens: Pick<AccessTokens, 'issue' | 'revoke'>;
+  /** The MCP resource and issuer URLs, computed on each use: without PUBLIC_URL they follow the bound port. */
+  mcpResource: () => string;
+  issuer: () => string;
+}
+
 /**
  * The authorization code grant on the database: pending requests (validated, waiting for login and
  * consent), single-use codes bound to client, redirect URI, PKCE challenge and resource, and the
  * exchange of a code for a token. Only SHA-256 of request ids and codes is stored.
  */
 export class Grants {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly tokens: AccessTokens,
-    private readonly mcpResource: () => string,
-    private readonly issuer: () => string,
-  ) {}
+  constructor(private readonly d: GrantsDeps) {}
 
   /**
    * RFC 8707: the only resource this server protects is the MCP endpoint. A request naming another
    * resource is an invalid_target; a request naming none is bound to the MCP endpoint.
    */
   checkResource(requested: string | undefined): string {
-    const mcp = this.mcpResource();
+    const mcp = this.d.mcpResource();
     if (requested === undefined) return mcp;
     let ok = false;
     try {
@@ -74,14 +78,14 @@ export class Grants {
   /** Stores a validated request; the returned id goes into the consent page URL. */
   async createRequest(input: NewAuthorizationRequest): Promise<string> {
     this.checkResource(input.resource);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const requested = knownScopes(input.scopes);
     // No known scope requested (none at all, or only names like "openid"): offer every permission
     // but the management ones, which a client must name; the person can untick what it should not get.
     const scopes = requested.length > 0 ? requested : [...DEFAULT_SCOPES];
     const id = randomToken(24);
     await this.purgeExpired(now);
-    await this.db
+    await this.d.db
       .insertInto('oauth_requests')
       .values({
         id_hash: sha256Hex(id),
@@ -101,8 +105,8 @@ export class Grants {
 
   async findRequest(id: string): Promise<PendingAuthorization | null> {
     if (!id || id.length > 100) return null;
-    const row = await this.db.selectFrom('oauth_requests').selectAll().where('id_hash', '=', sha256Hex(id)).executeTakeFirst();
-    if (!row || row.expires_at <= this.clock.now()) return null;
+    const row = await this.d.db.selectFrom('oauth_requests').selectAll().where('id_hash', '=', sha256Hex(id)).executeTakeFirst();
+    if (!row || row.expires_at <= this.d.clock.now()) return null;
     return {
       clientId: row.client_id,
       redirectUri: row.redirect_uri,
@@ -124,7 +128,7 @@ export class Grants {
     if (!request) return null;
     const granted = knownScopes(decision.scopes).filter((s) => request.scopes.includes(s));
     if (decision.approve && granted.length === 0) throw oauthError(OAuthErrorCode.InvalidRequest, 'Choose at least one permission');
-    const res = await this.db.deleteFrom('oauth_requests').where('id_hash', '=', sha256Hex(id)).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('oauth_requests').where('id_hash', '=', sha256Hex(id)).executeTakeFirst();
     if (Number(res.numDeletedRows) !== 1) return null;
     const target = new URL(request.redirectUri);
     if (!decision.approve) {
@@ -133,8 +137,8 @@ export class Grants {
       target.searchParams.set('error_description', oauthErrorDescription(err.message));
     } else {
       const code = randomToken(32);
-      const now = this.clock.now();
-      await this.db
+      const now = this.d.clock.now();
+      await this.d.db
         .insertInto('oauth_codes')
         .values({
           code_hash: sha256Hex(code),
@@ -156,7 +160,7 @@ export class Grants {
     }
     if (request.state !== null) target.searchParams.set('state', request.state);
     // RFC 9207: tells the client which authorization server answered (mix-up defence).
-    target.searchParams.set('iss', this.issuer());
+    target.searchParams.set('iss', this.d.issuer());
     return { redirectTo: target.href };
   }
 
@@ -169,11 +173,11 @@ export class Grants {
     const invalid = () => oauthError(OAuthErrorCode.InvalidGrant, 'The authorization code is invalid, expired or already used');
     if (!input.code || input.code.length > 200) throw invalid();
     const hash = sha256Hex(input.code);
-    const row = await this.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst();
-    const now = this.clock.now();
+    const row = await this.d.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst();
+    const now = this.d.clock.now();
     if (!row) throw invalid();
     if (row.used_at !== null) {
-      if (row.token_id) await this.tokens.revoke(row.token_id);
+      if (row.token_id) await this.d.tokens.revoke(row.token_id);
       throw invalid();
     }
     if (row.expires_at <= now || row.client_id !== input.clientId) throw invalid();
@@ -192,16 +196,16 @@ export class Grants {
       if (!same) throw oauthError(OAuthErrorCode.InvalidTarget, 'resource does not match the authorization request');
     }
     // Claim the code before issuing: of two racing exchanges exactly one wins.
-    const claimed = await this.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+    const claimed = await this.d.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw invalid();
-    const issued = await this.tokens.issue({
+    const issued = await this.d.tokens.issue({
       clientId: row.client_id,
       userId: row.user_id,
       accountId: row.account_id,
       scopes: parseJson<string[]>(row.scopes, []).filter((s): s is Permission => SCOPES.includes(s as Permission)),
       resource: row.resource,
     });
-    await this.db.updateTable('oauth_codes').set({ token_id: issued.id }).where('code_hash', '=', hash).execute();
+    await this.d.db.updateTable('oauth_codes').set({ token_id: issued.id }).where('code_hash', '=', hash).execute();
     return { ...issued, resource: row.resource };
   }
 
@@ -210,8 +214,8 @@ export class Grants {
    * (reuse detection needs them a while), token records 30 days after their tokens expired.
    */
   private async purgeExpired(now: number): Promise<void> {
-    await this.db.deleteFrom('oauth_requests').where('expires_at', '<=', now).execute();
-    await this.db.deleteFrom('oauth_codes').where('expires_at', '<=', now - 24 * 3_600_000).execute();
-    await this.db.deleteFrom('oauth_tokens').where('expires_at', '<=', now - 30 * 24 * 3_600_000).execute();
+    await this.d.db.deleteFrom('oauth_requests').where('expires_at', '<=', now).execute();
+    await this.d.db.deleteFrom('oauth_codes').where('expires_at', '<=', now - 24 * 3_600_000).execute();
+    await this.d.db.deleteFrom('oauth_tokens').where('expires_at', '<=', now - 30 * 24 * 3_600_000).execute();
   }
 }

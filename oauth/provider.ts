@@ -5,16 +5,19 @@ import { oauthError, OAuthErrorCode } from './errors.js';
 import type { Grants } from './grants.js';
 import type { AccessTokens } from './tokens.js';
 
+export interface DatabaseOAuthProviderDeps {
+  grants: Pick<Grants, 'exchange'>;
+  tokens: Pick<AccessTokens, 'verify' | 'identify' | 'revoke'>;
+  /** The MCP resource URL, computed on each use. */
+  mcpResource: () => string;
+}
+
 /**
  * What the token and revocation endpoints do, on our database. Also an OAuthTokenVerifier, so the
  * kept SDK's requireBearerAuth can sit in front of a route with our tokens.
  */
 export class DatabaseOAuthProvider implements OAuthTokenVerifier {
-  constructor(
-    private readonly grants: Grants,
-    private readonly tokens: AccessTokens,
-    private readonly mcpResource: () => string,
-  ) {}
+  constructor(private readonly d: DatabaseOAuthProviderDeps) {}
 
   /** The code's bindings (client, PKCE S256, redirect URI, resource) are checked in Grants.exchange. */
   async exchangeAuthorizationCode(
@@ -24,7 +27,7 @@ export class DatabaseOAuthProvider implements OAuthTokenVerifier {
     redirectUri?: string,
     resource?: URL,
   ): Promise<OAuthTokens> {
-    const issued = await this.grants.exchange({
+    const issued = await this.d.grants.exchange({
       clientId: client.clientId,
       code: authorizationCode,
       codeVerifier,
@@ -45,7 +48,7 @@ export class DatabaseOAuthProvider implements OAuthTokenVerifier {
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const result = await this.tokens.verify(token, this.mcpResource());
+    const result = await this.d.tokens.verify(token, this.d.mcpResource());
     if (!result.ok) throw oauthError(OAuthErrorCode.InvalidToken, `The access token is ${result.reason === 'malformed' || result.reason === 'signature' ? 'invalid' : result.reason}`);
     const t = result.token;
     return {
@@ -60,7 +63,7 @@ export class DatabaseOAuthProvider implements OAuthTokenVerifier {
 
   /** RFC 7009: revokes a token of this client; unknown, foreign or malformed tokens are ignored. */
   async revokeToken(client: StoredClient, token: string): Promise<void> {
-    const found = await this.tokens.identify(token);
-    if (found && found.clientId === client.clientId) await this.tokens.revoke(found.id);
+    const found = await this.d.tokens.identify(token);
+    if (found && found.clientId === client.clientId) await this.d.tokens.revoke(found.id);
   }
 }

@@ -11,6 +11,15 @@ import { DatabaseOAuthProvider } from './provider.js';
 import { AccessTokens, looksLikeJwt, type VerifyResult } from './tokens.js';
 import { oauthUrls, type OAuthUrls } from './urls.js';
 
+export interface OAuthDeps {
+  db: Db;
+  clock: Clock;
+  /** publicUrl is read on each use (it follows the bound port without PUBLIC_URL); the other for metadata document fetches. */
+  config: Pick<Config, 'publicUrl' | 'dangerouslyAllowPrivateNetworkTargets'>;
+  /** Seals the token signing key at rest. */
+  sealer: Sealer;
+}
+
 /**
  * The OAuth 2.1 authorization server of the MCP endpoint, built once per process (ctx.services.oauth).
  * URLs are computed from config.publicUrl on each use: without PUBLIC_URL it follows the bound port.
@@ -23,23 +32,20 @@ export class OAuthService {
   readonly connectedApps: ConnectedApps;
   private signingKey: Promise<SigningKey> | null = null;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    readonly config: Config,
-    private readonly sealer: Sealer,
-  ) {
+  constructor(private readonly d: OAuthDeps) {
+    const { db, clock, config } = d;
     const issuer = () => this.urls().issuer;
     const mcpResource = () => this.urls().mcpResource;
-    this.clients = new ClientsStore(db, clock, config);
-    this.tokens = new AccessTokens(db, clock, () => this.key(), issuer);
-    this.grants = new Grants(db, clock, this.tokens, mcpResource, issuer);
-    this.provider = new DatabaseOAuthProvider(this.grants, this.tokens, mcpResource);
-    this.connectedApps = new ConnectedApps(db, clock);
+    // The parts share the signing key and URLs, which live here; they are the OAuth area's own, so built here.
+    this.clients = new ClientsStore({ db, clock, config });
+    this.tokens = new AccessTokens({ db, clock, key: () => this.key(), issuer });
+    this.grants = new Grants({ db, clock, tokens: this.tokens, mcpResource, issuer });
+    this.provider = new DatabaseOAuthProvider({ grants: this.grants, tokens: this.tokens, mcpResource });
+    this.connectedApps = new ConnectedApps({ db, clock });
   }
 
   urls(): OAuthUrls {
-    return oauthUrls(this.config.publicUrl);
+    return oauthUrls(this.d.config.publicUrl);
   }
 
   /** Loads the signing key, generating and storing it on the very first start. */
@@ -49,7 +55,7 @@ export class OAuthService {
 
   private key(): Promise<SigningKey> {
     if (!this.signingKey) {
-      this.signingKey = loadOrCreateSigningKey(this.db, this.clock.now(), this.sealer);
+      this.signingKey = loadOrCreateSigningKey(this.d.db, this.d.clock.now(), this.d.sealer);
       this.signingKey.catch(() => {
         this.signingKey = null;
       });

@@ -40,6 +40,15 @@ export type VerifyResult = { ok: true; token: VerifiedToken } | { ok: false; rea
 export const looksLikeJwt = (credential: string): boolean =>
   credential.length <= MAX_TOKEN_LENGTH && /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(credential);
 
+export interface AccessTokensDeps {
+  db: Db;
+  clock: Clock;
+  /** The signing key, loaded (or made on the very first start) by OAuthService. */
+  key: () => Promise<SigningKey>;
+  /** The issuer URL, computed on each use: without PUBLIC_URL it follows the bound port. */
+  issuer: () => string;
+}
+
 /**
  * Access tokens: ES256 JWTs (RFC 9068 profile) with iss, sub (usr_…), aud (the MCP resource),
  * client_id, scope, iat, exp and jti. The JWT is never stored; its jti is the row id in
@@ -47,29 +56,24 @@ export const looksLikeJwt = (credential: string): boolean =>
  * expiry, issuer and audience, then the row (revoked?) and that user and account are still active.
  */
 export class AccessTokens {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly key: () => Promise<SigningKey>,
-    private readonly issuer: () => string,
-  ) {}
+  constructor(private readonly d: AccessTokensDeps) {}
 
   async issue(input: { clientId: string; userId: string; accountId: string; scopes: readonly Permission[]; resource: string }): Promise<IssuedToken> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const id = newId('tok', now);
     const expiresAt = now + ACCESS_TOKEN_TTL_MS;
-    const key = await this.key();
+    const key = await this.d.key();
     const scopes = knownScopes(input.scopes);
     const token = await new SignJWT({ client_id: input.clientId, scope: scopes.join(' '), acc: input.accountId })
       .setProtectedHeader({ alg: JWT_ALG, typ: TOKEN_TYP, kid: key.kid })
-      .setIssuer(this.issuer())
+      .setIssuer(this.d.issuer())
       .setSubject(input.userId)
       .setAudience(input.resource)
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(Math.floor(expiresAt / 1000))
       .setJti(id)
       .sign(key.privateKey);
-    await this.db
+    await this.d.db
       .insertInto('oauth_tokens')
       .values({
         id,
@@ -93,7 +97,7 @@ export class AccessTokens {
   async verify(token: string, audience: string): Promise<VerifyResult> {
     const claims = await this.checkJwt(token, { audience, checkExpiry: true });
     if (!claims.ok) return claims;
-    const row = await this.db
+    const row = await this.d.db
       .selectFrom('oauth_tokens')
       .innerJoin('users', 'users.id', 'oauth_tokens.user_id')
       .innerJoin('accounts', 'accounts.id', 'oauth_tokens.account_id')
@@ -116,11 +120,11 @@ export class AccessTokens {
       .executeTakeFirst();
     if (!row || row.revoked_at !== null) return { ok: false, reason: 'revoked' };
     if (row.user_id !== claims.sub || row.client_id !== claims.clientId || row.resource !== audience) return { ok: false, reason: 'revoked' };
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     if (row.expires_at <= now) return { ok: false, reason: 'expired' };
     if (row.user_active !== 1 || row.account_active !== 1 || row.user_account_id !== row.account_id) return { ok: false, reason: 'inactive' };
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
-      await this.db.updateTable('oauth_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
+      await this.d.db.updateTable('oauth_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
     return {
       ok: true,
@@ -147,7 +151,7 @@ export class AccessTokens {
   }
 
   async revoke(id: string): Promise<void> {
-    await this.db.updateTable('oauth_tokens').set({ revoked_at: this.clock.now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.d.db.updateTable('oauth_tokens').set({ revoked_at: this.d.clock.now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   }
 
   private async checkJwt(
@@ -155,7 +159,7 @@ export class AccessTokens {
     opts: { audience?: string; checkExpiry: boolean },
   ): Promise<{ ok: true; jti: string; sub: string; clientId: string } | { ok: false; reason: TokenRejection }> {
     if (!looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
-    const key = await this.key();
+    const key = await this.d.key();
     try {
       const header = decodeProtectedHeader(token);
       if (header.alg !== JWT_ALG || header.typ !== TOKEN_TYP) return { ok: false, reason: 'malformed' };
@@ -166,9 +170,9 @@ export class AccessTokens {
       const { payload } = await jwtVerify(token, key.publicKey, {
         algorithms: [JWT_ALG],
         typ: TOKEN_TYP,
-        issuer: this.issuer(),
+        issuer: this.d.issuer(),
         ...(opts.audience !== undefined ? { audience: opts.audience } : {}),
-        currentDate: new Date(opts.checkExpiry ? this.clock.now() : 0),
+        currentDate: new Date(opts.checkExpiry ? this.d.clock.now() : 0),
         requiredClaims: ['exp', 'iat', 'sub', 'jti', 'aud'],
       });
       const jti = payload.jti;

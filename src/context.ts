@@ -23,6 +23,7 @@ import { recordContactWrites } from './contacts/provenance.js';
 import { FieldsService } from './fields/service.js';
 import { GroupsService } from './groups/service.js';
 import { TemplatesService } from './templates/service.js';
+import { SandboxRateLimiter } from './sandbox/rate-limit.js';
 import { SandboxService } from './sandbox/service.js';
 import { createCarriers, type Carriers } from './carriers/index.js';
 import { ContactDirectory } from './contacts/directory.js';
@@ -161,7 +162,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     throw err;
   }
   const links = new LinkTokens(sealer);
-  const accounts = new AccountsService(db, clock);
+  const billing = new BillingService({ db, clock });
+  const accounts = new AccountsService({ db, clock, billing });
   // A custom field write is recorded on the contacts row by contacts/, which owns that row.
   const fields = new FieldsService({ db, clock, recordContactWrites });
   const validation = new ValidationService({ accounts, fields, clock });
@@ -170,21 +172,29 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const messageEvents = new MessageEventHub();
   // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.
   const instances = new InstanceRegistry({ db, logger, id: newInstanceId() });
-  const dispatcher = new Dispatcher(db, clock, carriers, accounts, messageEvents, logger, {
-    ...DEFAULT_DISPATCHER_OPTIONS,
-    perSenderPerSecond: config.senderMaxPerSecond,
-    links,
-    claimer: instances,
+  const dispatcher = new Dispatcher({
+    db,
+    clock,
+    carriers,
+    accounts,
+    events: messageEvents,
+    logger,
+    options: { ...DEFAULT_DISPATCHER_OPTIONS, perSenderPerSecond: config.senderMaxPerSecond, links, claimer: instances },
   });
-  const directory = new ContactDirectory(clock);
+  const directory = new ContactDirectory({ clock });
   const templates = new TemplatesService({ db, clock, fields });
-  const throttle = new RecipientRateLimiter(db, clock, config.recipientRateLimit);
+  const throttle = new RecipientRateLimiter({ db, clock, options: config.recipientRateLimit });
   const conversations = new ConversationsService({ db, clock, accounts, throttle });
   const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
   const engagementEvents = new EngagementEventHub();
   // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
-  const consent = new ConsentRecord(db);
-  const optOuts = new OptOutService(db, engagementEvents, async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count, consent);
+  const consent = new ConsentRecord({ db });
+  const optOuts = new OptOutService({
+    db,
+    events: engagementEvents,
+    cancelPending: async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count,
+    consent,
+  });
   const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
   const status = new StatusService({ db, clock, events: messageEvents, logger, inbound });
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
@@ -212,19 +222,19 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
   const services: Services = {
     accounts,
-    billing: new BillingService({ db, clock }),
+    billing,
     budgets: new BudgetsService({ db, clock }),
-    apiKeys: new ApiKeysService(db, clock, changeStampFor(database)),
-    users: new UsersService(db, clock, sealer),
-    sessions: new SessionsService(db, clock, config.sessionTtlMs),
-    login: new LoginService(db, clock, config.login, sealer),
+    apiKeys: new ApiKeysService({ db, clock, stamp: changeStampFor(database) }),
+    users: new UsersService({ db, clock, sealer }),
+    sessions: new SessionsService({ db, clock, ttlMs: config.sessionTtlMs }),
+    login: new LoginService({ db, clock, policy: config.login, sealer }),
     senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
-    oauth: new OAuthService(db, clock, config, sealer),
+    oauth: new OAuthService({ db, clock, config, sealer }),
     fields,
     groups,
     contacts,
     templates,
-    sandbox: new SandboxService(db, clock, { publicUrl: () => config.publicUrl }),
+    sandbox: new SandboxService({ db, clock, publicUrl: () => config.publicUrl, limiter: new SandboxRateLimiter({ db, clock }) }),
     send,
     jobs: new JobsService({ db, clock }),
     // The log names who approved the preview a message was sent from.
@@ -235,18 +245,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
     previews,
     previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
-    interactions: new InteractionsService(db),
+    interactions: new InteractionsService({ db }),
     inbound,
     optOuts,
     consent,
-    contactConsent: new ContactConsent(db, consent),
+    contactConsent: new ContactConsent({ db, consent }),
     unsubscribe: new UnsubscribeService({ db, clock, optOuts }),
-    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService(db, carriers, () => config.publicUrl, links) : null,
+    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService({ db, network: carriers, publicUrl: () => config.publicUrl, links }) : null,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
-    idempotency: new IdempotencyStore(db, clock),
+    idempotency: new IdempotencyStore({ db, clock }),
     health: new HealthService({ database, carriers, clock }),
-    rateLimits: new RateLimitCounters(db, clock),
+    rateLimits: new RateLimitCounters({ db, clock }),
   };
   // Generates and stores the token signing key on the very first start.
   await services.oauth.init();

@@ -38,14 +38,17 @@ export interface CreateKeyOptions {
   sendsNeedApproval?: boolean;
 }
 
+export interface ApiKeysDeps {
+  db: Db;
+  clock: Clock;
+  /** The database's change stamp: while it is the same, principals come from memory; absent (bench/principal-cache.ts), every key is read. */
+  stamp?: ChangeStamp;
+}
+
 export class ApiKeysService {
   private readonly principals = new Map<string, { principal: Principal; stamp: string }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly stamp?: ChangeStamp,
-  ) {}
+  constructor(private readonly d: ApiKeysDeps) {}
 
   /** Creates a key; the secret is in the return value only and is never stored. */
   async create(accountId: string, name: string, permissions: readonly Permission[], options: CreateKeyOptions = {}): Promise<{ key: string; info: ApiKeyInfo }> {
@@ -62,25 +65,25 @@ export class ApiKeysService {
       display_prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
       permissions: JSON.stringify(perms),
       sends_need_approval: options.sendsNeedApproval === true ? 1 : 0,
-      created_at: this.clock.now(),
+      created_at: this.d.clock.now(),
       last_used_at: null,
       revoked_at: null,
     };
-    await this.db.insertInto('api_keys').values(row).execute();
+    await this.d.db.insertInto('api_keys').values(row).execute();
     return { key: secret, info: this.toInfo(row) };
   }
 
   async list(accountId: string): Promise<ApiKeyInfo[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').execute();
+    const rows = await this.d.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').execute();
     return rows.map((r) => this.toInfo(r));
   }
 
   async revoke(accountId: string, keyId: string): Promise<ApiKeyInfo> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.d.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
     if (!row) throw notFound('API key');
     if (row.revoked_at === null) {
-      row.revoked_at = this.clock.now();
-      await this.db.updateTable('api_keys').set({ revoked_at: row.revoked_at }).where('id', '=', keyId).execute();
+      row.revoked_at = this.d.clock.now();
+      await this.d.db.updateTable('api_keys').set({ revoked_at: row.revoked_at }).where('id', '=', keyId).execute();
     }
     this.principals.delete(row.key_hash);
     return this.toInfo(row);
@@ -90,12 +93,12 @@ export class ApiKeysService {
   async authenticate(secret: string): Promise<Principal | null> {
     if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
     const hash = sha256Hex(secret);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     // Taken before the read: whatever commits in between changes the next stamp.
-    const stamp = await this.stamp?.();
+    const stamp = await this.d.stamp?.();
     const cached = this.principals.get(hash);
     if (cached && stamp !== undefined && cached.stamp === stamp) return cached.principal;
-    const row = await this.db
+    const row = await this.d.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'api_keys.permissions', 'api_keys.sends_need_approval', 'api_keys.revoked_at', 'api_keys.last_used_at', 'accounts.active'])
@@ -106,7 +109,7 @@ export class ApiKeysService {
       return null;
     }
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
-      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+      await this.d.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
     const principal: Principal = {
       accountId: row.account_id,

@@ -65,17 +65,22 @@ export interface PasswordAccepted {
   accountId: string;
 }
 
+export interface LoginDeps {
+  db: Db;
+  clock: Clock;
+  /** Failures allowed and the longest lockout (config.login). */
+  policy: LoginPolicy;
+  /** Opens each user's sealed TOTP secret for the second factor. */
+  sealer: Sealer;
+}
+
 /** Password and second-factor checks, slowed per address, per email and per known device. */
 export class LoginService {
   private readonly ramps: Record<'ip' | 'acct' | 'dev', Ramp>;
   private readonly forgetMs: number;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    policy: LoginPolicy,
-    private readonly sealer: Sealer,
-  ) {
+  constructor(private readonly d: LoginDeps) {
+    const policy = d.policy;
     const user = { free: policy.maxFailures, capMs: policy.lockoutMs };
     this.ramps = { ip: { free: IP_FREE_FAILURES, capMs: policy.lockoutMs }, acct: user, dev: user };
     this.forgetMs = Math.max(FORGET_MS, 2 * policy.lockoutMs);
@@ -86,9 +91,9 @@ export class LoginService {
    * `email`, only the device's own failures can slow this attempt.
    */
   async checkPassword(email: string, password: string, ip: string, deviceToken?: string): Promise<PasswordAccepted> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const typed = normaliseEmail(email);
-    const user = await this.db.selectFrom('users').innerJoin('accounts', 'accounts.id', 'users.account_id').selectAll('users').select('accounts.active as account_active').where('email', '=', typed).executeTakeFirst();
+    const user = await this.d.db.selectFrom('users').innerJoin('accounts', 'accounts.id', 'users.account_id').selectAll('users').select('accounts.active as account_active').where('email', '=', typed).executeTakeFirst();
     const device = user ? await this.knownDevice(user.id, deviceToken) : null;
     const counters: Counters = device ? { device } : { ip, email: typed };
     await this.admit(counters, now);
@@ -106,14 +111,14 @@ export class LoginService {
    * same token when the device was known already; its lifetime starts again).
    */
   async checkTotp(userId: string, code: string, ip: string, deviceToken?: string): Promise<{ deviceToken: string }> {
-    const now = this.clock.now();
-    const user = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    const now = this.d.clock.now();
+    const user = await this.d.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     if (!user || user.active !== 1) throw invalid();
     const device = await this.knownDevice(user.id, deviceToken);
     const counters: Counters = device ? { device } : { ip, email: normaliseEmail(user.email) };
     await this.admit(counters, now);
     const cleaned = code.replace(/\s+/g, '');
-    const totp = totpFor(this.sealer.open(user.totp_secret, totpSealContext(user.id)), user.email);
+    const totp = totpFor(this.d.sealer.open(user.totp_secret, totpSealContext(user.id)), user.email);
     const delta = /^\d{6}$/.test(cleaned) ? totp.validate({ token: cleaned, timestamp: now, window: 1 }) : null;
     const counter = delta === null ? null : totp.counter({ timestamp: now }) + delta;
     // A code is good once: a replay of the last accepted step fails like a wrong code. The update
@@ -124,7 +129,7 @@ export class LoginService {
       (user.totp_last_counter === null || counter > user.totp_last_counter) &&
       Number(
         (
-          await this.db
+          await this.d.db
             .updateTable('users')
             .set({ totp_last_counter: counter })
             .where('id', '=', user.id)
@@ -136,7 +141,7 @@ export class LoginService {
     // The person proved both factors: their counter starts again. The address's only gets this
     // attempt back (an attacker may share the address).
     await this.giveBack(counters);
-    await this.db.deleteFrom('login_failures').where('key', '=', keysOf(counters).at(-1)!).execute();
+    await this.d.db.deleteFrom('login_failures').where('key', '=', keysOf(counters).at(-1)!).execute();
     return { deviceToken: await this.rememberDevice(user.id, device ? deviceToken! : undefined, now) };
   }
 
@@ -144,20 +149,20 @@ export class LoginService {
   private async knownDevice(userId: string, token: string | undefined): Promise<string | null> {
     if (!token || token.length < 20 || token.length > 100) return null;
     const hash = sha256Hex(token);
-    const row = await this.db.selectFrom('login_devices').select('token_hash').where('token_hash', '=', hash).where('user_id', '=', userId).where('expires_at', '>', this.clock.now()).executeTakeFirst();
+    const row = await this.d.db.selectFrom('login_devices').select('token_hash').where('token_hash', '=', hash).where('user_id', '=', userId).where('expires_at', '>', this.d.clock.now()).executeTakeFirst();
     return row ? hash : null;
   }
 
   private async rememberDevice(userId: string, knownToken: string | undefined, now: number): Promise<string> {
     const expires = now + KNOWN_DEVICE_TTL_MS;
     if (knownToken) {
-      await this.db.updateTable('login_devices').set({ last_used_at: now, expires_at: expires }).where('token_hash', '=', sha256Hex(knownToken)).execute();
+      await this.d.db.updateTable('login_devices').set({ last_used_at: now, expires_at: expires }).where('token_hash', '=', sha256Hex(knownToken)).execute();
       return knownToken;
     }
     const token = randomToken(32);
-    await this.db.insertInto('login_devices').values({ token_hash: sha256Hex(token), user_id: userId, created_at: now, last_used_at: now, expires_at: expires }).execute();
+    await this.d.db.insertInto('login_devices').values({ token_hash: sha256Hex(token), user_id: userId, created_at: now, last_used_at: now, expires_at: expires }).execute();
     // Expired devices of this user go when a new one comes.
-    await this.db.deleteFrom('login_devices').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
+    await this.d.db.deleteFrom('login_devices').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
     return token;
   }
 
@@ -169,7 +174,7 @@ export class LoginService {
   private async admit(counters: Counters, now: number): Promise<void> {
     for (const key of keysOf(counters).reverse()) {
       if (await this.claim(key, now)) continue;
-      const row = await this.db.selectFrom('login_failures').select('next_attempt_at').where('key', '=', key).executeTakeFirst();
+      const row = await this.d.db.selectFrom('login_failures').select('next_attempt_at').where('key', '=', key).executeTakeFirst();
       throw throttled(Math.max(row?.next_attempt_at ?? now, now + 1), now);
     }
   }
@@ -183,7 +188,7 @@ export class LoginService {
     const ramp = this.ramps[key.slice(0, key.indexOf(':')) as keyof LoginService['ramps']];
     // A counter quiet for forgetMs starts again at this attempt.
     const failures = sql<number>`case when login_failures.last_failure_at < ${now - this.forgetMs} then 1 else login_failures.failures + 1 end`;
-    const res = await this.db
+    const res = await this.d.db
       .insertInto('login_failures')
       .values({ key, failures: 1, last_failure_at: now, next_attempt_at: lockFor(1, ramp, now) })
       .onConflict((oc) =>
@@ -198,7 +203,7 @@ export class LoginService {
 
   /** A right password or code takes its attempt, and the wait it set, off the counters. */
   private async giveBack(counters: Counters): Promise<void> {
-    await this.db.updateTable('login_failures').set({ failures: sql<number>`case when failures > 0 then failures - 1 else 0 end`, next_attempt_at: null }).where('key', 'in', keysOf(counters)).execute();
+    await this.d.db.updateTable('login_failures').set({ failures: sql<number>`case when failures > 0 then failures - 1 else 0 end`, next_attempt_at: null }).where('key', 'in', keysOf(counters)).execute();
   }
 }
 

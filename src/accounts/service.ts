@@ -1,5 +1,5 @@
 import { creditsToMilli, type PriceList } from '../billing/pricing.js';
-import { BillingService } from '../billing/service.js';
+import type { BillingService } from '../billing/service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
@@ -46,16 +46,15 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   createdAt: toIso(row.created_at)!,
 });
 
-export class AccountsService {
+export interface AccountsDeps {
+  db: Db;
+  clock: Clock;
   /** Writes balances for this service (a new account's credits, credits:set): src/billing/ is their only writer. */
-  private readonly billing: BillingService;
+  billing: Pick<BillingService, 'openAccount' | 'setCredits'>;
+}
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {
-    this.billing = new BillingService({ db, clock });
-  }
+export class AccountsService {
+  constructor(private readonly d: AccountsDeps) {}
 
   async create(input: CreateAccountInput, tx?: DbOrTx): Promise<Account> {
     const timezone = input.timezone ?? 'UTC';
@@ -70,7 +69,7 @@ export class AccountsService {
       unsubscribe_url: null,
       company_profile: JSON.stringify(input.companyProfile ?? {}),
       active: 1,
-      created_at: this.clock.now(),
+      created_at: this.d.clock.now(),
       form_confirmations_form_hour: FORM_CONFIRMATION_LIMIT_DEFAULTS.perFormPerHour,
       form_confirmations_form_day: FORM_CONFIRMATION_LIMIT_DEFAULTS.perFormPerDay,
       form_confirmations_account_hour: FORM_CONFIRMATION_LIMIT_DEFAULTS.perAccountPerHour,
@@ -87,22 +86,22 @@ export class AccountsService {
         .insertInto('prices')
         .values(Object.entries(DEFAULT_PRICES).map(([country, p]) => ({ account_id: row.id, country, rcs_price_milli: p.rcs, sms_price_milli: p.sms })))
         .execute();
-      await this.billing.openAccount(t, row.id, credits);
+      await this.d.billing.openAccount(t, row.id, credits);
     };
     if (tx) await write(tx);
-    else await inTransaction(this.db, write);
+    else await inTransaction(this.d.db, write);
     return toAccount({ ...row, credits_milli: creditsToMilli(credits) });
   }
 
   /** Inside a transaction pass `tx`: SQLite has one connection, so a query on `db` would wait for the transaction forever. */
-  async get(id: string, tx: DbOrTx = this.db): Promise<Account> {
+  async get(id: string, tx: DbOrTx = this.d.db): Promise<Account> {
     const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('Account');
     return toAccount(row);
   }
 
   async list(): Promise<Account[]> {
-    const rows = await this.db.selectFrom('accounts').selectAll().orderBy('id').execute();
+    const rows = await this.d.db.selectFrom('accounts').selectAll().orderBy('id').execute();
     return rows.map(toAccount);
   }
 
@@ -128,7 +127,7 @@ export class AccountsService {
       patch.quiet_hours_windows = w === null || Object.keys(w).length === 0 ? null : JSON.stringify(Object.fromEntries(Object.keys(w).sort().map((k) => [k, w[k]!])));
     }
     if (Object.keys(patch).length > 0) {
-      const res = await this.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
+      const res = await this.d.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw notFound('Account');
     }
     return this.get(id);
@@ -136,11 +135,11 @@ export class AccountsService {
 
   /** Sets the balance (an operator's `credits:set`); the billing ledger records it as an adjustment with the reason. */
   async setCredits(id: string, credits: number, reason = 'Balance set by an operator'): Promise<Account> {
-    await this.billing.setCredits(id, credits, reason);
+    await this.d.billing.setCredits(id, credits, reason);
     return this.get(id);
   }
 
-  async priceList(accountId: string, tx: DbOrTx = this.db): Promise<PriceList> {
+  async priceList(accountId: string, tx: DbOrTx = this.d.db): Promise<PriceList> {
     const rows = await tx.selectFrom('prices').selectAll().where('account_id', '=', accountId).execute();
     return new Map(rows.map((r) => [r.country, { rcs: r.rcs_price_milli, sms: r.sms_price_milli }]));
   }
@@ -151,14 +150,14 @@ export class AccountsService {
     if (!/^[A-Z]{2}$/.test(cc)) throw new AppError('VALIDATION_ERROR', `Country must be an ISO 3166-1 alpha-2 code, got ${country}`);
     await this.get(accountId);
     if (price === null) {
-      await this.db.deleteFrom('prices').where('account_id', '=', accountId).where('country', '=', cc).execute();
+      await this.d.db.deleteFrom('prices').where('account_id', '=', accountId).where('country', '=', cc).execute();
       return;
     }
     for (const v of [price.rcs, price.sms]) {
       if (!Number.isFinite(v) || v < 0) throw new AppError('VALIDATION_ERROR', 'Prices must be non-negative numbers');
     }
     const values = { account_id: accountId, country: cc, rcs_price_milli: Math.round(price.rcs * 1000), sms_price_milli: Math.round(price.sms * 1000) };
-    await this.db
+    await this.d.db
       .insertInto('prices')
       .values(values)
       .onConflict((oc) => oc.columns(['account_id', 'country']).doUpdateSet({ rcs_price_milli: values.rcs_price_milli, sms_price_milli: values.sms_price_milli }))

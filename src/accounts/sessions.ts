@@ -18,18 +18,21 @@ export interface SessionInfo {
 const PENDING_TTL_MS = 10 * 60_000;
 
 /** Server-side sessions. The cookie carries a random id; the table keeps only its SHA-256. */
+export interface SessionsDeps {
+  db: Db;
+  clock: Clock;
+  /** How long a signed-in session lives (config.sessionTtlMs). */
+  ttlMs: number;
+}
+
 export class SessionsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+  constructor(private readonly d: SessionsDeps) {}
 
   async create(userId: string, accountId: string, authenticated: boolean): Promise<{ cookie: string; csrfToken: string }> {
     const cookie = randomToken(32);
     const csrfToken = randomToken(24);
-    const now = this.clock.now();
-    await this.db
+    const now = this.d.clock.now();
+    await this.d.db
       .insertInto('sessions')
       .values({
         id_hash: sha256Hex(cookie),
@@ -38,7 +41,7 @@ export class SessionsService {
         csrf_token: csrfToken,
         authenticated_at: authenticated ? now : null,
         created_at: now,
-        expires_at: now + (authenticated ? this.ttlMs : PENDING_TTL_MS),
+        expires_at: now + (authenticated ? this.d.ttlMs : PENDING_TTL_MS),
       })
       .execute();
     return { cookie, csrfToken };
@@ -47,7 +50,7 @@ export class SessionsService {
   async find(cookie: string | undefined): Promise<SessionInfo | null> {
     if (!cookie || cookie.length > 100) return null;
     const idHash = sha256Hex(cookie);
-    const row = await this.db
+    const row = await this.d.db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
@@ -55,7 +58,7 @@ export class SessionsService {
       .select(['sessions.csrf_token', 'sessions.authenticated_at', 'sessions.expires_at', 'accounts.active as account_active'])
       .where('sessions.id_hash', '=', idHash)
       .executeTakeFirst();
-    if (!row || row.expires_at <= this.clock.now() || row.active !== 1 || row.account_active !== 1) return null;
+    if (!row || row.expires_at <= this.d.clock.now() || row.active !== 1 || row.account_active !== 1) return null;
     return {
       user: toUser(row),
       accountId: row.account_id,
@@ -77,11 +80,11 @@ export class SessionsService {
 
   async destroy(cookie: string | undefined): Promise<void> {
     if (!cookie) return;
-    await this.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(cookie)).execute();
+    await this.d.db.deleteFrom('sessions').where('id_hash', '=', sha256Hex(cookie)).execute();
   }
 
   async purgeExpired(): Promise<number> {
-    const res = await this.db.deleteFrom('sessions').where('expires_at', '<=', this.clock.now()).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('sessions').where('expires_at', '<=', this.d.clock.now()).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 }

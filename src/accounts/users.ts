@@ -64,14 +64,17 @@ export async function sealClearTotpSecrets(tx: DbOrTx, sealer: Sealer, sealedPre
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export class UsersService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly sealer: Sealer,
-  ) {}
+export interface UsersDeps {
+  db: Db;
+  clock: Clock;
+  /** Seals each user's TOTP secret at rest. */
+  sealer: Sealer;
+}
 
-  async create(accountId: string, email: string, password?: string, tx: DbOrTx = this.db): Promise<CreatedUser> {
+export class UsersService {
+  constructor(private readonly d: UsersDeps) {}
+
+  async create(accountId: string, email: string, password?: string, tx: DbOrTx = this.d.db): Promise<CreatedUser> {
     const normalized = email.trim().toLowerCase();
     if (!EMAIL_RE.test(normalized) || normalized.length > 254) throw new AppError('VALIDATION_ERROR', `Not an email address: ${email}`);
     const generatedPassword = password === undefined ? randomToken(15) : undefined;
@@ -86,12 +89,12 @@ export class UsersService {
       account_id: accountId,
       email: normalized,
       password_hash: await hashPassword(pw),
-      totp_secret: this.sealer.seal(secret, totpSealContext(id)),
+      totp_secret: this.d.sealer.seal(secret, totpSealContext(id)),
       totp_last_counter: null,
       active: 1,
       failed_logins: 0,
       locked_until: null,
-      created_at: this.clock.now(),
+      created_at: this.d.clock.now(),
     };
     await tx.insertInto('users').values(row).execute();
     return {
@@ -103,32 +106,32 @@ export class UsersService {
   }
 
   async get(id: string): Promise<User> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.d.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('User');
     return toUser(row);
   }
 
   async listForAccount(accountId: string): Promise<User[]> {
-    const rows = await this.db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+    const rows = await this.d.db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
     return rows.map(toUser);
   }
 
   async setActive(id: string, active: boolean): Promise<void> {
-    const res = await this.db.updateTable('users').set({ active: active ? 1 : 0 }).where('id', '=', id).executeTakeFirst();
+    const res = await this.d.db.updateTable('users').set({ active: active ? 1 : 0 }).where('id', '=', id).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw notFound('User');
-    if (!active) await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    if (!active) await this.d.db.deleteFrom('sessions').where('user_id', '=', id).execute();
   }
 
   /** A new TOTP secret (re-enrolment); old codes stop working at once. */
   async resetTotp(id: string): Promise<CreatedUser> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.d.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('User');
     const secret = new OTPAuth.Secret({ size: 20 }).base32;
-    await this.db.updateTable('users').set({ totp_secret: this.sealer.seal(secret, totpSealContext(id)), totp_last_counter: null }).where('id', '=', id).execute();
+    await this.d.db.updateTable('users').set({ totp_secret: this.d.sealer.seal(secret, totpSealContext(id)), totp_last_counter: null }).where('id', '=', id).execute();
     return { user: toUser(row), totpSecret: secret, otpauthUri: totpFor(secret, row.email).toString() };
   }
 
   now(): number {
-    return this.clock.now();
+    return this.d.clock.now();
   }
 }

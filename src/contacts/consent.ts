@@ -47,6 +47,11 @@ export function consentDetail(e: ConsentEvent): string | null {
 /** What reading a contact's consent uses of the suppression area. */
 export type ConsentReader = Pick<ConsentRecord, 'history' | 'status' | 'known'>;
 
+export interface ContactConsentDeps {
+  db: Db;
+  consent: ConsentReader;
+}
+
 /**
  * The consent record of a contact or number (GET /api/v1/contacts/{id}/consent, get_contact, the console). `{id}`
  * as in GET /contacts/{id}: a contact id — its current number's record — or a phone number, which keeps answering
@@ -54,38 +59,35 @@ export type ConsentReader = Pick<ConsentRecord, 'history' | 'status' | 'known'>;
  * unknown contact id, and for a number the account has no contact, no event and no opt-out of.
  */
 export class ContactConsent {
-  constructor(
-    private readonly db: Db,
-    private readonly consent: ConsentReader,
-  ) {}
+  constructor(private readonly d: ContactConsentDeps) {}
 
   async standing(accountId: string, idOrPhone: string): Promise<ConsentStanding> {
     let phone: string;
     let contact: { id: string; disabled: number } | undefined;
     const ref = contactRef(idOrPhone);
     if (ref.id !== null) {
-      const row = await this.db.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('id', '=', ref.id).where('account_id', '=', accountId).executeTakeFirst();
+      const row = await this.d.db.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('id', '=', ref.id).where('account_id', '=', accountId).executeTakeFirst();
       if (!row) throw notFound('Contact');
       ({ phone, ...contact } = row);
     } else {
       if (ref.digits === null) throw notFound('Contact');
       phone = ref.digits;
-      contact = await this.db.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
-      if (!contact && !(await this.consent.known(accountId, phone))) throw notFound('Contact');
+      contact = await this.d.db.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
+      if (!contact && !(await this.d.consent.known(accountId, phone))) throw notFound('Contact');
     }
-    const s = await this.consent.status(accountId, phone);
+    const s = await this.d.consent.status(accountId, phone);
     return { phone: `+${phone}`, contactId: contact?.id ?? null, contactDisabled: contact ? contact.disabled === 1 : null, optedOut: s.optedOut, optedOutAt: s.optedOutAt };
   }
 
   /** Standing and the latest few events of a number (get_contact). */
   async brief(accountId: string, phoneDigits: string): Promise<ConsentBrief> {
-    const [s, events] = await Promise.all([this.consent.status(accountId, phoneDigits), this.consent.history(accountId, phoneDigits, { limit: CONSENT_BRIEF_EVENTS })]);
+    const [s, events] = await Promise.all([this.d.consent.status(accountId, phoneDigits), this.d.consent.history(accountId, phoneDigits, { limit: CONSENT_BRIEF_EVENTS })]);
     return { ...s, latest: events.data.map((e) => ({ kind: e.kind, source: e.source, occurredAt: e.occurredAt, detail: consentDetail(e) })) };
   }
 
   async history(accountId: string, idOrPhone: string, page: { limit: number; cursor?: string | undefined }): Promise<ContactConsentPage> {
     const status = await this.standing(accountId, idOrPhone);
-    const events = await this.consent.history(accountId, status.phone.slice(1), page);
+    const events = await this.d.consent.history(accountId, status.phone.slice(1), page);
     return { ...events, status };
   }
 }

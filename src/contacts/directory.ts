@@ -43,13 +43,18 @@ const CONTACT_FIELDS = ['id', 'phone', 'country', 'first_name', 'last_name', 'em
 const CONTACT_COLUMNS = [...CONTACT_FIELDS, 'fields'] as const;
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['assistant_writes', 'fields']);
 
+export interface ContactDirectoryDeps {
+  /** Stamps the contacts it creates; the database is the caller's transaction. */
+  clock: Clock;
+}
+
 /**
  * Bulk contact access for sends: look-ups by phone for up to 10,000 recipients in a few queries,
  * and auto-creation of contacts for unknown numbers (spec §2.13 rule 3). Countries are checked by
  * the caller against the price list before anything is created here.
  */
 export class ContactDirectory {
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly d: ContactDirectoryDeps) {}
 
   /**
    * Contacts of these phones with their custom fields, in one statement for any number of phones:
@@ -114,7 +119,7 @@ export class ContactDirectory {
 
   /** Creates bare contacts (phone only) for numbers that have none; returns them by phone. */
   async createMany(tx: DbOrTx, accountId: string, entries: readonly { phone: string; country: string }[]): Promise<Map<string, RecipientContact>> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const result = new Map<string, RecipientContact>();
     for (const part of chunks(entries, 200)) {
       const rows = part.map((e) => newContactRow(accountId, e, now));

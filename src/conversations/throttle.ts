@@ -27,6 +27,13 @@ export interface RateLimitState {
 /** Up to this many numbers are looked up directly. */
 const SMALL = 50;
 
+export interface RecipientRateLimiterDeps {
+  db: Db;
+  clock: Clock;
+  /** The limit (config.recipientRateLimit); max 0 turns it off. */
+  options: ThrottleOptions;
+}
+
 /**
  * The per-recipient throttle (docs/decisions.md "Engagement"): at most `max` outbound messages of
  * one account to one number per rolling `windowMs`, counted at accept time (immediate and
@@ -35,14 +42,10 @@ const SMALL = 50;
  * the database, so it holds across restarts and instances.
  */
 export class RecipientRateLimiter implements RecipientThrottle {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    readonly options: ThrottleOptions,
-  ) {}
+  constructor(private readonly d: RecipientRateLimiterDeps) {}
 
   get enabled(): boolean {
-    return this.options.max > 0;
+    return this.d.options.max > 0;
   }
 
   /** Numbers of `phones` that may not get another message now (for the send path). */
@@ -50,8 +53,8 @@ export class RecipientRateLimiter implements RecipientThrottle {
     const out = new Map<string, { reason: string; retryAfterSeconds: number }>();
     if (!this.enabled || phones.length === 0) return out;
     await this.serialise(tx, accountId, phones);
-    const now = this.clock.now();
-    const since = now - this.options.windowMs;
+    const now = this.d.clock.now();
+    const since = now - this.d.options.windowMs;
     const full: string[] = [];
     // How many messages the account has in the window at all (an index-only count, both
     // directions: an upper bound). Fewer than the limit: nobody can be at it. Otherwise pick the
@@ -62,7 +65,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
       phones.length <= SMALL
         ? Infinity
         : Number((await tx.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('created_at', '>', since).executeTakeFirst())?.n ?? 0);
-    if (recent < this.options.max) return out;
+    if (recent < this.d.options.max) return out;
     if (recent <= phones.length) {
       const wanted = new Set(phones);
       const rows = await tx
@@ -72,7 +75,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
         .where('created_at', '>', since)
         .where('direction', '=', 'OUTBOUND')
         .groupBy('phone')
-        .having((eb) => eb.fn.countAll(), '>=', this.options.max)
+        .having((eb) => eb.fn.countAll(), '>=', this.d.options.max)
         .execute();
       for (const r of rows) if (wanted.has(r.phone)) full.push(r.phone);
     } else {
@@ -94,7 +97,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
               .where('direction', '=', 'OUTBOUND')
               .where('created_at', '>', since),
           '>=',
-          this.options.max,
+          this.d.options.max,
         )
         .execute();
       for (const r of rows) full.push(r.phone);
@@ -103,7 +106,7 @@ export class RecipientRateLimiter implements RecipientThrottle {
       const state = await this.state(accountId, phone, tx, now);
       const retryAfterSeconds = Math.max(1, Math.ceil(state.retryAfterMs / 1000));
       out.set(phone, {
-        reason: `+${phone} already got ${state.used} message(s) from this account in the last ${minutes(this.options.windowMs)} (limit ${this.options.max} per recipient); try again in ${retryAfterSeconds} s`,
+        reason: `+${phone} already got ${state.used} message(s) from this account in the last ${minutes(this.d.options.windowMs)} (limit ${this.d.options.max} per recipient); try again in ${retryAfterSeconds} s`,
         retryAfterSeconds,
       });
     }
@@ -126,8 +129,8 @@ export class RecipientRateLimiter implements RecipientThrottle {
   }
 
   /** The throttle's state for one number (GET /conversations/{phoneNumber}/rate-limit). */
-  async state(accountId: string, phone: string, tx: DbOrTx = this.db, now = this.clock.now()): Promise<RateLimitState> {
-    const { max, windowMs } = this.options;
+  async state(accountId: string, phone: string, tx: DbOrTx = this.d.db, now = this.d.clock.now()): Promise<RateLimitState> {
+    const { max, windowMs } = this.d.options;
     const times = (
       await tx
         .selectFrom('messages')

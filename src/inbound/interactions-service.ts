@@ -35,16 +35,20 @@ function toInteraction(r: Row): Interaction {
   };
 }
 
+export interface InteractionsDeps {
+  db: Db;
+}
+
 /**
  * Taps and replies for analytics (spec §4.7 list_rcs_interactions; REST GET {base_url}/interactions).
  * Newest first, keyset-paginated on (occurredAt, id); every filter is scoped to the account.
  */
 export class InteractionsService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly d: InteractionsDeps) {}
 
   async list(accountId: string, rawQuery: unknown): Promise<InteractionList> {
     const q = parseOrThrow(InteractionsQuerySchema, rawQuery ?? {}, 'Query');
-    let qb = this.db
+    let qb = this.d.db
       .selectFrom('interactions')
       .leftJoin('contacts', (j) => j.onRef('contacts.id', '=', 'interactions.contact_id').onRef('contacts.account_id', '=', 'interactions.account_id'))
       .selectAll('interactions')

@@ -65,6 +65,16 @@ const THREAD_LIMIT = 200;
 /** Numbers listed at once; a search finds the others. */
 export const NUMBER_LIMIT = 200;
 
+export interface VirtualPhoneDeps {
+  db: Db;
+  /** Raises the person's taps and replies as the carrier events a real network raises. */
+  network: Pick<SimulatedNetwork, 'userTap' | 'userReply'>;
+  /** Read at call time: the public URL follows the bound port when PUBLIC_URL is not set. */
+  publicUrl: () => string;
+  /** The network's store keeps link tokens masked; the phone shows what the person received. */
+  links: Pick<LinkTokens, 'reveal'>;
+}
+
 /**
  * The virtual phone of the simulated network (DESIGN §7): numbers that received messages from the
  * account, what each received (sim_messages, the network's own record), and the person's side —
@@ -73,16 +83,10 @@ export const NUMBER_LIMIT = 200;
  * number never show.
  */
 export class VirtualPhoneService {
-  constructor(
-    private readonly db: Db,
-    private readonly network: SimulatedNetwork,
-    private readonly publicUrl: () => string,
-    /** The network's store keeps link tokens masked; the phone shows what the person received. */
-    private readonly links: LinkTokens | null = null,
-  ) {}
+  constructor(private readonly d: VirtualPhoneDeps) {}
 
   private payloadOf(sim: { payload: string; message_id: string }): string {
-    return this.links ? this.links.reveal(sim.payload, sim.message_id) : sim.payload;
+    return this.d.links.reveal(sim.payload, sim.message_id);
   }
 
   /**
@@ -91,7 +95,7 @@ export class VirtualPhoneService {
    * in the database, so a number beyond the first NUMBER_LIMIT is found too.
    */
   async numbers(accountId: string, search: PhoneSearch | null = null): Promise<{ numbers: PhoneNumberSummary[]; more: boolean }> {
-    let q = this.db
+    let q = this.d.db
       .selectFrom('sim_messages')
       .select((eb) => ['to_phone', eb.fn.countAll<number>().as('n'), eb.fn.max('created_at').as('last')])
       .where('account_id', '=', accountId);
@@ -105,7 +109,7 @@ export class VirtualPhoneService {
       q = q.where(
         'to_phone',
         'in',
-        this.db
+        this.d.db
           .selectFrom('contacts')
           .select(sql<string>`'+' || phone`.as('e164'))
           .where('account_id', '=', accountId)
@@ -122,7 +126,7 @@ export class VirtualPhoneService {
     const digits = rows.map((r) => r.to_phone.replace(/^\+/, ''));
     const names = new Map<string, string>();
     if (digits.length) {
-      const contacts = await this.db.selectFrom('contacts').select(['phone', 'first_name', 'last_name']).where('account_id', '=', accountId).where('phone', 'in', digits).execute();
+      const contacts = await this.d.db.selectFrom('contacts').select(['phone', 'first_name', 'last_name']).where('account_id', '=', accountId).where('phone', 'in', digits).execute();
       for (const c of contacts) {
         const name = [c.first_name, c.last_name].filter(Boolean).join(' ');
         if (name) names.set(c.phone, name);
@@ -138,7 +142,7 @@ export class VirtualPhoneService {
   async requireNumber(accountId: string, raw: string): Promise<string> {
     const n = normalizePhone(raw);
     if (n.ok) {
-      const hit = await this.db.selectFrom('sim_messages').select('id').where('account_id', '=', accountId).where('to_phone', '=', n.e164).limit(1).executeTakeFirst();
+      const hit = await this.d.db.selectFrom('sim_messages').select('id').where('account_id', '=', accountId).where('to_phone', '=', n.e164).limit(1).executeTakeFirst();
       if (hit) return n.e164;
     }
     throw new AppError('NOT_FOUND', 'This number has received no message from your account on the simulated network.');
@@ -147,9 +151,9 @@ export class VirtualPhoneService {
   async view(accountId: string, e164: string): Promise<PhoneView> {
     const digits = e164.slice(1);
     const [sims, senders, inbound, taps, optedOut] = await Promise.all([
-      this.db.selectFrom('sim_messages').selectAll().where('account_id', '=', accountId).where('to_phone', '=', e164).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(THREAD_LIMIT).execute(),
-      this.db.selectFrom('senders').select(['id', 'name', 'type', 'stop_keyword']).where('account_id', '=', accountId).execute(),
-      this.db
+      this.d.db.selectFrom('sim_messages').selectAll().where('account_id', '=', accountId).where('to_phone', '=', e164).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(THREAD_LIMIT).execute(),
+      this.d.db.selectFrom('senders').select(['id', 'name', 'type', 'stop_keyword']).where('account_id', '=', accountId).execute(),
+      this.d.db
         .selectFrom('messages')
         .select(['sendername_id', 'text', 'created_at', 'type'])
         .where('account_id', '=', accountId)
@@ -158,7 +162,7 @@ export class VirtualPhoneService {
         .orderBy('created_at', 'desc')
         .limit(THREAD_LIMIT)
         .execute(),
-      this.db
+      this.d.db
         .selectFrom('interactions')
         .innerJoin('sim_messages', 'sim_messages.message_id', 'interactions.message_id')
         .select(['sim_messages.sender_id', 'interactions.button_text', 'interactions.occurred_at'])
@@ -168,7 +172,7 @@ export class VirtualPhoneService {
         .orderBy('interactions.occurred_at', 'desc')
         .limit(THREAD_LIMIT)
         .execute(),
-      optedOutPhones(this.db, accountId, [digits]),
+      optedOutPhones(this.d.db, accountId, [digits]),
     ]);
     const senderById = new Map(senders.map((s) => [s.id, s]));
     const threads = new Map<string, PhoneThread>();
@@ -213,7 +217,7 @@ export class VirtualPhoneService {
    * to open next when the button opens this server's unsubscribe page (a link the phone follows).
    */
   async tap(accountId: string, e164: string, simId: string, rawTarget: string): Promise<{ openPath: string | null }> {
-    const sim = await this.db.selectFrom('sim_messages').selectAll().where('id', '=', simId).where('account_id', '=', accountId).where('to_phone', '=', e164).executeTakeFirst();
+    const sim = await this.d.db.selectFrom('sim_messages').selectAll().where('id', '=', simId).where('account_id', '=', accountId).where('to_phone', '=', e164).executeTakeFirst();
     const target = parseTapTarget(rawTarget);
     if (!sim || sim.channel !== 'RCS' || !target) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
     const payload = parseJson<{ messageType?: string; content?: Content }>(this.payloadOf(sim), {});
@@ -224,17 +228,17 @@ export class VirtualPhoneService {
     if (!button || (!button.reply && !button.action)) throw new AppError('NOT_FOUND', 'That button is not on a message this number received.');
     const base = { messageId: sim.message_id, from: e164, senderId: sim.sender_id };
     if (button.reply) {
-      await this.network.userTap({ ...base, type: 'reply', buttonText: button.reply.text, postbackData: button.reply.postbackData ?? null });
+      await this.d.network.userTap({ ...base, type: 'reply', buttonText: button.reply.text, postbackData: button.reply.postbackData ?? null });
       return { openPath: null };
     }
     const a = button.action!;
-    await this.network.userTap({ ...base, type: a.type === 'postback' ? 'postback' : 'action', buttonText: a.text, postbackData: a.postbackData ?? null });
+    await this.d.network.userTap({ ...base, type: a.type === 'postback' ? 'postback' : 'action', buttonText: a.text, postbackData: a.postbackData ?? null });
     // An unsubscribe chip makes the phone send the stop keyword, as a handset does.
     if (a.type === 'unsubscribe') {
-      await this.network.userReply({ from: e164, senderId: sim.sender_id, channel: 'RCS', text: a.unsubscribeAction?.stopKeyword ?? 'STOP', unsubscribeChip: true });
+      await this.d.network.userReply({ from: e164, senderId: sim.sender_id, channel: 'RCS', text: a.unsubscribeAction?.stopKeyword ?? 'STOP', unsubscribeChip: true });
     }
     const url = a.openUrlAction?.url ?? a.openUrlInWebviewAction?.url;
-    const prefix = `${this.publicUrl()}/u/`;
+    const prefix = `${this.d.publicUrl()}/u/`;
     return { openPath: url && url.startsWith(prefix) ? `/u/${url.slice(prefix.length)}` : null };
   }
 
@@ -242,9 +246,9 @@ export class VirtualPhoneService {
   async reply(accountId: string, e164: string, senderId: string, text: string): Promise<void> {
     const trimmed = text.trim();
     if (trimmed === '' || trimmed.length > 1000) throw new AppError('VALIDATION_ERROR', 'Write 1 to 1000 characters.');
-    const sim = await this.db.selectFrom('sim_messages').select('channel').where('account_id', '=', accountId).where('to_phone', '=', e164).where('sender_id', '=', senderId).limit(1).executeTakeFirst();
-    const sender = await this.db.selectFrom('senders').select('type').where('id', '=', senderId).where('account_id', '=', accountId).executeTakeFirst();
+    const sim = await this.d.db.selectFrom('sim_messages').select('channel').where('account_id', '=', accountId).where('to_phone', '=', e164).where('sender_id', '=', senderId).limit(1).executeTakeFirst();
+    const sender = await this.d.db.selectFrom('senders').select('type').where('id', '=', senderId).where('account_id', '=', accountId).executeTakeFirst();
     if (!sim || !sender) throw new AppError('NOT_FOUND', 'This number has received nothing from that sender.');
-    await this.network.userReply({ from: e164, senderId, channel: sender.type === 'SMS' ? 'SMS' : sim.channel, text: trimmed });
+    await this.d.network.userReply({ from: e164, senderId, channel: sender.type === 'SMS' ? 'SMS' : sim.channel, text: trimmed });
   }
 }

@@ -72,6 +72,19 @@ const NOT_READY_RECHECK_MS = 1_000;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+export interface DispatcherDeps {
+  db: Db;
+  clock: Clock;
+  carriers: Carriers;
+  /** Prices each message as it is handed over (the account's price list). */
+  accounts: Pick<AccountsService, 'priceList'>;
+  /** Hears of each status change inside the transaction that made it. */
+  events: MessageEvents;
+  logger: Logger;
+  /** Timing, batch sizes and claims; context.ts starts from DEFAULT_DISPATCHER_OPTIONS. */
+  options: DispatcherOptions;
+}
+
 /**
  * The durable queue: messages are rows with `pending = 1` and a `due_at`. A round claims due rows
  * by setting a lease, hands each to its carrier with the message id as idempotency key, and
@@ -104,18 +117,10 @@ export class Dispatcher {
   /** Decoded messages.quiet_place strings (few distinct ones: country, area code, contact zone, window). */
   private readonly quietPlaces = new Map<string, RecipientPlace | null>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly carriers: Carriers,
-    private readonly accounts: AccountsService,
-    private readonly events: MessageEvents,
-    private readonly logger: Logger,
-    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
-  ) {
-    this.budget = new SenderBudget(options.perSenderPerSecond);
-    this.overlapRecords = statementsRunInParallel(db);
-    this.loop = new PollingLoop(() => this.runRound(), (err) => this.logger.error({ err }, 'dispatcher round failed'), options.idleMs);
+  constructor(private readonly d: DispatcherDeps) {
+    this.budget = new SenderBudget(d.options.perSenderPerSecond);
+    this.overlapRecords = statementsRunInParallel(d.db);
+    this.loop = new PollingLoop(() => this.runRound(), (err) => this.d.logger.error({ err }, 'dispatcher round failed'), d.options.idleMs);
   }
 
   start(): void {
@@ -139,7 +144,7 @@ export class Dispatcher {
     this.adopted = [];
     for (const [lease, ids] of byLease) {
       for (let i = 0; i < ids.length; i += 500) {
-        await this.db
+        await this.d.db
           .updateTable('messages')
           .set((eb) => ({ lease_until: null, claimed_by: null, attempts: eb('attempts', '-', 1) }))
           .where('id', 'in', ids.slice(i, i + 500))
@@ -157,7 +162,7 @@ export class Dispatcher {
 
   /** The id claims are stamped with (null: none, the lease alone decides). */
   private get claimedBy(): string | null {
-    return this.options.claimer?.id ?? null;
+    return this.d.options.claimer?.id ?? null;
   }
 
   /**
@@ -167,7 +172,7 @@ export class Dispatcher {
    */
   async releaseClaimsOf(instances: readonly string[]): Promise<number> {
     if (instances.length === 0) return 0;
-    const released = await this.db
+    const released = await this.d.db
       .updateTable('messages')
       .set({ lease_until: null, claimed_by: null })
       .where('pending', '=', 1)
@@ -186,8 +191,8 @@ export class Dispatcher {
    * process holds.
    */
   async renewClaims(): Promise<void> {
-    const now = this.clock.now();
-    const due = now + this.options.leaseMs / 2;
+    const now = this.d.clock.now();
+    const due = now + this.d.options.leaseMs / 2;
     const byLease = new Map<number, MessagesTable[]>();
     for (const r of [...this.inHand, ...this.adopted]) {
       if (r.lease_until === null || r.lease_until > due) continue;
@@ -195,11 +200,11 @@ export class Dispatcher {
       list.push(r);
       byLease.set(r.lease_until, list);
     }
-    const until = now + this.options.leaseMs;
+    const until = now + this.d.options.leaseMs;
     for (const [lease, rows] of byLease) {
       for (let i = 0; i < rows.length; i += 500) {
         const part = rows.slice(i, i + 500);
-        const renewed = await this.db
+        const renewed = await this.d.db
           .updateTable('messages')
           .set({ lease_until: until })
           .where('id', 'in', part.map((r) => r.id))
@@ -218,7 +223,7 @@ export class Dispatcher {
     const claimed = await this.round(this.overlapRecords);
     if (claimed > 0) return 0;
     // Due work held back by the per-sender buckets: wait for the next token instead of spinning.
-    const throttled = this.throttled ? Math.min(this.options.idleMs, Math.max(1, Math.ceil(1000 / this.options.perSenderPerSecond))) : null;
+    const throttled = this.throttled ? Math.min(this.d.options.idleMs, Math.max(1, Math.ceil(1000 / this.d.options.perSenderPerSecond))) : null;
     this.throttled = false;
     return throttled ?? (await this.idleDelay());
   }
@@ -230,9 +235,9 @@ export class Dispatcher {
    */
   private async idleDelay(): Promise<number> {
     try {
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       const held = this.heldSenders(now);
-      const next = await this.db
+      const next = await this.d.db
         .selectFrom('messages')
         .select('due_at')
         .where('pending', '=', 1)
@@ -241,10 +246,10 @@ export class Dispatcher {
         .orderBy('due_at')
         .limit(1)
         .executeTakeFirst();
-      if (!next) return this.options.idleMs;
-      return Math.max(0, Math.min(this.options.idleMs, next.due_at - now));
+      if (!next) return this.d.options.idleMs;
+      return Math.max(0, Math.min(this.d.options.idleMs, next.due_at - now));
     } catch {
-      return this.options.idleMs;
+      return this.d.options.idleMs;
     }
   }
 
@@ -259,9 +264,9 @@ export class Dispatcher {
    */
   async leaseForNewMessages(db: DbOrTx, senderId: string, count: number): Promise<{ count: number; leaseUntil: number; claimedBy: string | null }> {
     if (this.loop.isStopped || count <= 0) return { count: 0, leaseUntil: 0, claimedBy: null };
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const available = await this.budget.available(db, senderId, now);
-    return { count: Math.max(0, Math.min(count, available, MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.options.leaseMs, claimedBy: this.claimedBy };
+    return { count: Math.max(0, Math.min(count, available, MAX_ADOPTED - this.adopted.length)), leaseUntil: now + this.d.options.leaseMs, claimedBy: this.claimedBy };
   }
 
   /**
@@ -284,8 +289,8 @@ export class Dispatcher {
     const all = this.adopted;
     const known = all.length;
     const live = all.filter((row) => (row.lease_until ?? 0) >= now + ADOPT_MARGIN_MS);
-    const round = live.slice(0, this.options.claimLimit);
-    const budget = await this.budget.take(this.db, countBySender(round), now);
+    const round = live.slice(0, this.d.options.claimLimit);
+    const budget = await this.budget.take(this.d.db, countBySender(round), now);
     const take: MessagesTable[] = [];
     const keep: MessagesTable[] = [];
     for (const row of round) {
@@ -314,7 +319,7 @@ export class Dispatcher {
    * waits for the previous one's, so at most one record runs beside one hand-over.
    */
   private async round(overlap: boolean): Promise<number> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     let rows = await this.takeAdopted(now);
     if (rows.length === 0) rows = await this.claimDue(now);
     if (rows.length === 0) return 0;
@@ -325,7 +330,7 @@ export class Dispatcher {
       await this.record(rows, updates).finally(() => this.letGo(rows));
     } else {
       this.recording = this.record(rows, updates)
-        .catch((err: unknown) => this.logger.error({ err, messages: rows.length }, 'dispatcher could not record a round (its messages are claimed again when their lease runs out)'))
+        .catch((err: unknown) => this.d.logger.error({ err, messages: rows.length }, 'dispatcher could not record a round (its messages are claimed again when their lease runs out)'))
         .finally(() => this.letGo(rows));
     }
     return rows.length;
@@ -346,7 +351,7 @@ export class Dispatcher {
    */
   private async claimDue(now: number): Promise<MessagesTable[]> {
     const held = this.heldSenders(now);
-    return inClaim(this.db, async (tx) => {
+    return inClaim(this.d.db, async (tx) => {
       const candidates = await lockedForClaim(
         tx,
         tx
@@ -357,7 +362,7 @@ export class Dispatcher {
           .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
           .$if(held.length > 0, (q) => q.where((eb) => eb.or([eb('type', '!=', 'SMS'), eb('sendername_id', 'not in', held)])))
           .orderBy('due_at')
-          .limit(this.options.claimLimit),
+          .limit(this.d.options.claimLimit),
       ).execute();
       if (candidates.length === 0) return [];
       const budget = await this.budget.take(tx, countBySender(candidates), now);
@@ -378,14 +383,14 @@ export class Dispatcher {
    * the row after the attempt, or null when another worker holds it.
    */
   async dispatchNow(id: string): Promise<MessagesTable | null> {
-    const now = this.clock.now();
-    const row = await this.db.selectFrom('messages').select(['sendername_id', 'due_at', 'pending']).where('id', '=', id).executeTakeFirst();
+    const now = this.d.clock.now();
+    const row = await this.d.db.selectFrom('messages').select(['sendername_id', 'due_at', 'pending']).where('id', '=', id).executeTakeFirst();
     if (!row || row.pending !== 1 || row.due_at > now) return this.load(id);
-    if ((await this.budget.take(this.db, new Map([[row.sendername_id, 1]]), now)).get(row.sendername_id)! < 1) {
+    if ((await this.budget.take(this.d.db, new Map([[row.sendername_id, 1]]), now)).get(row.sendername_id)! < 1) {
       this.wake();
       return this.load(id);
     }
-    const claimed = await this.claim(this.db, [id], now);
+    const claimed = await this.claim(this.d.db, [id], now);
     if (claimed.length === 0) return this.awaitOtherClaim(id);
     await this.record(claimed, await this.send(claimed));
     return this.load(id);
@@ -405,14 +410,14 @@ export class Dispatcher {
       // A released lease (null, or run out) means that claimer has finished without sending
       // (deferred for a retry, or given back): the row is honestly queued now.
       if (!row || row.pending !== 1) return row;
-      const released = row.lease_until === null || row.lease_until <= this.clock.now();
+      const released = row.lease_until === null || row.lease_until <= this.d.clock.now();
       if (released || Date.now() >= until) return row;
       await sleep(CLAIMED_ELSEWHERE_POLL_MS);
     }
   }
 
   private async load(id: string): Promise<MessagesTable | null> {
-    return (await this.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+    return (await this.d.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
   /** Leases the given rows where they are still claimable (`db`: the claim's transaction, or the database for one row). */
@@ -428,7 +433,7 @@ export class Dispatcher {
       // is not claimed twice (dispatchNow claims without a locked candidate query).
       const rows = await db
         .updateTable('messages')
-        .set((eb) => ({ lease_until: now + this.options.leaseMs, claimed_by: this.claimedBy, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ lease_until: now + this.d.options.leaseMs, claimed_by: this.claimedBy, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', part)
         .where(claimable)
         .returningAll()
@@ -451,7 +456,7 @@ export class Dispatcher {
     const priceLists = new Map<string, PriceList>();
     const rcs: MessagesTable[] = [];
     const sms: SmsJob[] = [];
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const quietOpenings = new Map<string, number | null>();
     for (const row of rows) {
       try {
@@ -468,7 +473,7 @@ export class Dispatcher {
         // Decided at accept time when the country has no RCS price (fallback_used already 1).
         else if (row.fallback_used === 1) sms.push({ row, fallbackReason: row.fallback_reason ?? 'RCS_COUNTRY_NOT_SUPPORTED' });
         else {
-          const cap = await this.carriers.rcs.capability(`+${row.phone}`, row.sendername_id);
+          const cap = await this.d.carriers.rcs.capability(`+${row.phone}`, row.sendername_id);
           if (cap.rcs) rcs.push(row);
           else sms.push({ row, fallbackReason: cap.reason === 'UNREACHABLE' ? 'UNREACHABLE' : 'RCS_NOT_SUPPORTED' });
         }
@@ -481,7 +486,7 @@ export class Dispatcher {
     if (rcs.length > 0) {
       const outcomes = await this.handOver(rcs, async (list) => {
         const names = await this.senderNamesOf(list.map((row) => row.sendername_id));
-        return this.carriers.rcs.sendMany(
+        return this.d.carriers.rcs.sendMany(
           list.map((row) => ({
             messageId: row.id,
             accountId: row.account_id,
@@ -497,7 +502,7 @@ export class Dispatcher {
         const outcome = outcomes[i]!;
         if (outcome.ok) updates.push(this.sent(row, outcome.carrierMessageId, 'RCS'));
         else if (outcome.notReady) updates.push(this.deferred(row, outcome));
-        else if (outcome.retryable && row.attempts < this.options.maxAttempts) updates.push(this.retryOrFail(row, outcome));
+        else if (outcome.retryable && row.attempts < this.d.options.maxAttempts) updates.push(this.retryOrFail(row, outcome));
         else sms.push({ row, fallbackReason: `RCS_FAILED: ${outcome.code}`, rcsOutcome: outcome });
       });
     }
@@ -522,7 +527,7 @@ export class Dispatcher {
       const outcomes = await this.handOver(handOver, async (list) => {
         const senderOf = ({ job, fallback }: (typeof list)[number]) => (fallback ? fallback.sendernameId : job.row.sendername_id);
         const names = await this.senderNamesOf(list.map(senderOf));
-        return this.carriers.sms.sendMany(
+        return this.d.carriers.sms.sendMany(
           list.map((item) => {
             const { job, fallback } = item;
             const text = this.reveal(fallback ? job.row.fallback_text! : job.row.text, job.row.id);
@@ -558,7 +563,7 @@ export class Dispatcher {
         const base: Update = { id: row.id, fallback_used: 1, fallback_reason: job.fallbackReason, sms_segments: facts.segments, sms_encoding: facts.encoding };
         if (!outcome.ok) {
           // A temporary failure retries the whole route later (capability, RCS, then fallback).
-          updates.push(outcome.retryable && row.attempts < this.options.maxAttempts ? this.retryOrFail(row, outcome) : { ...this.failed(row, `${outcome.code}: ${outcome.reason}`), ...base, id: row.id });
+          updates.push(outcome.retryable && row.attempts < this.d.options.maxAttempts ? this.retryOrFail(row, outcome) : { ...this.failed(row, `${outcome.code}: ${outcome.reason}`), ...base, id: row.id });
           continue;
         }
         // The fallback is billed as SMS segments instead of the RCS price charged at accept time
@@ -567,7 +572,7 @@ export class Dispatcher {
         // sender's test phones stay free.
         let cost = row.credits_cost_milli ?? 0;
         if (row.fallback_used !== 1) {
-          const list = priceLists.get(row.account_id) ?? (await this.accounts.priceList(row.account_id));
+          const list = priceLists.get(row.account_id) ?? (await this.d.accounts.priceList(row.account_id));
           priceLists.set(row.account_id, list);
           const testTraffic = isTestTraffic(await this.sender(row.sendername_id), row.phone);
           cost = priceMessage(list, { channel: 'SMS', country: row.country ?? '', segments: facts.segments, testTraffic, inOpenWindow: false, outcome: 'sent' }).milli ?? cost;
@@ -594,7 +599,7 @@ export class Dispatcher {
 
   /** The text the recipient gets: masked link tokens filled in (only messages that carry one do any work). */
   private reveal<T extends string | null>(text: T, messageId: string): T {
-    const links = this.options.links;
+    const links = this.d.options.links;
     return (text === null || !links ? text : links.reveal(text, messageId)) as T;
   }
 
@@ -606,23 +611,23 @@ export class Dispatcher {
       return outcomes;
     } catch (err) {
       // A bug or an unexpected carrier failure must not lose the messages: release them for a retry.
-      this.logger.error({ err, messages: items.length }, 'carrier hand-over failed');
+      this.d.logger.error({ err, messages: items.length }, 'carrier hand-over failed');
       return items.map(() => ({ ok: false, retryable: true, code: 'INTERNAL', reason: 'Internal error while sending' }));
     }
   }
 
   private internalError(row: MessagesTable, err: unknown): Update {
-    this.logger.error({ err, messageId: row.id }, 'dispatch failed');
+    this.d.logger.error({ err, messageId: row.id }, 'dispatch failed');
     return this.retryOrFail(row, { ok: false, retryable: true, code: 'INTERNAL', reason: 'Internal error while sending' });
   }
 
   private sent(row: MessagesTable, carrierMessageId: string, method: 'RCS' | 'SMS'): Update {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     return { id: row.id, status: 'SENT', method, sent_at: now, pending: 0, lease_until: null, carrier_message_id: carrierMessageId, error: null };
   }
 
   private failed(row: MessagesTable, error: string): Update {
-    return { id: row.id, status: 'FAILED', failed_at: this.clock.now(), pending: 0, lease_until: null, error };
+    return { id: row.id, status: 'FAILED', failed_at: this.d.clock.now(), pending: 0, lease_until: null, error };
   }
 
   /**
@@ -631,18 +636,18 @@ export class Dispatcher {
    * nothing — and is looked at again once its carrier is ready.
    */
   private deferred(row: MessagesTable, outcome: Extract<SendOutcome, { ok: false }>): Update {
-    return { id: row.id, due_at: Math.max(row.due_at, this.clock.now() + NOT_READY_RECHECK_MS), lease_until: null, attempts: Math.max(0, row.attempts - 1), error: `${outcome.code}: ${outcome.reason}` };
+    return { id: row.id, due_at: Math.max(row.due_at, this.d.clock.now() + NOT_READY_RECHECK_MS), lease_until: null, attempts: Math.max(0, row.attempts - 1), error: `${outcome.code}: ${outcome.reason}` };
   }
 
   private hold(senderId: string): void {
-    this.held.set(senderId, this.clock.now() + NOT_READY_RECHECK_MS);
+    this.held.set(senderId, this.d.clock.now() + NOT_READY_RECHECK_MS);
   }
 
   /** Senders still held: the carrier says not ready yet (or, without isReady, the hold has not lapsed). */
   private heldSenders(now: number): string[] {
     if (this.held.size === 0) return [];
     for (const [senderId, lapses] of this.held) {
-      const ready = this.carriers.sms.isReady?.(senderId);
+      const ready = this.d.carriers.sms.isReady?.(senderId);
       if (ready === true || (ready === undefined && now >= lapses)) this.held.delete(senderId);
     }
     return [...this.held.keys()];
@@ -650,9 +655,9 @@ export class Dispatcher {
 
   /** Temporary errors wait and try again (exponential backoff, up to maxAttempts). */
   private retryOrFail(row: MessagesTable, outcome: Extract<SendOutcome, { ok: false }>): Update {
-    if (!outcome.retryable || row.attempts >= this.options.maxAttempts) return this.failed(row, `${outcome.code}: ${outcome.reason}`);
+    if (!outcome.retryable || row.attempts >= this.d.options.maxAttempts) return this.failed(row, `${outcome.code}: ${outcome.reason}`);
     const backoff = Math.min(10 * 60_000, 1000 * 2 ** (row.attempts - 1)) * (0.75 + Math.random() * 0.5);
-    return { id: row.id, due_at: this.clock.now() + Math.round(backoff), lease_until: null, error: `${outcome.code}: ${outcome.reason} (will retry)` };
+    return { id: row.id, due_at: this.d.clock.now() + Math.round(backoff), lease_until: null, error: `${outcome.code}: ${outcome.reason} (will retry)` };
   }
 
   /**
@@ -664,7 +669,7 @@ export class Dispatcher {
   private async record(rows: MessagesTable[], updates: Update[]): Promise<void> {
     if (updates.length === 0) return;
     const byId = new Map(rows.map((r) => [r.id, r]));
-    await this.db.transaction().execute(async (tx) => {
+    await this.d.db.transaction().execute(async (tx) => {
       const patchOf = new Map<string, Update>();
       for (const u of updates) {
         const before = byId.get(u.id)!;
@@ -689,13 +694,13 @@ export class Dispatcher {
           jobId: before.job_id,
         });
       }
-      await corrections.write(tx, this.clock.now());
-      const listens = statusListenerCheck(this.events, tx);
+      await corrections.write(tx, this.d.clock.now());
+      const listens = statusListenerCheck(this.d.events, tx);
       for (const id of updated) {
         const before = byId.get(id)!;
         const patch = patchOf.get(id)!;
         if (patch.status === undefined || patch.status === before.status) continue;
-        if (await listens(before.account_id)) await this.events.statusChanged(tx, { ...before, ...patch }, before.status);
+        if (await listens(before.account_id)) await this.d.events.statusChanged(tx, { ...before, ...patch }, before.status);
       }
     });
   }
@@ -710,7 +715,7 @@ export class Dispatcher {
   private async sender(id: string): Promise<{ name: string; isTest: boolean; testPhones: ReadonlySet<string> }> {
     let info = this.senderNames.get(id);
     if (info === undefined) {
-      const row = await this.db.selectFrom('senders').select(['name', 'is_test', 'test_phones']).where('id', '=', id).executeTakeFirst();
+      const row = await this.d.db.selectFrom('senders').select(['name', 'is_test', 'test_phones']).where('id', '=', id).executeTakeFirst();
       info = { name: row?.name ?? id, isTest: row?.is_test === 1, testPhones: new Set(row?.is_test === 1 ? parseJson<string[]>(row.test_phones, []) : []) };
       this.senderNames.set(id, info);
     }

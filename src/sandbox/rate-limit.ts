@@ -40,6 +40,13 @@ export function clientKey(address: string | undefined): string {
   return `${full.slice(0, 4).map((p) => parseInt(p || '0', 16).toString(16)).join(':')}::/64`;
 }
 
+export interface SandboxRateLimiterDeps {
+  db: Db;
+  clock: Clock;
+  /** Tuning, not a dependency: §8's limits unless a test asks for smaller ones. */
+  limits?: SandboxRateLimits;
+}
+
 /**
  * The sandbox limit of §8: 20 requests per minute and 100 per day per client address, as exact
  * sliding windows. Stored in the database (one row per accepted request, at most 100 per client,
@@ -50,20 +57,20 @@ export function clientKey(address: string | undefined): string {
 export class SandboxRateLimiter {
   private hashKey: Buffer | null = null;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly limits: SandboxRateLimits = { perMinute: SANDBOX_REQUESTS_PER_MINUTE, perDay: SANDBOX_REQUESTS_PER_DAY },
-  ) {}
+  private readonly limits: SandboxRateLimits;
+
+  constructor(private readonly d: SandboxRateLimiterDeps) {
+    this.limits = d.limits ?? { perMinute: SANDBOX_REQUESTS_PER_MINUTE, perDay: SANDBOX_REQUESTS_PER_DAY };
+  }
 
   /** Counts one request of the client, or throws 429 SANDBOX_RATE_LIMITED with Retry-After. */
   async hit(address: string | undefined): Promise<RateDecision> {
     const client = await this.hashClient(clientKey(address));
-    return this.db.transaction().execute(async (tx) => {
+    return this.d.db.transaction().execute(async (tx) => {
       // Count, then insert: instances sharing PostgreSQL take turns per client, or two of them
       // could both see the last free slot (locks.ts).
       await lockForTransaction(tx, 'sandboxClient', [client]);
-      const now = this.clock.now();
+      const now = this.d.clock.now();
       await tx.deleteFrom('sandbox_rate_events').where('client_hash', '=', client).where('at', '<=', now - DAY_MS).execute();
       const rows = await tx
         .selectFrom('sandbox_rate_events')
@@ -91,7 +98,7 @@ export class SandboxRateLimiter {
 
   /** Deletes events older than a day; returns how many. */
   async sweep(): Promise<number> {
-    const res = await this.db.deleteFrom('sandbox_rate_events').where('at', '<=', this.clock.now() - DAY_MS).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('sandbox_rate_events').where('at', '<=', this.d.clock.now() - DAY_MS).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 
@@ -110,7 +117,7 @@ export class SandboxRateLimiter {
    */
   private async hashClient(key: string): Promise<string> {
     if (!this.hashKey) {
-      this.hashKey = Buffer.from(await settleSetting(this.db, 'sandbox.client_hash_key', randomBytes(32).toString('base64url')), 'base64url');
+      this.hashKey = Buffer.from(await settleSetting(this.d.db, 'sandbox.client_hash_key', randomBytes(32).toString('base64url')), 'base64url');
     }
     return createHmac('sha256', this.hashKey).update(key).digest('hex');
   }

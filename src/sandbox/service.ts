@@ -20,7 +20,7 @@ import type { SandboxPreviewsTable } from '../platform/db/tables/sandbox.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { randomToken } from '../platform/secrets.js';
-import { SandboxRateLimiter } from './rate-limit.js';
+import type { SandboxRateLimiter } from './rate-limit.js';
 import { isSampleUrl, placeholderUrl, samplesResponse, type SamplesResponse } from './samples.js';
 import {
   parseSandboxInput,
@@ -138,10 +138,13 @@ function scrubWarnings<T extends Issue>(warnings: T[], content: Record<string, u
   });
 }
 
-export interface SandboxServiceOptions {
+export interface SandboxDeps {
+  db: Db;
+  clock: Clock;
   /** Read at call time: the public URL follows the bound port when PUBLIC_URL is not set. */
   publicUrl: () => string;
-  limiter?: SandboxRateLimiter;
+  /** The per-client limit of §8 (rate-limit.ts); the purge sweeps its old rows. */
+  limiter: Pick<SandboxRateLimiter, 'hit' | 'sweep'>;
 }
 
 /**
@@ -149,29 +152,19 @@ export interface SandboxServiceOptions {
  * previews live in their own table with `sbx_` ids that no send path accepts.
  */
 export class SandboxService {
-  readonly limiter: SandboxRateLimiter;
-  private readonly publicUrl: () => string;
-
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    options: SandboxServiceOptions,
-  ) {
-    this.publicUrl = options.publicUrl;
-    this.limiter = options.limiter ?? new SandboxRateLimiter(db, clock);
-  }
+  constructor(private readonly d: SandboxDeps) {}
 
   /** Counts a request against the per-client limit; throws 429 SANDBOX_RATE_LIMITED. */
   async admit(clientAddress: string | undefined): Promise<void> {
-    await this.limiter.hit(clientAddress);
+    await this.d.limiter.hit(clientAddress);
   }
 
   samples(): SamplesResponse {
-    return samplesResponse(this.publicUrl());
+    return samplesResponse(this.d.publicUrl());
   }
 
   shareUrl(slug: string): string {
-    return `${this.publicUrl()}${SHARE_PAGE_PATH}/${slug}`;
+    return `${this.d.publicUrl()}${SHARE_PAGE_PATH}/${slug}`;
   }
 
   /** POST /sandbox/validate: 200 with the result whenever the envelope is sound. */
@@ -186,16 +179,16 @@ export class SandboxService {
     const result = this.check(input);
     if (!result.valid) return { status: 400, body: invalidBody(result, input.ignoredFields) };
 
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const fallbackMessage = typeof input.smsFallback?.message === 'string' ? input.smsFallback.message : null;
     const inputHash = createHash('sha256')
       .update(canonicalJson({ messageType: input.messageType, content: input.content, smsFallback: fallbackMessage }))
       .digest('hex');
 
     await this.purgeExpired();
-    let row = await this.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).where('expires_at', '>', now).executeTakeFirst();
+    let row = await this.d.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).where('expires_at', '>', now).executeTakeFirst();
     if (!row) {
-      const publicUrl = this.publicUrl();
+      const publicUrl = this.d.publicUrl();
       const rendering = renderSandboxContent(input.messageType, input.content, fallbackMessage, publicUrl, now);
       const candidate: SandboxPreviewsTable = {
         id: newId('sbx', now),
@@ -211,8 +204,8 @@ export class SandboxService {
         expires_at: now + SANDBOX_PREVIEW_TTL_MS,
       };
       // Two identical requests at once: the unique hash keeps one row and both answer with it.
-      await this.db.insertInto('sandbox_previews').values(candidate).onConflict((oc) => oc.column('input_hash').doNothing()).execute();
-      row = await this.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).executeTakeFirstOrThrow();
+      await this.d.db.insertInto('sandbox_previews').values(candidate).onConflict((oc) => oc.column('input_hash').doNothing()).execute();
+      row = await this.d.db.selectFrom('sandbox_previews').selectAll().where('input_hash', '=', inputHash).executeTakeFirstOrThrow();
     }
     const media = parseJson<MediaReplacement[]>(row.media, []);
     return {
@@ -231,7 +224,7 @@ export class SandboxService {
     const notFound = new AppError('NOT_FOUND', 'Sandbox preview not found or expired (previews last 24 hours)');
     if (!SLUG_RE.test(slug)) throw notFound;
     await this.purgeExpired();
-    const row = await this.db.selectFrom('sandbox_previews').selectAll().where('slug', '=', slug).where('expires_at', '>', this.clock.now()).executeTakeFirst();
+    const row = await this.d.db.selectFrom('sandbox_previews').selectAll().where('slug', '=', slug).where('expires_at', '>', this.d.clock.now()).executeTakeFirst();
     if (!row) throw notFound;
     const sms = row.sms ? parseJson<SmsFacts | null>(row.sms, null) : null;
     return {
@@ -250,13 +243,13 @@ export class SandboxService {
 
   /** Deletes expired previews; returns how many. Runs on every preview access and from sweep(). */
   async purgeExpired(): Promise<number> {
-    const res = await this.db.deleteFrom('sandbox_previews').where('expires_at', '<=', this.clock.now()).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('sandbox_previews').where('expires_at', '<=', this.d.clock.now()).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 
   /** Periodic housekeeping: expired previews and day-old rate-limit events. */
   async sweep(): Promise<{ previews: number; rateEvents: number }> {
-    return { previews: await this.purgeExpired(), rateEvents: await this.limiter.sweep() };
+    return { previews: await this.purgeExpired(), rateEvents: await this.d.limiter.sweep() };
   }
 
   private check(input: SandboxInput): ValidationResult {

@@ -124,8 +124,12 @@ function row(e: ConsentEventInput): ConsentEventsTable {
 /** Rows per insert statement: 19 parameters each, well under SQLite's and PostgreSQL's limits. */
 const RECORD_CHUNK = 200;
 
+export interface ConsentRecordDeps {
+  db: Db;
+}
+
 export class ConsentRecord implements ConsentRecorder {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly d: ConsentRecordDeps) {}
 
   /** The only writer of consent_events: it inserts. */
   async record(tx: Tx, e: ConsentEventInput): Promise<void> {
@@ -144,21 +148,21 @@ export class ConsentRecord implements ConsentRecorder {
   }
 
   /** Whether the number is on the suppression list and since when. */
-  async status(accountId: string, phone: string, q: DbOrTx = this.db): Promise<ConsentStatus> {
+  async status(accountId: string, phone: string, q: DbOrTx = this.d.db): Promise<ConsentStatus> {
     const r = await q.selectFrom('opt_outs').select('created_at').where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
     return { optedOut: r !== undefined, optedOutAt: toIso(r?.created_at ?? null) };
   }
 
   /** Whether the account has anything on record for the number (an event or an opt-out). */
   async known(accountId: string, phone: string): Promise<boolean> {
-    const ev = await this.db.selectFrom('consent_events').select('id').where('account_id', '=', accountId).where('phone', '=', phone).limit(1).executeTakeFirst();
+    const ev = await this.d.db.selectFrom('consent_events').select('id').where('account_id', '=', accountId).where('phone', '=', phone).limit(1).executeTakeFirst();
     if (ev) return true;
     return (await this.status(accountId, phone)).optedOut;
   }
 
   /** The number's history, newest first, cursor-paged. */
   async history(accountId: string, phone: string, page: { limit: number; cursor?: string | undefined }): Promise<CursorPage<ConsentEvent>> {
-    const q = this.db.selectFrom('consent_events').selectAll().where('account_id', '=', accountId).where('phone', '=', phone);
+    const q = this.d.db.selectFrom('consent_events').selectAll().where('account_id', '=', accountId).where('phone', '=', phone);
     const { rows, pagination } = await keysetPage(q, {
       scope: { kind: 'consent', sort: 'occurredAt', order: 'desc' },
       sortExpr: sql.ref('occurred_at'),
@@ -179,7 +183,7 @@ export class ConsentRecord implements ConsentRecorder {
     let after: { at: number; id: string } | null = null;
     let count = 0;
     for (;;) {
-      let q = this.db.selectFrom('consent_events').selectAll().where('account_id', '=', accountId);
+      let q = this.d.db.selectFrom('consent_events').selectAll().where('account_id', '=', accountId);
       if (after) {
         const { at, id } = after;
         q = q.where((eb) => eb.or([eb('occurred_at', '>', at), eb.and([eb('occurred_at', '=', at), eb('id', '>', id)])]));

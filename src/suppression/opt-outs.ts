@@ -95,6 +95,16 @@ export interface OptOutResult {
   cancelledMessages: number;
 }
 
+export interface OptOutDeps {
+  db: Db;
+  /** Hears of each opt-out and opt-in inside its transaction (inbound's EngagementEvents). */
+  events: OptOutListener;
+  /** Cancels what is still queued or scheduled for the number (messaging). */
+  cancelPending: CancelPending;
+  /** Writes each change to the consent record in the same transaction. */
+  consent: Pick<ConsentRecorder, 'record'>;
+}
+
 /**
  * Opt-out and opt-in of a number (STOP, the sender's keyword, the unsubscribe link; START). One
  * place, so every path does the same: record the number, disable its contact with a reason that
@@ -103,14 +113,9 @@ export interface OptOutResult {
  * the consent record in the same transaction.
  */
 export class OptOutService {
-  constructor(
-    private readonly db: Db,
-    private readonly events: OptOutListener,
-    private readonly cancelPending: CancelPending,
-    private readonly consent: Pick<ConsentRecorder, 'record'>,
-  ) {}
+  constructor(private readonly d: OptOutDeps) {}
 
-  async isOptedOut(accountId: string, phone: string, tx: DbOrTx = this.db): Promise<boolean> {
+  async isOptedOut(accountId: string, phone: string, tx: DbOrTx = this.d.db): Promise<boolean> {
     return (await optedOutPhones(tx, accountId, [phone])).size > 0;
   }
 
@@ -151,9 +156,9 @@ export class OptOutService {
       // its estimate that way (SQLite's "disqualifying WHERE clause terms using unary +"; a no-op on PostgreSQL).
       .where(sql<number>`+${sql.ref('pending')}`, '=', 1)
       .execute();
-    const cancelled = pending.length ? await this.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
+    const cancelled = pending.length ? await this.d.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
     if (!already) {
-      await this.consent.record(tx, {
+      await this.d.consent.record(tx, {
         accountId: input.accountId,
         phone: input.phone,
         contactId: contact?.id ?? null,
@@ -165,7 +170,7 @@ export class OptOutService {
         messageId: input.messageId ?? null,
         at: input.at,
       });
-      await this.events.optedOut(tx, {
+      await this.d.events.optedOut(tx, {
         accountId: input.accountId,
         phone: `+${input.phone}`,
         contactId: contact?.id ?? null,
@@ -191,7 +196,7 @@ export class OptOutService {
     if (contact && contact.disabled === 1 && (contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX)) {
       await tx.updateTable('contacts').set({ disabled: 0, disabled_reason: null, disabled_at: null, updated_at: input.at }).where('id', '=', contact.id).execute();
     }
-    await this.consent.record(tx, {
+    await this.d.consent.record(tx, {
       accountId: input.accountId,
       phone: input.phone,
       contactId: contact?.id ?? null,
@@ -204,7 +209,7 @@ export class OptOutService {
       note: contact && contact.disabled === 1 && !(contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX) ? 'The contact stays disabled: the business disabled it' : null,
       at: input.at,
     });
-    await this.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });
+    await this.d.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });
     return true;
   }
 }

@@ -314,7 +314,7 @@ describe('expiry', () => {
   it('sweep() deletes keys older than 24 h and keeps younger ones; an expired key runs anew even before the sweep', async () => {
     const a = await t.createAccount();
     const clock = new FakeClock(Date.now() - 25 * 60 * 60 * 1000);
-    const past = new IdempotencyStore(t.ctx.db, clock);
+    const past = new IdempotencyStore({ db: t.ctx.db, clock });
     const oldKey = uniqueKey();
     const body = { phoneNumber: fresh(), message: 'Yesterday', sendernameId: a.senders.sms };
     const old = await past.claim({ accountId: a.accountId, keyHash: keyHashOf(oldKey), requestHash: requestFingerprint('POST', '/api/rcs/send-sms', body), method: 'POST', path: '/api/rcs/send-sms' });
@@ -340,7 +340,7 @@ describe('expiry', () => {
   it('the workers sweep expired keys (at start, then periodically)', async () => {
     const a = await t.createAccount();
     await stopWorkers(t.ctx);
-    const past = new IdempotencyStore(t.ctx.db, new FakeClock(Date.now() - 25 * 60 * 60 * 1000));
+    const past = new IdempotencyStore({ db: t.ctx.db, clock: new FakeClock(Date.now() - 25 * 60 * 60 * 1000) });
     const key = uniqueKey();
     await past.claim({ accountId: a.accountId, keyHash: keyHashOf(key), requestHash: 'x', method: 'POST', path: '/x' });
     expect(await keyRow(a.accountId, key)).toBeDefined();

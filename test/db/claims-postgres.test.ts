@@ -68,7 +68,7 @@ describe.skipIf(unreachable !== null)('claims with two instances on one PostgreS
   };
   const sealingKey = randomBytes(32).toString('hex');
   const dispatcher = (ctx: AppContext, options: Partial<DispatcherOptions> = {}, carriers: Carriers = ctx.carriers) =>
-    new Dispatcher(ctx.db, clock, carriers, ctx.services.accounts, ctx.messageEvents, createLogger('silent'), { ...DEFAULT_DISPATCHER_OPTIONS, ...options });
+    new Dispatcher({ db: ctx.db, clock, carriers, accounts: ctx.services.accounts, events: ctx.messageEvents, logger: createLogger('silent'), options: { ...DEFAULT_DISPATCHER_OPTIONS, ...options } });
   const queue = async (n: number) => {
     const body = SendBatchRequestSchema.parse({ phoneNumbers: Array.from({ length: n }, phone), messageType: 'text', content: { text: 'Hi' }, sendernameId: senderId, batchSize: 1000, delayMs: 0 });
     const r = await ctxs[0]!.services.send.sendBatch(accountId, body);

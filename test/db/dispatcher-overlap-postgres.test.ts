@@ -45,7 +45,7 @@ describe.skipIf(unreachable !== null)('dispatcher rounds overlapping their recor
     return { ...sim, rcs: { ...sim.rcs, sendMany, send: async (m) => (await sendMany([m]))[0]! }, start: sim.start.bind(sim), stop: sim.stop.bind(sim) };
   };
   const dispatcher = (carriers: Carriers, options: Partial<DispatcherOptions> = {}, logger: Logger = createLogger('silent')) =>
-    new Dispatcher(ctx.db, clock, carriers, ctx.services.accounts, ctx.messageEvents, logger, { ...DEFAULT_DISPATCHER_OPTIONS, idleMs: 20, ...options });
+    new Dispatcher({ db: ctx.db, clock, carriers, accounts: ctx.services.accounts, events: ctx.messageEvents, logger, options: { ...DEFAULT_DISPATCHER_OPTIONS, idleMs: 20, ...options } });
   const queue = async (n: number) => {
     const body = SendBatchRequestSchema.parse({ phoneNumbers: Array.from({ length: n }, phone), messageType: 'text', content: { text: 'Hi' }, sendernameId: senderId, batchSize: 1000, delayMs: 0 });
     const r = await ctx.services.send.sendBatch(accountId, body);

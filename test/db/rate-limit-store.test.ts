@@ -19,7 +19,7 @@ describe('RateLimitCounters (the database store of the express-rate-limit limite
 
   beforeAll(async () => {
     database = await openTestDatabase('rls');
-    counters = new RateLimitCounters(database.db, clock);
+    counters = new RateLimitCounters({ db: database.db, clock });
   });
   afterAll(async () => {
     await database?.close();
@@ -92,7 +92,7 @@ describePostgres('RateLimitCounters of two instances on one PostgreSQL database'
 
   it('hits at the same moment through both are each counted once: every total from 1 to n exactly once', async () => {
     const clock = new FakeClock();
-    const stores = dbs.map((d) => new RateLimitCounters(d.db, clock).store('burst'));
+    const stores = dbs.map((d) => new RateLimitCounters({ db: d.db, clock }).store('burst'));
     for (const s of stores) await s.init?.(options);
     const n = 60;
     const results = await Promise.all(Array.from({ length: n }, (_, i) => Promise.resolve(stores[i % 2]!.increment('198.51.100.7'))));

@@ -59,7 +59,7 @@ describe.skipIf(unreachable !== null)('receipts of the same messages at two inst
     const phones = Array.from({ length: 200 }, (_, i) => `+49151${String(30_000_005 + i * 10).padStart(8, '0')}`);
     const r = await a.services.send.sendBatch(account.id, SendBatchRequestSchema.parse({ phoneNumbers: phones, messageType: 'text', content: { text: 'Hi' }, sendernameId: sender.id, batchSize: 1000, delayMs: 0 }));
     const ids = (await a.db.selectFrom('messages').select('id').where('job_id', '=', r.jobId).execute()).map((m) => m.id);
-    const d = new Dispatcher(a.db, clock, a.carriers, a.services.accounts, a.messageEvents, createLogger('silent'), DEFAULT_DISPATCHER_OPTIONS);
+    const d = new Dispatcher({ db: a.db, clock, carriers: a.carriers, accounts: a.services.accounts, events: a.messageEvents, logger: createLogger('silent'), options: DEFAULT_DISPATCHER_OPTIONS });
     expect(await d.tick()).toBe(200);
     changes.length = 0;
 

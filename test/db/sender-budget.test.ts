@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/accounts/service.js';
+import { BillingService } from '../../src/billing/service.js';
 import { loadConfig } from '../../src/config.js';
 import { SenderBudget } from '../../src/messaging/sender-budget.js';
 import { FakeClock } from '../../src/platform/clock.js';
@@ -19,7 +20,7 @@ const required = process.env.REQUIRE_POSTGRES === '1';
 
 async function withSender(database: OpenDb): Promise<string> {
   const clock = new FakeClock(T0);
-  const account = await new AccountsService(database.db, clock).create({ name: 'Budget Co', credits: 10 });
+  const account = await new AccountsService({ db: database.db, clock, billing: new BillingService({ db: database.db, clock }) }).create({ name: 'Budget Co', credits: 10 });
   const sender = await new SendersService({ db: database.db, clock }).create(account.id, { name: 'Budget Agent', type: 'RCS', status: 'APPROVED' });
   return sender.id;
 }

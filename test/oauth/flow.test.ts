@@ -164,7 +164,7 @@ describe('authorization code flow with PKCE', () => {
     // Sealed at rest (src/platform/sealing.ts): the kid is visible only after opening it.
     expect(row.value).toMatch(/^sealed:v1:/);
     expect(JSON.parse(t.ctx.sealer.open(row.value, 'settings:oauth.jwt_signing_key')).kid).toBe(decodeProtectedHeader(token).kid);
-    const restarted = new OAuthService(t.ctx.db, clock, t.ctx.config, t.ctx.sealer);
+    const restarted = new OAuthService({ db: t.ctx.db, clock, config: t.ctx.config, sealer: t.ctx.sealer });
     await restarted.init();
     expect((await restarted.verifyAccessToken(token)).ok).toBe(true);
     expect(await t.ctx.db.selectFrom('settings').select('key').where('key', '=', 'oauth.jwt_signing_key').execute()).toHaveLength(1);

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/accounts/api-keys.js';
 import { AccountsService } from '../../src/accounts/service.js';
+import { BillingService } from '../../src/billing/service.js';
 import { loadConfig } from '../../src/config.js';
 import { systemClock } from '../../src/platform/clock.js';
 import { openDatabase, type PostgresDb } from '../../src/platform/db/database.js';
@@ -201,9 +202,9 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
   it('a batch, scheduled sends and webhooks across the instances, one killed with SIGKILL mid-dispatch: everything sent once, every event delivered', async () => {
     // A second tenant, made the way the admin CLI makes one, with a webhook to a local receiver.
     const clock = systemClock;
-    const other = await new AccountsService(direct.db, clock).create({ name: 'Hooked Co', timezone: 'Europe/Berlin', credits: 1000 });
+    const other = await new AccountsService({ db: direct.db, clock, billing: new BillingService({ db: direct.db, clock }) }).create({ name: 'Hooked Co', timezone: 'Europe/Berlin', credits: 1000 });
     const otherSender = (await new SendersService({ db: direct.db, clock }).create(other.id, { name: 'Hooked Agent', type: 'RCS', status: 'APPROVED', isDefault: true })).id;
-    const otherKey = (await new ApiKeysService(direct.db, clock).create(other.id, 'hooks', ALL_PERMISSIONS)).key;
+    const otherKey = (await new ApiKeysService({ db: direct.db, clock }).create(other.id, 'hooks', ALL_PERMISSIONS)).key;
     const hook = await api(1, otherKey, 'POST', '/api/rcs/webhooks', { url: receiverUrl, events: ['delivery_status'] });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
 

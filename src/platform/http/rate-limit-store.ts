@@ -9,6 +9,11 @@ import { settleSetting } from '../settings.js';
 /** Limiter names go into every stored key; they must not contain the separator. */
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
+export interface RateLimitCountersDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * The hit counters of express-rate-limit's limiters, in the database (table rate_limit_hits), so
  * a limit holds across every instance sharing the database and across restarts; express-rate-limit's
@@ -19,10 +24,7 @@ const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 export class RateLimitCounters {
   private hashKey: Promise<Buffer> | null = null;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: RateLimitCountersDeps) {}
 
   /**
    * A Store for one limiter (express-rate-limit wants a store object per limiter). `name` keeps
@@ -36,16 +38,16 @@ export class RateLimitCounters {
 
   /** Deletes the counters whose window is over; returns how many. */
   async sweep(): Promise<number> {
-    const res = await this.db.deleteFrom('rate_limit_hits').where('reset_at', '<=', this.clock.now()).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('rate_limit_hits').where('reset_at', '<=', this.d.clock.now()).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 
   /** @internal One hit: a new window at 1 when there is none or it ended, else one more in it. */
   async increment(key: string, windowMs: number): Promise<ClientRateLimitInfo> {
     const k = await this.storedKey(key);
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const ended = sql<boolean>`rate_limit_hits.reset_at <= ${now}`;
-    const row = await this.db
+    const row = await this.d.db
       .insertInto('rate_limit_hits')
       .values({ key: k, hits: 1, reset_at: now + windowMs })
       .onConflict((oc) =>
@@ -62,25 +64,25 @@ export class RateLimitCounters {
   /** @internal Takes one hit back (a request the limiter's options say not to count), never below 0. */
   async decrement(key: string): Promise<void> {
     const k = await this.storedKey(key);
-    await this.db
+    await this.d.db
       .updateTable('rate_limit_hits')
       .set({ hits: sql<number>`hits - 1` })
       .where('key', '=', k)
       .where('hits', '>', 0)
-      .where('reset_at', '>', this.clock.now())
+      .where('reset_at', '>', this.d.clock.now())
       .execute();
   }
 
   /** @internal The client's count in its current window; undefined when it has none. */
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const k = await this.storedKey(key);
-    const row = await this.db.selectFrom('rate_limit_hits').select(['hits', 'reset_at']).where('key', '=', k).where('reset_at', '>', this.clock.now()).executeTakeFirst();
+    const row = await this.d.db.selectFrom('rate_limit_hits').select(['hits', 'reset_at']).where('key', '=', k).where('reset_at', '>', this.d.clock.now()).executeTakeFirst();
     return row ? { totalHits: Number(row.hits), resetTime: new Date(Number(row.reset_at)) } : undefined;
   }
 
   /** @internal */
   async reset(key: string): Promise<void> {
-    await this.db.deleteFrom('rate_limit_hits').where('key', '=', await this.storedKey(key)).execute();
+    await this.d.db.deleteFrom('rate_limit_hits').where('key', '=', await this.storedKey(key)).execute();
   }
 
   /**
@@ -97,7 +99,7 @@ export class RateLimitCounters {
   }
 
   private async loadHashKey(): Promise<Buffer> {
-    return Buffer.from(await settleSetting(this.db, 'rate_limit.key_hash_key', randomBytes(32).toString('base64url')), 'base64url');
+    return Buffer.from(await settleSetting(this.d.db, 'rate_limit.key_hash_key', randomBytes(32).toString('base64url')), 'base64url');
   }
 }
 

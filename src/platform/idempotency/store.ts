@@ -31,35 +31,43 @@ export interface IdempotencyOptions {
 
 export const IDEMPOTENCY_DEFAULTS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, lockMs: 60_000 };
 
+export interface IdempotencyStoreDeps {
+  db: Db;
+  clock: Clock;
+  /** Tuning, not a dependency: every caller so far takes IDEMPOTENCY_DEFAULTS. */
+  options?: IdempotencyOptions;
+}
+
 /**
  * The idempotency_keys table: the only code that writes it. Each step is one statement and
  * guarded by the attempt id, so a request that lost its key (taken over after it hung) can
  * neither commit work under it nor overwrite the response of the attempt that holds it.
  */
 export class IdempotencyStore {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    readonly options: IdempotencyOptions = IDEMPOTENCY_DEFAULTS,
-  ) {}
+  /** Read by run.ts too (a running key older than lockMs is stale). */
+  readonly options: IdempotencyOptions;
+
+  constructor(private readonly d: IdempotencyStoreDeps) {
+    this.options = d.options ?? IDEMPOTENCY_DEFAULTS;
+  }
 
   now(): number {
-    return this.clock.now();
+    return this.d.clock.now();
   }
 
   /** Inserts the key first (the primary key makes two identical requests race for one row); the existing row when it is taken. */
   async claim(k: { accountId: string; keyHash: string; requestHash: string; method: string; path: string }): Promise<{ attempt: Attempt } | { row: IdempotencyKeysTable }> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const id = randomUUID();
     const fresh = { request_hash: k.requestHash, method: k.method, path: k.path, attempt: id, locked_at: now, committed_at: null, response_status: null, response_headers: null, response_body: null, created_at: now, expires_at: now + this.options.ttlMs };
-    const inserted = await this.db
+    const inserted = await this.d.db
       .insertInto('idempotency_keys')
       .values({ account_id: k.accountId, key_hash: k.keyHash, ...fresh })
       .onConflict((oc) => oc.columns(['account_id', 'key_hash']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { attempt: { accountId: k.accountId, keyHash: k.keyHash, id } };
     // Expired but not yet swept: the key is free again.
-    const reused = await this.db
+    const reused = await this.d.db
       .updateTable('idempotency_keys')
       .set(fresh)
       .where('account_id', '=', k.accountId)
@@ -73,15 +81,15 @@ export class IdempotencyStore {
   }
 
   find(accountId: string, keyHash: string): Promise<IdempotencyKeysTable | undefined> {
-    return this.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key_hash', '=', keyHash).executeTakeFirst();
+    return this.d.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key_hash', '=', keyHash).executeTakeFirst();
   }
 
   /** A stale running row whose work never committed: the new request takes the key over (the old one can no longer commit). */
   async takeOver(row: IdempotencyKeysTable): Promise<Attempt | null> {
     const id = randomUUID();
-    const res = await this.db
+    const res = await this.d.db
       .updateTable('idempotency_keys')
-      .set({ attempt: id, locked_at: this.clock.now() })
+      .set({ attempt: id, locked_at: this.d.clock.now() })
       .where('account_id', '=', row.account_id)
       .where('key_hash', '=', row.key_hash)
       .where('attempt', '=', row.attempt)
@@ -95,7 +103,7 @@ export class IdempotencyStore {
   async markCommitted(tx: Tx, a: Attempt): Promise<void> {
     const res = await tx
       .updateTable('idempotency_keys')
-      .set({ committed_at: this.clock.now() })
+      .set({ committed_at: this.d.clock.now() })
       .where('account_id', '=', a.accountId)
       .where('key_hash', '=', a.keyHash)
       .where('attempt', '=', a.id)
@@ -108,7 +116,7 @@ export class IdempotencyStore {
 
   /** The first response, answered to every repeat until the key expires. */
   async complete(a: Attempt, response: StoredResponse): Promise<void> {
-    await this.db
+    await this.d.db
       .updateTable('idempotency_keys')
       .set({ response_status: response.status, response_headers: Object.keys(response.headers).length ? JSON.stringify(response.headers) : null, response_body: response.json })
       .where('account_id', '=', a.accountId)
@@ -119,7 +127,7 @@ export class IdempotencyStore {
 
   /** Nothing committed (a validation error, a 5xx before the work): the key is free, a retry runs anew. */
   async release(a: Attempt): Promise<void> {
-    await this.db
+    await this.d.db
       .deleteFrom('idempotency_keys')
       .where('account_id', '=', a.accountId)
       .where('key_hash', '=', a.keyHash)
@@ -130,7 +138,7 @@ export class IdempotencyStore {
 
   /** The work committed but the request failed afterwards: stale at once, so a repeat hears IDEMPOTENCY_RESPONSE_LOST instead of waiting. */
   async abandon(a: Attempt): Promise<void> {
-    await this.db
+    await this.d.db
       .updateTable('idempotency_keys')
       .set({ locked_at: 0 })
       .where('account_id', '=', a.accountId)
@@ -142,7 +150,7 @@ export class IdempotencyStore {
 
   /** Deletes expired keys; returns how many. */
   async sweep(): Promise<number> {
-    const res = await this.db.deleteFrom('idempotency_keys').where('expires_at', '<=', this.clock.now()).executeTakeFirst();
+    const res = await this.d.db.deleteFrom('idempotency_keys').where('expires_at', '<=', this.d.clock.now()).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 }

@@ -55,7 +55,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 beforeAll(async () => {
   t = await startTestServer();
   other = await t.createAccount();
-  directory = new ContactDirectory(t.ctx.clock);
+  directory = new ContactDirectory({ clock: t.ctx.clock });
   const bound = await t.ctx.services.apiKeys.create(t.account.accountId, 'Assistant', ALL_PERMISSIONS, { sendsNeedApproval: true });
   assistant = { key: bound.key, id: bound.info.id };
   automationKey = await t.createKey(t.account.accountId, ALL_PERMISSIONS);

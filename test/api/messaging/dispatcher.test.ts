@@ -18,7 +18,7 @@ let seq = 0;
 const fresh = (last4 = '0001') => de(8000 + ++seq, last4);
 
 function dispatcher(carriers: Carriers, options: Partial<DispatcherOptions> = {}) {
-  return new Dispatcher(t.ctx.db, clock, carriers, t.ctx.services.accounts, t.ctx.messageEvents, createLogger('silent'), { ...DEFAULT_DISPATCHER_OPTIONS, ...options });
+  return new Dispatcher({ db: t.ctx.db, clock, carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: { ...DEFAULT_DISPATCHER_OPTIONS, ...options } });
 }
 
 /** The simulated network with the RCS hand-over replaced. */

@@ -31,7 +31,15 @@ afterAll(async () => {
 });
 
 function dispatcher(claimer: string | null, carriers: Carriers = t.ctx.carriers, options: Partial<DispatcherOptions> = {}) {
-  return new Dispatcher(t.ctx.db, clock, carriers, t.ctx.services.accounts, t.ctx.messageEvents, logger, { ...DEFAULT_DISPATCHER_OPTIONS, ...options, ...(claimer ? { claimer: { id: claimer } } : {}) });
+  return new Dispatcher({
+    db: t.ctx.db,
+    clock,
+    carriers,
+    accounts: t.ctx.services.accounts,
+    events: t.ctx.messageEvents,
+    logger,
+    options: { ...DEFAULT_DISPATCHER_OPTIONS, ...options, ...(claimer ? { claimer: { id: claimer } } : {}) },
+  });
 }
 
 /** A carrier that takes the messages and never answers: the claimer "dies" between hand-over and record. */

@@ -114,7 +114,7 @@ describe('quiet hours on', () => {
     const numbers = Array.from({ length: 30 }, () => fresh());
     const r = await t.api('POST', '/api/rcs/send-batch', batch(numbers, { batchSize: 10, delayMs: 1000 }), { key: acc.apiKey });
     expect(r.body.quietHours).toMatchObject({ deferred: 30, earliestOpening: '2026-06-11T06:00:00.000Z', latestOpening: '2026-06-11T06:00:00.000Z' });
-    const instances = [t.ctx.dispatcher, ...[1, 2].map(() => new Dispatcher(t.ctx.db, clock, t.ctx.carriers, t.ctx.services.accounts, t.ctx.messageEvents, createLogger('silent'), { ...DEFAULT_DISPATCHER_OPTIONS, claimLimit: 7 }))];
+    const instances = [t.ctx.dispatcher, ...[1, 2].map(() => new Dispatcher({ db: t.ctx.db, clock, carriers: t.ctx.carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: { ...DEFAULT_DISPATCHER_OPTIONS, claimLimit: 7 } }))];
     clock.set(BERLIN_0800);
     for (let round = 0; round < 10; round++) await Promise.all(instances.map((d) => d.tick()));
     const rows = await messagesOfJob(r.body.jobId);

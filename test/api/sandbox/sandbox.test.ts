@@ -339,9 +339,9 @@ describe('rate limit (20 per minute, 100 per day per client address)', () => {
   it('holds across a restart: the count lives in the database', async () => {
     const { SandboxRateLimiter } = await import('../../../src/sandbox/rate-limit.js');
     const ip = freshIp();
-    const first = new SandboxRateLimiter(t.ctx.db, clock, { perMinute: 3, perDay: 10 });
+    const first = new SandboxRateLimiter({ db: t.ctx.db, clock, limits: { perMinute: 3, perDay: 10 } });
     for (let i = 0; i < 3; i++) await first.hit(ip);
-    const afterRestart = new SandboxRateLimiter(t.ctx.db, clock, { perMinute: 3, perDay: 10 });
+    const afterRestart = new SandboxRateLimiter({ db: t.ctx.db, clock, limits: { perMinute: 3, perDay: 10 } });
     await expect(afterRestart.hit(ip)).rejects.toMatchObject({ code: 'SANDBOX_RATE_LIMITED' });
     const rows = await t.ctx.db.selectFrom('sandbox_rate_events').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(ip);

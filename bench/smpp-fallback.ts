@@ -55,7 +55,7 @@ async function serverSide(smscPort: number): Promise<number> {
       const res = await fetch(`${server.url}${pathname}`, { method, headers: { 'X-API-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> & { sendernames?: { id: string; type: string; isTest: boolean }[]; jobId?: string; accepted?: number } };
     };
-    const senders = (await api("GET", "/api/rcs/senders")).body.sendernames ?? [];
+    const senders = (await api('GET', '/api/rcs/senders')).body.sendernames ?? [];
     const rcs = senders.find((s) => s.type === 'RCS' && !s.isTest)!.id;
     const sms = senders.find((s) => s.type === 'SMS' && !s.isTest)!.id;
     const batch = async (phones: string[]) => {

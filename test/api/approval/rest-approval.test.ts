@@ -244,7 +244,8 @@ describe('REST preview flow', () => {
     expect(s.body.messageId).toMatch(/^msg_/);
     expect((await t.api('POST', `/api/rcs/previews/${sms.body.data.preview_id}/send`, undefined, bearer(token))).body).toEqual(s.body);
     await expect.poll(messageCount, { timeout: 5000 }).toBe(before + 3);
-    await settled(t);
+    // The account's webhook points at a closed port under a fake clock: its deliveries wait for a time that never comes.
+    await settled(t, { webhooks: false });
     expect(await messageCount()).toBe(before + 3);
   });
 

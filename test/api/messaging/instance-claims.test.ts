@@ -173,7 +173,6 @@ describe('instances and their claims', () => {
   });
 
   it('claims and adopted leases carry the instance', async () => {
-    const ids = await queue(2);
     const d = dispatcher('me');
     d.start();
     try {
@@ -182,6 +181,8 @@ describe('instances and their claims', () => {
     } finally {
       await d.stop();
     }
+    // Queued after the stop: a running loop would have sent them itself.
+    const ids = await queue(2);
     // A claim of due rows stamps them too (a carrier that never answers keeps them claimed).
     await claimAndHang('me', ids);
     clock.advance(30_001);

@@ -27,6 +27,7 @@ import { SandboxRateLimiter } from './sandbox/rate-limit.js';
 import { SandboxService } from './sandbox/service.js';
 import { createCarriers, type Carriers } from './carriers/index.js';
 import { ContactDirectory } from './contacts/directory.js';
+import { optOutContacts } from './contacts/opt-out-port.js';
 import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './messaging/dispatcher.js';
 import { newInstanceId } from './platform/instances/identity.js';
 import { InstanceRegistry } from './platform/instances/registry.js';
@@ -191,6 +192,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const consent = new ConsentRecord({ db });
   const optOuts = new OptOutService({
     db,
+    contacts: optOutContacts,
     events: engagementEvents,
     cancelPending: async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count,
     consent,

@@ -95,8 +95,25 @@ export interface OptOutResult {
   cancelledMessages: number;
 }
 
+/**
+ * The number's contact as an opt-out sees it, and the two changes an opt-out and an opt-in make to
+ * it. The contacts row belongs to contacts/ (its one writer, issue #32), which implements this
+ * port (src/contacts/opt-out-port.ts); context.ts hands it in. Each call runs in the caller's
+ * transaction, so the suppression entry and the contact change commit together.
+ */
+export interface OptOutContacts {
+  /** The account's contact of this number, if there is one. */
+  find(tx: Tx, accountId: string, phone: string): Promise<{ id: string; disabled: number; disabledReason: string | null } | undefined>;
+  /** Disables the contact because its person opted out; `reason` starts with OPTED_OUT_REASON_PREFIX. */
+  disableForOptOut(tx: Tx, contactId: string, reason: string, at: number): Promise<void>;
+  /** Enables again a contact an opt-out had disabled. */
+  enableAfterOptIn(tx: Tx, contactId: string, at: number): Promise<void>;
+}
+
 export interface OptOutDeps {
   db: Db;
+  /** The number's contact: found, disabled by an opt-out, enabled again by an opt-in. */
+  contacts: OptOutContacts;
   /** Hears of each opt-out and opt-in inside its transaction (inbound's EngagementEvents). */
   events: OptOutListener;
   /** Cancels what is still queued or scheduled for the number (messaging). */
@@ -120,7 +137,7 @@ export class OptOutService {
   }
 
   async optOut(tx: Tx, input: OptOutInput): Promise<OptOutResult> {
-    const contact = await tx.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
+    const contact = await this.d.contacts.find(tx, input.accountId, input.phone);
     const inserted = await tx
       .insertInto('opt_outs')
       .values({
@@ -138,11 +155,7 @@ export class OptOutService {
     const already = Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0;
     if (contact && contact.disabled !== 1) {
       const why = input.source === 'link' ? 'used the unsubscribe link' : input.source === 'chip' ? `tapped the unsubscribe chip (${input.keyword ?? 'STOP'})` : `replied ${input.keyword ?? 'STOP'}`;
-      await tx
-        .updateTable('contacts')
-        .set({ disabled: 1, disabled_reason: `${OPTED_OUT_REASON_PREFIX}: ${why}`, disabled_at: input.at, updated_at: input.at })
-        .where('id', '=', contact.id)
-        .execute();
+      await this.d.contacts.disableForOptOut(tx, contact.id, `${OPTED_OUT_REASON_PREFIX}: ${why}`, input.at);
     }
     // Everything not yet handed to a carrier: scheduled messages and queued batch slices.
     const pending = await tx
@@ -192,9 +205,9 @@ export class OptOutService {
   async optIn(tx: Tx, input: OptInInput): Promise<boolean> {
     const removed = await tx.deleteFrom('opt_outs').where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) return false;
-    const contact = await tx.selectFrom('contacts').select(['id', 'disabled', 'disabled_reason']).where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
-    if (contact && contact.disabled === 1 && (contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX)) {
-      await tx.updateTable('contacts').set({ disabled: 0, disabled_reason: null, disabled_at: null, updated_at: input.at }).where('id', '=', contact.id).execute();
+    const contact = await this.d.contacts.find(tx, input.accountId, input.phone);
+    if (contact && contact.disabled === 1 && (contact.disabledReason ?? '').startsWith(OPTED_OUT_REASON_PREFIX)) {
+      await this.d.contacts.enableAfterOptIn(tx, contact.id, input.at);
     }
     await this.d.consent.record(tx, {
       accountId: input.accountId,
@@ -206,7 +219,7 @@ export class OptOutService {
       keyword: input.keyword ?? null,
       senderId: input.senderId ?? null,
       messageId: input.messageId ?? null,
-      note: contact && contact.disabled === 1 && !(contact.disabled_reason ?? '').startsWith(OPTED_OUT_REASON_PREFIX) ? 'The contact stays disabled: the business disabled it' : null,
+      note: contact && contact.disabled === 1 && !(contact.disabledReason ?? '').startsWith(OPTED_OUT_REASON_PREFIX) ? 'The contact stays disabled: the business disabled it' : null,
       at: input.at,
     });
     await this.d.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });

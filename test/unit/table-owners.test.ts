@@ -15,7 +15,6 @@ const ROOT = join(import.meta.dirname, '../..');
 
 const SHARED: Record<string, { areas: string[]; why: string }> = {
   accounts: { areas: ['accounts', 'billing'], why: 'billing/ledger.ts is the one writer of credits_milli (the money test holds it); accounts owns the rest of the row.' },
-  contacts: { areas: ['contacts', 'suppression'], why: 'an opt-out disables the contact in the same transaction as the suppression entry.' },
 };
 
 function sources(): string[] {

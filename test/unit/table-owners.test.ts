@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/platform/settings.js';
+import { sourceFiles } from '../helpers/source-files.js';
 
 /**
  * Each table has one area that writes it (issue #32): "who changes this table?" has one folder as
@@ -17,19 +18,8 @@ const SHARED: Record<string, { areas: string[]; why: string }> = {
   accounts: { areas: ['accounts', 'billing'], why: 'billing/ledger.ts is the one writer of credits_milli (the money test holds it); accounts owns the rest of the row.' },
 };
 
-function sources(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== 'migrations' && name !== 'node_modules') walk(path);
-      } else if (/\.tsx?$/.test(name)) files.push(path);
-    }
-  };
-  for (const root of ['src', 'oauth', 'tools']) walk(join(ROOT, root));
-  return files;
-}
+/** The sources that write tables: src/, oauth/, tools/ (migrations aside: they create the tables). */
+const sources = (): string[] => sourceFiles(['src', 'oauth', 'tools'], ['migrations']);
 
 /** The area of a source file: its folder under src/, or the top folder (oauth, tools). */
 function areaOf(file: string): string {

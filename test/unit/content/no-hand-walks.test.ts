@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../../helpers/source-files.js';
 
 /**
  * Content is walked in one place (issue #32): src/content/walk.ts visits every text, button,
@@ -28,17 +29,7 @@ const ALLOWED: Record<string, { reads: number; why: string }> = {
 };
 
 function sources(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== 'node_modules') walk(path);
-      } else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(path);
-    }
-  };
-  for (const root of ['src', 'oauth', 'tools', 'preview-pages']) walk(join(ROOT, root));
-  return files.filter((f) => !relative(ROOT, f).startsWith('src/content/'));
+  return sourceFiles(['src', 'oauth', 'tools', 'preview-pages']).filter((f) => !relative(ROOT, f).startsWith('src/content/'));
 }
 
 /** `key:line` of every read of a nesting key in a source text. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
+import * as SL from '../src/messaging/limits.js';
 import * as ContactLimits from '../src/contacts/limits.js';
 import * as GroupLimits from '../src/groups/limits.js';
 import { SMS_MAX_LENGTH } from '../src/sms/index.js';
@@ -34,7 +35,7 @@ function steps(task: Exclude<(typeof TASKS)[number], 'all'>): { title: string; s
         title: 'Send to many recipients',
         tools: ['rcs_preview', 'rcs_send_batch', 'rcs_batch_status', 'rcs_batch_cancel', 'rcs_jobs'],
         steps: [
-          `rcs_preview with phoneNumbers (≤ ${L.BATCH_MAX_RECIPIENTS}; duplicates are sent once, invalid numbers are reported), batchSize ${L.BATCH_SIZE_MIN}–${L.BATCH_SIZE_MAX} (default ${L.BATCH_SIZE_DEFAULT}) and delayMs ${L.BATCH_DELAY_MS_MIN}–${L.BATCH_DELAY_MS_MAX} (default ${L.BATCH_DELAY_MS_DEFAULT}).`,
+          `rcs_preview with phoneNumbers (≤ ${SL.BATCH_MAX_RECIPIENTS}; duplicates are sent once, invalid numbers are reported), batchSize ${SL.BATCH_SIZE_MIN}–${SL.BATCH_SIZE_MAX} (default ${SL.BATCH_SIZE_DEFAULT}) and delayMs ${SL.BATCH_DELAY_MS_MIN}–${SL.BATCH_DELAY_MS_MAX} (default ${SL.BATCH_DELAY_MS_DEFAULT}).`,
           'Check recipients.accepted, recipients.rejected and creditsEstimated with the user; have them approve the share_url.',
           'rcs_send_batch with the preview_id; it returns a jobId at once and sends in the background.',
           'rcs_batch_status with the jobId for progress; rcs_batch_cancel stops what has not been sent yet.',

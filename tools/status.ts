@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as L from '../src/content/limits.js';
+import * as SL from '../src/messaging/limits.js';
 import * as ContactLimits from '../src/contacts/limits.js';
 import * as GroupLimits from '../src/groups/limits.js';
 import { BalanceSchema, LedgerPageSchema, LedgerQuerySchema } from '../src/billing/schemas.js';
@@ -59,12 +60,12 @@ export const rcsLimits = defineTool({
     urlMaxLength: L.URL_MAX_LENGTH,
     sms: { maxLength: SMS_MAX_LENGTH, singleGsm7: 160, singleUnicode: 70, multipartGsm7: 153, multipartUnicode: 67 },
     batch: {
-      maxRecipients: L.BATCH_MAX_RECIPIENTS,
-      batchSize: { min: L.BATCH_SIZE_MIN, max: L.BATCH_SIZE_MAX, default: L.BATCH_SIZE_DEFAULT },
-      delayMs: { min: L.BATCH_DELAY_MS_MIN, max: L.BATCH_DELAY_MS_MAX, default: L.BATCH_DELAY_MS_DEFAULT },
+      maxRecipients: SL.BATCH_MAX_RECIPIENTS,
+      batchSize: { min: SL.BATCH_SIZE_MIN, max: SL.BATCH_SIZE_MAX, default: SL.BATCH_SIZE_DEFAULT },
+      delayMs: { min: SL.BATCH_DELAY_MS_MIN, max: SL.BATCH_DELAY_MS_MAX, default: SL.BATCH_DELAY_MS_DEFAULT },
     },
-    campaignNameMaxLength: L.CAMPAIGN_NAME_MAX_LENGTH,
-    messageLog: { maxRangeDays: L.MESSAGE_LOG_MAX_RANGE_DAYS, maxPageSize: 200 },
+    campaignNameMaxLength: SL.CAMPAIGN_NAME_MAX_LENGTH,
+    messageLog: { maxRangeDays: SL.MESSAGE_LOG_MAX_RANGE_DAYS, maxPageSize: 200 },
     contacts: { pageMax: ContactLimits.CONTACT_LIST_LIMIT_MAX, bulkMax: ContactLimits.BULK_CONTACTS_MAX, groupMembershipMaxIds: GroupLimits.GROUP_MEMBERSHIP_MAX_IDS, nameMaxLength: ContactLimits.CONTACT_NAME_MAX_LENGTH },
   }),
 });

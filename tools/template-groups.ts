@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../src/content/limits.js';
 import { CursorPaginationSchema, dataResponseSchema, ok } from '../src/platform/pagination.js';
 import {
   AssignResultSchema,
@@ -12,6 +11,7 @@ import {
 } from '../src/templates/schemas.js';
 import { idArg } from './contacts.js';
 import { DELETE, READ, WRITE, WRITE_IDEMPOTENT, cursorPaging, defineTool } from './types.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../src/templates/limits.js';
 
 /*
  * Template groups (spec §2.11, §4.6): folders for templates, under templates:read/write like their

@@ -26,8 +26,6 @@ export {
 } from '../sms/limits.js';
 export { PHONE_MIN_DIGITS, PHONE_MAX_DIGITS } from '../phone/limits.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 // Message content (§2.1–2.4). Lengths are UTF-16 code units (JavaScript string length).
 export const TEXT_MAX_LENGTH = 3072;
 export const TEXT_BASIC_MAX_LENGTH = 160;
@@ -43,30 +41,8 @@ export const CAROUSEL_MAX_CARDS = 10;
 export const URL_MAX_LENGTH = 2000;
 export const MEDIA_MAX_FILE_SIZE_BYTES = 104_857_600;
 
-// Sending (§4.1).
-export const CAMPAIGN_NAME_MAX_LENGTH = 100;
-export const BATCH_MAX_RECIPIENTS = 10_000;
-export const BATCH_SIZE_MIN = 1;
-export const BATCH_SIZE_MAX = 1000;
-export const BATCH_SIZE_DEFAULT = 100;
-export const BATCH_DELAY_MS_MIN = 0;
-export const BATCH_DELAY_MS_MAX = 10_000;
-export const BATCH_DELAY_MS_DEFAULT = 50;
-export const BILLING_PREVIEW_MAX_NUMBERS = 1000;
-
-// Templates and the message log (§4.5–4.6); the contacts' and groups' limits are in src/contacts/limits.ts and
-// src/groups/limits.ts.
-export const MESSAGE_LOG_LIMIT_MIN = 1;
-export const MESSAGE_LOG_LIMIT_MAX = 500;
-export const MESSAGE_LOG_MAX_RANGE_DAYS = 31;
-export const TEMPLATE_GROUP_NAME_MAX_LENGTH = 100;
-
-// Sandbox (§4.2).
-export const SANDBOX_REQUESTS_PER_MINUTE = 20;
-export const SANDBOX_REQUESTS_PER_DAY = 100;
-export const SANDBOX_PREVIEW_TTL_MS = DAY_MS;
-export const SANDBOX_CONTENT_MAX_BYTES = 256_000;
-
+// Limits of what content is not (batches, the log, templates, the sandbox, contacts, groups) live with their areas:
+// src/messaging/limits.ts, src/templates/limits.ts, src/sandbox/limits.ts, src/contacts/limits.ts, src/groups/limits.ts.
 
 /** The `validationLimits` object of GET /status (§4.1), exactly that shape. */
 export interface ValidationLimits {

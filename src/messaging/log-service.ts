@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { MESSAGE_LOG_LIMIT_MAX, MESSAGE_LOG_MAX_RANGE_DAYS } from '../content/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { sortKey } from '../platform/db/sort-key.js';
@@ -11,6 +10,7 @@ import { keysetPage, type CursorPagination } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { normalizePhone } from '../phone/index.js';
 import { MESSAGE_STATUSES, toContentResponse, toLogRecord, type Approver, type MessageLogRecord } from './records.js';
+import { MESSAGE_LOG_LIMIT_MAX, MESSAGE_LOG_MAX_RANGE_DAYS } from './limits.js';
 
 /** Who approved which previews (the previews area answers): the log names the approver of each message sent from one. */
 export type ApproversOf = (accountId: string, previewIds: readonly string[]) => Promise<ReadonlyMap<string, Approver>>;

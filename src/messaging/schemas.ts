@@ -1,13 +1,5 @@
 import { z } from 'zod';
 import {
-  BATCH_DELAY_MS_DEFAULT,
-  BATCH_DELAY_MS_MAX,
-  BATCH_DELAY_MS_MIN,
-  BATCH_MAX_RECIPIENTS,
-  BATCH_SIZE_DEFAULT,
-  BATCH_SIZE_MAX,
-  BATCH_SIZE_MIN,
-  CAMPAIGN_NAME_MAX_LENGTH,
   ContentSchema,
   MessageTypeSchema,
   SmsFallbackSchema,
@@ -15,6 +7,7 @@ import {
   withRcsMessageRules,
 } from '../content/index.js';
 import { SMS_MAX_LENGTH } from '../sms/index.js';
+import { BATCH_DELAY_MS_DEFAULT, BATCH_DELAY_MS_MAX, BATCH_DELAY_MS_MIN, BATCH_MAX_RECIPIENTS, BATCH_SIZE_DEFAULT, BATCH_SIZE_MAX, BATCH_SIZE_MIN, CAMPAIGN_NAME_MAX_LENGTH } from './limits.js';
 
 const PhoneNumber = z.string().min(1).max(40).describe('Recipient with country code, e.g. +4915112345678.');
 const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe('Free label for reporting.');

@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import {
-  BATCH_DELAY_MS_DEFAULT,
-  BATCH_DELAY_MS_MAX,
-  BATCH_DELAY_MS_MIN,
-  BATCH_SIZE_DEFAULT,
-  BATCH_SIZE_MAX,
-  BATCH_SIZE_MIN,
   ContentSchema,
   MessageTypeSchema,
 } from '../content/index.js';
 import { QuietHoursSummarySchema, SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
+import { BATCH_DELAY_MS_DEFAULT, BATCH_DELAY_MS_MAX, BATCH_DELAY_MS_MIN, BATCH_SIZE_DEFAULT, BATCH_SIZE_MAX, BATCH_SIZE_MIN } from '../messaging/limits.js';
 
 const base = SendMessageRequestSchema.shape;
 const batch = SendBatchRequestSchema.shape;

@@ -4,8 +4,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { AppError } from '../platform/errors.js';
-import { SANDBOX_REQUESTS_PER_DAY, SANDBOX_REQUESTS_PER_MINUTE } from '../content/limits.js';
 import { settleSetting } from '../platform/settings.js';
+import { SANDBOX_REQUESTS_PER_DAY, SANDBOX_REQUESTS_PER_MINUTE } from './limits.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;

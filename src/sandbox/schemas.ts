@@ -4,7 +4,6 @@ import {
   MESSAGE_TYPES,
   MessageTypeSchema,
   SMS_MAX_LENGTH,
-  SANDBOX_CONTENT_MAX_BYTES,
   isMessageType,
   type Content,
   type Issue,
@@ -14,6 +13,7 @@ import {
 } from '../content/index.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isRecord } from '../platform/guards.js';
+import { SANDBOX_CONTENT_MAX_BYTES } from './limits.js';
 
 /**
  * Fields of a /send or /send-batch body that the sandbox accepts and ignores (§4.2), echoed in

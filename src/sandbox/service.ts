@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  SANDBOX_PREVIEW_TTL_MS,
   normalizeContent,
   validateContent,
   type Content,
@@ -31,6 +30,7 @@ import {
   type SandboxValidateBody,
   type StoredSandboxPreview,
 } from './schemas.js';
+import { SANDBOX_PREVIEW_TTL_MS } from './limits.js';
 
 /** Path of the share page; share_url = publicUrl + SHARE_PAGE_PATH + '/' + slug. */
 export const SHARE_PAGE_PATH = '/sandbox/p';

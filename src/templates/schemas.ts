@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../content/limits.js';
 import { MESSAGE_TYPES } from '../content/vocabulary.js';
 import { idSchema } from '../platform/id-schema.js';
 import { cursorQueryFields, pageQueryFields } from '../platform/pagination.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from './limits.js';
 
 export { TEMPLATE_GROUP_NAME_MAX_LENGTH };
 export const TEMPLATE_NAME_MAX_LENGTH = 100;

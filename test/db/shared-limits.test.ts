@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/platform/secrets.js';
 import { FORM_POSTS_PER_WINDOW } from '../../src/forms/public-routes.js';
 import { isAppError } from '../../src/platform/errors.js';
-import { SANDBOX_REQUESTS_PER_MINUTE } from '../../src/content/limits.js';
 import { describePostgres, startInstances, type Instances } from '../helpers/instances.js';
 import type { TestServer } from '../helpers/server.js';
 import { WebClient, totpCode } from '../helpers/web-client.js';
+import { SANDBOX_REQUESTS_PER_MINUTE } from '../../src/sandbox/limits.js';
 
 /*
  * Every limit counts in the database, so bursts spread over two instances on one PostgreSQL

@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BULK_CONTACTS_MAX } from '../../src/contacts/limits.js';
-import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../../src/content/limits.js';
 import { GROUP_MEMBERSHIP_MAX_IDS } from '../../src/groups/limits.js';
 import { newId } from '../../src/platform/ids.js';
 import { TEMPLATE_ASSIGN_MAX_IDS, TEMPLATE_LIST_MAX_LIMIT } from '../../src/templates/schemas.js';
 import { ALL_TOOLS } from '../../tools/index.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { body, mcpClient } from './helpers.js';
+import { TEMPLATE_GROUP_NAME_MAX_LENGTH } from '../../src/templates/limits.js';
 
 /**
  * The 30 address-book tools (spec §4.7) over real HTTP with the SDK client. The client checks every

@@ -1,11 +1,17 @@
 import type { Config } from './config.js';
-import { AccountsService } from './accounts/service.js';
-import { ApiKeysService } from './accounts/api-keys.js';
-import { LoginService } from './accounts/login.js';
-import { SessionsService } from './accounts/sessions.js';
-import { UsersService } from './accounts/users.js';
-import { BillingService } from './billing/service.js';
-import { BudgetsService } from './billing/budgets.js';
+import type { AccountsService } from './accounts/service.js';
+import type { ApiKeysService } from './accounts/api-keys.js';
+import type { LoginService } from './accounts/login.js';
+import type { SessionsService } from './accounts/sessions.js';
+import type { UsersService } from './accounts/users.js';
+import { accountsArea } from './accounts/area.js';
+import type { BillingService } from './billing/service.js';
+import type { BudgetsService } from './billing/budgets.js';
+import { billingArea } from './billing/area.js';
+import { contactsArea } from './contacts/area.js';
+import { inboundArea } from './inbound/area.js';
+import { messagingArea } from './messaging/area.js';
+import { suppressionArea } from './suppression/area.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { changeStampFor } from './platform/db/change-stamp.js';
 import { RateLimitCounters } from './platform/http/rate-limit-store.js';
@@ -26,9 +32,8 @@ import { TemplatesService } from './templates/service.js';
 import { SandboxRateLimiter } from './sandbox/rate-limit.js';
 import { SandboxService } from './sandbox/service.js';
 import { createCarriers, type Carriers } from './carriers/index.js';
-import { ContactDirectory } from './contacts/directory.js';
 import { optOutContacts } from './contacts/opt-out-port.js';
-import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './messaging/dispatcher.js';
+import type { Dispatcher } from './messaging/dispatcher.js';
 import { newInstanceId } from './platform/instances/identity.js';
 import { InstanceRegistry } from './platform/instances/registry.js';
 import { MessageEventHub } from './messaging/events.js';
@@ -163,42 +168,74 @@ export async function createContext(config: Config, options: ContextOptions = {}
     throw err;
   }
   const links = new LinkTokens(sealer);
-  const billing = new BillingService({ db, clock });
-  const accounts = new AccountsService({ db, clock, billing });
+  // One factory per area (src/<area>/area.ts); the lines between them connect areas through narrow ports.
+  const { billing, budgets } = billingArea({ db, clock });
+  const accountsAreaServices = accountsArea({ db, clock, sealer, billing, stamp: changeStampFor(database), sessionTtlMs: config.sessionTtlMs, loginPolicy: config.login });
+  const { accounts } = accountsAreaServices;
   // A custom field write is recorded on the contacts row by contacts/, which owns that row.
   const fields = new FieldsService({ db, clock, recordContactWrites });
   const validation = new ValidationService({ accounts, fields, clock });
   const groups = new GroupsService({ db, clock });
+  const templates = new TemplatesService({ db, clock, fields });
   const carriers = createCarriers(config, db, clock, logger, links);
   const messageEvents = new MessageEventHub();
+  const engagementEvents = new EngagementEventHub();
+  const previewEvents = new PreviewEventHub();
   // Who this process is among the instances on the database: claims carry its id, so a dead one's are given back at once.
   const instances = new InstanceRegistry({ db, logger, id: newInstanceId() });
-  const dispatcher = new Dispatcher({
-    db,
-    clock,
-    carriers,
-    accounts,
-    events: messageEvents,
-    logger,
-    options: { ...DEFAULT_DISPATCHER_OPTIONS, perSenderPerSecond: config.senderMaxPerSecond, links, claimer: instances },
-  });
-  const directory = new ContactDirectory({ clock });
-  const templates = new TemplatesService({ db, clock, fields });
-  const throttle = new RecipientRateLimiter({ db, clock, options: config.recipientRateLimit });
-  const conversations = new ConversationsService({ db, clock, accounts, throttle });
-  const send = new SendService({ db, clock, config, accounts, directory, conversation: conversations, throttle, dispatcher, links });
-  const engagementEvents = new EngagementEventHub();
-  // An opt-out cancels what is still scheduled or queued for the number, in the same transaction.
-  const consent = new ConsentRecord({ db });
-  const optOuts = new OptOutService({
+  // An opt-out disables the number's contact (contacts/ writes it) and cancels what is still scheduled or queued for
+  // the number, in the same transaction.
+  const { consent, optOuts } = suppressionArea({
     db,
     contacts: optOutContacts,
     events: engagementEvents,
     cancelPending: async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count,
+  });
+  // Deleting or disabling contacts cancels their scheduled messages and queued ones not yet handed to a carrier
+  // (later batch slices, retries), in the same transaction.
+  const { contacts, contactConsent, directory } = contactsArea({
+    db,
+    clock,
+    accounts,
+    fields,
+    groups,
+    lifecycle: { cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count },
     consent,
   });
-  const inbound = new InboundService({ db, clock, logger, conversations, optOuts, events: engagementEvents, replies: send });
-  const status = new StatusService({ db, clock, events: messageEvents, logger, inbound });
+  const throttle = new RecipientRateLimiter({ db, clock, options: config.recipientRateLimit });
+  const conversations = new ConversationsService({ db, clock, accounts, throttle });
+  // The previews area is built below; the log asks it who approved the previews messages were sent from.
+  let approversOf: PreviewsService['approversOf'] = () => Promise.reject(new Error('previews are not built yet'));
+  const messaging = messagingArea({
+    db,
+    clock,
+    config,
+    logger,
+    carriers,
+    accounts,
+    directory,
+    conversation: conversations,
+    throttle,
+    links,
+    events: messageEvents,
+    claimer: instances,
+    approversOf: (accountId, ids) => approversOf(accountId, ids),
+  });
+  const { dispatcher, send } = messaging;
+  const inbound = inboundArea({
+    db,
+    clock,
+    logger,
+    conversations,
+    optOuts,
+    events: engagementEvents,
+    replies: send,
+    network: carriers instanceof SimulatedNetwork ? carriers : null,
+    publicUrl: () => config.publicUrl,
+    links,
+  });
+  // The status engine hands incoming messages and taps to the inbound area, built first.
+  const status = new StatusService({ db, clock, events: messageEvents, logger, inbound: inbound.inbound });
   // Webhooks: outbox rows are written by these listeners inside the transaction of each change.
   const webhooks = new WebhooksService({ db, sealer, clock, config, logger, claimer: instances });
   instances.holds({ name: 'messages', releaseClaimsOf: (ids) => dispatcher.releaseClaimsOf(ids), renewClaims: () => dispatcher.renewClaims() });
@@ -206,30 +243,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const hooks = webhookListeners(webhooks);
   messageEvents.add(hooks.messages);
   engagementEvents.add(hooks.engagement);
-  const previewEvents = new PreviewEventHub();
   previewEvents.add(hooks.previews);
-  // Deleting or disabling contacts cancels their scheduled messages in the same transaction.
-  const contacts = new ContactsService({
-    db,
-    clock,
-    accounts,
-    fields,
-    groups,
-    lifecycle: {
-      // Scheduled ones and queued ones not yet handed to a carrier (later batch slices, retries).
-      cancelScheduledFor: async (accountId, contactIds, tx) => (await cancelScheduledMessages(tx, accountId, { contactIds }, clock.now(), ['SCHEDULED', 'SENDING'])).count,
-    },
-    consent,
-  });
   const previews = new PreviewsService({ db, clock, config, accounts, send, templates, events: previewEvents, contentChecks: validation });
+  approversOf = (accountId, ids) => previews.approversOf(accountId, ids);
   const services: Services = {
-    accounts,
+    ...accountsAreaServices,
     billing,
-    budgets: new BudgetsService({ db, clock }),
-    apiKeys: new ApiKeysService({ db, clock, stamp: changeStampFor(database) }),
-    users: new UsersService({ db, clock, sealer }),
-    sessions: new SessionsService({ db, clock, ttlMs: config.sessionTtlMs }),
-    login: new LoginService({ db, clock, policy: config.login, sealer }),
+    budgets,
     senders: new SendersService({ db, clock, stamp: changeStampFor(database) }),
     oauth: new OAuthService({ db, clock, config, sealer }),
     fields,
@@ -238,22 +258,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
     templates,
     sandbox: new SandboxService({ db, clock, publicUrl: () => config.publicUrl, limiter: new SandboxRateLimiter({ db, clock }) }),
     send,
-    jobs: new JobsService({ db, clock }),
-    // The log names who approved the preview a message was sent from.
-    log: new LogService({ db, clock, approversOf: (accountId, ids) => previews.approversOf(accountId, ids) }),
-    stats: new StatsService({ db, clock }),
+    jobs: messaging.jobs,
+    log: messaging.log,
+    stats: messaging.stats,
     status,
     validation,
     previews,
     previewMedia: new PreviewMediaFetcher({ allowPrivateNetwork: config.dangerouslyAllowPrivateNetworkTargets, resolve: options.previewMediaResolve }),
     conversations,
-    interactions: new InteractionsService({ db }),
-    inbound,
+    ...inbound,
     optOuts,
     consent,
-    contactConsent: new ContactConsent({ db, consent }),
-    unsubscribe: new UnsubscribeService({ db, clock, optOuts }),
-    virtualPhone: carriers instanceof SimulatedNetwork ? new VirtualPhoneService({ db, network: carriers, publicUrl: () => config.publicUrl, links }) : null,
+    contactConsent,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),
     idempotency: new IdempotencyStore({ db, clock }),

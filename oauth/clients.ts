@@ -3,7 +3,7 @@ import type { Config } from '../src/config.js';
 import type { Clock } from '../src/platform/clock.js';
 import type { Db } from '../src/platform/db/database.js';
 import { parseJson } from '../src/platform/db/sql.js';
-import type { OAuthClientsTable } from '../src/platform/db/tables/oauth.js';
+import type { OAuthClientsTable } from './tables.js';
 import { newId } from '../src/platform/ids.js';
 import { sha256Hex } from '../src/platform/secrets.js';
 import type { ClientMetadata } from './client-metadata.js';

@@ -5,7 +5,7 @@ import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
 import type { Selectable, Updateable } from 'kysely';
-import type { AccountsTable } from '../platform/db/tables/foundation.js';
+import type { AccountsTable } from './tables.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { DEFAULT_PRICES } from '../billing/default-prices.js';

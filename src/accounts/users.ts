@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { toBool } from '../platform/db/sql.js';
-import type { UsersTable } from '../platform/db/tables/foundation.js';
+import type { UsersTable } from './tables.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Sealer } from '../platform/sealing.js';

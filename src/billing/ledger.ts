@@ -4,7 +4,7 @@
  * so the cached balance is always the sum of the account's entries (test/billing/invariant.ts).
  */
 import type { DbOrTx } from '../platform/db/database.js';
-import type { CreditLedgerTable } from '../platform/db/tables/billing.js';
+import type { CreditLedgerTable } from './tables.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { milliToCredits } from './pricing.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
-import type { CreditLedgerTable } from '../platform/db/tables/billing.js';
+import type { CreditLedgerTable } from './tables.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { assertId } from '../platform/ids.js';
 import { keysetPage } from '../platform/pagination.js';

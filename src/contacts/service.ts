@@ -8,7 +8,7 @@ import { countryInPriceList, normalizePhone } from '../phone/index.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
 import { escapeLike, fromBool, toBool } from '../platform/db/sql.js';
-import type { ContactsTable } from '../platform/db/tables/address-book.js';
+import type { ContactsTable } from './tables.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { assertId, isId, newId } from '../platform/ids.js';
 import { keysetPage, singlePage, type CursorPage } from '../platform/pagination.js';

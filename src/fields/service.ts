@@ -3,7 +3,7 @@ import { isBuiltinMergeField } from '../merge/fields.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
-import type { CustomFieldsTable } from '../platform/db/tables/address-book.js';
+import type { CustomFieldsTable } from './tables.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Actor } from '../platform/permissions.js';

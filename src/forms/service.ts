@@ -15,7 +15,7 @@ import { sortKey } from '../platform/db/sort-key.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { FormSubmissionsTable, FormsTable } from '../platform/db/tables/webhooks-forms.js';
+import type { FormSubmissionsTable, FormsTable } from './tables.js';
 import { AppError, isAppError, notFound } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
-import type { ContactGroupsTable } from '../platform/db/tables/address-book.js';
+import type { ContactGroupsTable } from './tables.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';

@@ -1,6 +1,6 @@
 import type { Tx } from '../platform/db/database.js';
-import type { InteractionsTable } from '../platform/db/tables/engagement.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { InteractionsTable } from './tables.js';
+import type { MessagesTable } from '../messaging/tables.js';
 import type { OptInEvent, OptOutEvent } from '../suppression/opt-outs.js';
 
 /** The person behind an interaction, for payloads such as §6 button_interaction's `contact`. */

@@ -5,9 +5,9 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
 import { lockForTransaction } from '../platform/db/locks.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
-import type { InteractionsTable } from '../platform/db/tables/engagement.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { Database } from '../platform/db/schema.js';
+import type { InteractionsTable } from './tables.js';
+import type { MessagesTable } from '../messaging/tables.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';
 import { normalizePhone } from '../phone/index.js';
@@ -18,6 +18,9 @@ import type { SystemText } from '../messaging/send-service.js';
 import { recordReceivedMessage } from '../messaging/received.js';
 import { classifyConsent, readSenderWords } from './consent-words.js';
 import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
+
+/** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
+type SendersTable = Database['senders'];
 
 /** A reply is attributed to our latest message to the number from that sender within this time. */
 export const REPLY_ATTRIBUTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { sortKey } from '../platform/db/sort-key.js';
-import type { InteractionsTable } from '../platform/db/tables/engagement.js';
+import type { InteractionsTable } from './tables.js';
 import { AppError } from '../platform/errors.js';
 import { keysetPage } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';

@@ -9,7 +9,7 @@ import { statementsRunInParallel } from '../platform/db/concurrency.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { MessagesTable } from './tables.js';
 import type { Logger } from '../platform/logger.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import { analyzeSms, splitSms } from '../sms/index.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../platform/db/database.js';
-import type { MessagesTable, MessageStatus } from '../platform/db/tables/messaging.js';
+import type { MessagesTable, MessageStatus } from './tables.js';
 
 /**
  * Things other areas want to know about messages, called inside the transaction that made the

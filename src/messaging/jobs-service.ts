@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { JobsTable } from '../platform/db/tables/messaging.js';
+import type { JobsTable } from './tables.js';
 import { AppError } from '../platform/errors.js';
 import { assertId } from '../platform/ids.js';
 import { pagePagination, type PagedList } from '../platform/pagination.js';

@@ -1,4 +1,4 @@
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { MessagesTable } from './tables.js';
 
 /**
  * The columns a one-off message row starts with — a received message, an automatic answer —

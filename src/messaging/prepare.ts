@@ -2,10 +2,13 @@ import { z } from 'zod';
 import type { Account } from '../accounts/schemas.js';
 import { contentIssues, type Content, type MessageType } from '../content/index.js';
 import type { DbOrTx } from '../platform/db/database.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { Database } from '../platform/db/schema.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { zodDetails } from '../platform/validation.js';
 import { resolveScheduleTime, type ScheduleResolution } from '../schedule/index.js';
+
+/** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
+type SendersTable = Database['senders'];
 
 export type ScheduleOk = Extract<ScheduleResolution, { ok: true }>;
 

@@ -4,7 +4,10 @@
  * messages fall in an open conversation window.
  */
 import type { DbOrTx } from '../platform/db/database.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { Database } from '../platform/db/schema.js';
+
+/** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
+type SendersTable = Database['senders'];
 
 /** One RCS message of a send that conversation billing may make free. */
 export interface ConversationCandidate {

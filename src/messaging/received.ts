@@ -1,5 +1,5 @@
 import type { DbOrTx } from '../platform/db/database.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { MessagesTable } from './tables.js';
 import { newId } from '../platform/ids.js';
 import { ONE_OFF_MESSAGE_DEFAULTS } from './message-row.js';
 import { analyzeSms } from '../sms/index.js';

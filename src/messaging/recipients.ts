@@ -3,10 +3,13 @@ import { isTestTraffic } from '../billing/pricing.js';
 import type { ContactDirectory, RecipientContact } from '../contacts/directory.js';
 import type { DbOrTx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { Database } from '../platform/db/schema.js';
 import { candidateDigits, countryReach, normalizePhone } from '../phone/index.js';
 import { optedOutPhones } from '../suppression/opt-outs.js';
 import type { RejectedRecipient } from './schemas.js';
+
+/** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
+type SendersTable = Database['senders'];
 
 export interface Recipient {
   /** Digits with country code (the stored form). */

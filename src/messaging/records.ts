@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toIso } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { MessagesTable } from './tables.js';
 import { milliToCredits } from '../billing/pricing.js';
 
 export const MESSAGE_STATUSES = ['SCHEDULED', 'SENDING', 'SENT', 'DELIVERED', 'READ', 'RECEIVED', 'FAILED', 'BLOCKED', 'REJECTED'] as const;

@@ -8,8 +8,8 @@ import { containsUnsubscribePlaceholder } from '../merge/placeholders.js';
 import type { Clock } from '../platform/clock.js';
 import { executeBulk, insertRowsAsJson } from '../platform/db/bulk.js';
 import { inTransaction, type Db, type Tx } from '../platform/db/database.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
-import type { MessagesTable } from '../platform/db/tables/messaging.js';
+import type { Database } from '../platform/db/schema.js';
+import type { MessagesTable } from './tables.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { analyzeSms } from '../sms/index.js';
@@ -34,6 +34,9 @@ import { checkMergedMessage, INVALID_MERGED_CONTENT, mergeRejection, rcsMergePla
 import { compareFingerprints, MergeAudit, staleError, type CollectedMergeValues, type MergeFingerprint } from './merge-audit.js';
 import { ONE_OFF_MESSAGE_DEFAULTS } from './message-row.js';
 import { QuietPlan, type QuietDue, type QuietHoursSummary } from './quiet-hours.js';
+
+/** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
+type SendersTable = Database['senders'];
 
 /**
  * FORM: a form's double opt-in confirmation SMS (src/forms). SYSTEM: an automatic answer to a keyword (HELP's company

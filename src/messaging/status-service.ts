@@ -3,7 +3,7 @@ import { jsonList, selectRowsViaJson } from '../platform/db/sql.js';
 import type { CarrierEvent } from '../carriers/carrier.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
-import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
+import type { MessageStatus, MessagesTable } from './tables.js';
 import type { Logger } from '../platform/logger.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
 

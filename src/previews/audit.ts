@@ -3,7 +3,7 @@
  * the CSV of an account's approval history, and the states of the approvals inbox.
  */
 import { toIso } from '../platform/clock.js';
-import type { PreviewApprovalsTable, PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewApprovalsTable, PreviewsTable } from './tables.js';
 import { sha256Hex } from '../platform/secrets.js';
 import { csvCell } from '../platform/csv.js';
 

@@ -1,5 +1,5 @@
 import type { Tx } from '../platform/db/database.js';
-import type { PreviewApprovalsTable, PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewApprovalsTable, PreviewsTable } from './tables.js';
 
 /** A preview as other areas hear of it (webhook payloads): plain facts, times in epoch ms. */
 export interface PreviewFacts {

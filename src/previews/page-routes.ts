@@ -11,7 +11,7 @@ import type { SendEstimate } from '../messaging/send-service.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
 import { textOf } from '../platform/guards.js';
-import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewsTable } from './tables.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import type { PreviewsService } from './service.js';

@@ -4,7 +4,7 @@
  * body is, and how an echoed payload is compared with the stored one. PreviewsService, the REST flow
  * and the MCP tools only word the answers for their callers.
  */
-import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewsTable } from './tables.js';
 import { isRecord } from '../platform/guards.js';
 import type { Principal } from '../platform/permissions.js';
 import { differingPaths } from '../platform/canonical-json.js';

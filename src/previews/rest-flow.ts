@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SendBatchRequestSchema, SendMessageRequestSchema, SendSmsRequestSchema } from '../messaging/schemas.js';
-import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewsTable } from './tables.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import type { Principal } from '../platform/permissions.js';
 import { PreviewResultSchema, type PreviewResult, type RcsPayload, type SmsPayload } from './schemas.js';

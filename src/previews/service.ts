@@ -9,7 +9,7 @@ import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
 import { textOf } from '../platform/guards.js';
-import type { PreviewApprovalsTable, PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewApprovalsTable, PreviewsTable } from './tables.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import { actorOf, type Principal } from '../platform/permissions.js';

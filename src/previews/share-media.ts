@@ -1,6 +1,6 @@
 import type { Content, MessageType } from '../content/index.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { PreviewsTable } from '../platform/db/tables/previews.js';
+import type { PreviewsTable } from './tables.js';
 import { isSampleUrl, PLACEHOLDER_SRC } from '../sandbox/samples.js';
 import { mediaItems, replacedMediaOf, type MediaItem } from '../../preview-pages/phone/media-list.js';
 import type { ReplacedMedia } from '../../preview-pages/phone/index.js';

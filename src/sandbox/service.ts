@@ -15,7 +15,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { SandboxPreviewsTable } from '../platform/db/tables/sandbox.js';
+import type { SandboxPreviewsTable } from './tables.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { randomToken } from '../platform/secrets.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
-import type { SendersTable } from '../platform/db/tables/foundation.js';
+import type { SendersTable } from './tables.js';
 import type { ChangeStamp } from '../platform/db/change-stamp.js';
 import { selectCompiledOnce } from '../platform/db/compiled-once.js';
 import { AppError, notFound } from '../platform/errors.js';

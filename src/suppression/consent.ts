@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
-import type { ConsentEventsTable } from '../platform/db/tables/consent.js';
+import type { ConsentEventsTable } from './tables.js';
 import { newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { optedOutPhones } from './opt-outs.js';

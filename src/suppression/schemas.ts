@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../platform/db/database.js';
-import type { ConsentKind, ConsentSource } from '../platform/db/tables/consent.js';
+import type { ConsentKind, ConsentSource } from './tables.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
 /** The kinds of a consent event: the person's consent (opt_in, opt_out, resubscribe) and the business's switch. */

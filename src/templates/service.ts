@@ -10,7 +10,7 @@ import { findMalformedPlaceholders, findPlaceholders } from '../merge/placeholde
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { escapeLike, fromBool, parseJson, toBool } from '../platform/db/sql.js';
-import type { TemplateGroupsTable, TemplatesTable } from '../platform/db/tables/address-book.js';
+import type { TemplateGroupsTable, TemplatesTable } from './tables.js';
 import { AppError, notFound, type ErrorDetail } from '../platform/errors.js';
 import { assertId, isId, newId } from '../platform/ids.js';
 import { keysetPage, pagePagination, type CursorPage, type PagedList } from '../platform/pagination.js';

@@ -1,8 +1,8 @@
 import { toIso } from '../platform/clock.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { InteractionsTable } from '../platform/db/tables/engagement.js';
-import type { MessageStatus, MessagesTable } from '../platform/db/tables/messaging.js';
-import type { PreviewApprovalsTable } from '../platform/db/tables/previews.js';
+import type { InteractionsTable } from '../inbound/tables.js';
+import type { MessageStatus, MessagesTable } from '../messaging/tables.js';
+import type { PreviewApprovalsTable } from '../previews/tables.js';
 import type { PreviewFacts } from '../previews/events.js';
 
 /**

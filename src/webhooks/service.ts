@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx, type Tx } from '../platform/db/database.js';
 import { parseJson } from '../platform/db/sql.js';
-import type { WebhookDeliveriesTable, WebhookEndpointSource, WebhookEndpointsTable } from '../platform/db/tables/webhooks-forms.js';
+import type { WebhookDeliveriesTable, WebhookEndpointSource, WebhookEndpointsTable } from './tables.js';
 import { AppError, notFound } from '../platform/errors.js';
 import { assertId, newId } from '../platform/ids.js';
 import type { Logger } from '../platform/logger.js';

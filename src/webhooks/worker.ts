@@ -4,7 +4,7 @@ import { claimLockClause, lockedForClaim } from '../platform/db/claim.js';
 import type { Db, Tx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { WebhookAttemptOutcome, WebhookDeliveriesTable, WebhookEndpointsTable } from '../platform/db/tables/webhooks-forms.js';
+import type { WebhookAttemptOutcome, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import type { Logger } from '../platform/logger.js';
 import { assertPublicHost, BlockedAddressError, guardedAgent, outboundUrlProblem } from '../platform/net/outbound.js';

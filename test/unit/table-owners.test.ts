@@ -69,6 +69,23 @@ describe('table owners', () => {
     }
   });
 
+  it("each table's type sits with the area that writes it (src/<area>/tables.ts; the platform's own in src/platform/db/tables)", () => {
+    const declared = new Map<string, string>();
+    for (const file of sourceFiles(['src', 'oauth'])) {
+      const rel = relative(ROOT, file);
+      if (!/(^|\/)tables(\.ts|\/[\w-]+\.ts)$/.test(rel)) continue;
+      const block = /export interface \w+Tables \{([^}]*)\}/.exec(readFileSync(file, 'utf8'));
+      for (const m of block?.[1]?.matchAll(/^\s*(\w+): \w+;/gm) ?? []) declared.set(m[1]!, rel.startsWith('src/platform/') ? 'platform' : areaOf(file));
+    }
+    expect(declared.size).toBeGreaterThan(40);
+    const misplaced = [...writers]
+      .filter(([table, areas]) => !(table in SHARED) && declared.has(table) && !areas.has(declared.get(table)!))
+      .map(([table, areas]) => `${table}: declared in ${declared.get(table)}, written by ${[...areas].join(', ')}`);
+    expect(misplaced).toEqual([]);
+    // Every table the code writes has a declared type.
+    expect([...writers.keys()].filter((t) => !declared.has(t) && t !== 't').sort()).toEqual([]);
+  });
+
   it('settings: platform/settings.ts is its only writer, and each key is used by its declared owner only', () => {
     const settingsWriters = sources().filter((f) => WRITES.some((p) => [...readFileSync(f, 'utf8').matchAll(p)].some((m) => m[1] === 'settings')));
     expect(settingsWriters.map((f) => relative(ROOT, f))).toEqual(['src/platform/settings.ts']);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { MessagesTable } from '../../src/platform/db/tables/messaging.js';
+import type { MessagesTable } from '../../src/messaging/tables.js';
 import { outboundUrlProblem } from '../../src/platform/net/outbound.js';
 import { reportedSteps } from '../../src/webhooks/events.js';
 import { buttonWebhookUrl } from '../../src/webhooks/listeners.js';

@@ -6,7 +6,7 @@ import { inClaim, lockedForClaim } from '../../platform/db/claim.js';
 import type { Db, DbOrTx } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
-import type { SimMessagesTable } from '../../platform/db/tables/messaging.js';
+import type { SimMessagesTable } from '../tables.js';
 import type { Capability, CarrierEvent, CarrierEventSink, Carriers, OutboundRcs, OutboundSms, RcsCarrier, SendOutcome, SmsCarrier } from '../carrier.js';
 import type { LinkTokens } from '../../platform/link-tokens.js';
 import { simBehaviour } from './numbers.js';

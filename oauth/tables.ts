@@ -1,3 +1,8 @@
+/*
+ * The tables the oauth area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
 /**
  * Tables of the OAuth 2.1 authorization server (oauth/). Secrets are stored only as SHA-256:
  * client secrets, pending-authorization ids and authorization codes. Access tokens are JWTs that
@@ -92,4 +97,9 @@ export interface OAuthTables {
   oauth_requests: OAuthRequestsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+}
+
+declare module '../src/platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the oauth area's tables join the database's type
+  interface Database extends OAuthTables {}
 }

@@ -1,3 +1,8 @@
+/*
+ * The tables the suppression area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
 /**
  * The consent record (migration 028, src/suppression/consent.ts). Append-only: rows are inserted, never updated or
  * deleted (they go only with their account). See docs/storage.md "consent_events".
@@ -5,6 +10,7 @@
 
 /** opt_in, opt_out and resubscribe are the person's consent; disabled/enabled are the business's own switch. */
 export type ConsentKind = 'opt_in' | 'opt_out' | 'resubscribe' | 'disabled' | 'enabled';
+
 /** Where the change came from. */
 export type ConsentSource = 'form' | 'api' | 'console' | 'keyword' | 'chip' | 'link';
 
@@ -41,6 +47,30 @@ export interface ConsentEventsTable {
   occurred_at: number;
 }
 
-export interface ConsentTables {
+/**
+ * Numbers that opted out of an account (STOP, the sender's keyword, the unsubscribe link). Keyed
+ * by number, not contact: the opt-out outlives a deleted contact and covers sends without one.
+ */
+export interface OptOutsTable {
+  account_id: string;
+  phone: string;
+  contact_id: string | null;
+  /** chip: an unsubscribe chip's tap that the network reported as one (RBM; see docs/storage.md). */
+  source: 'keyword' | 'link' | 'chip';
+  /** The keyword as matched (STOP, the sender's keyword), for `keyword` opt-outs. */
+  keyword: string | null;
+  sender_id: string | null;
+  /** The inbound message (keyword) or the message whose link was used. */
+  message_id: string | null;
+  created_at: number;
+}
+
+export interface SuppressionTables {
   consent_events: ConsentEventsTable;
+  opt_outs: OptOutsTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the suppression area's tables join the database's type
+  interface Database extends SuppressionTables {}
 }

@@ -1,3 +1,8 @@
+/*
+ * The tables the previews area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
 /** MCP send previews awaiting a person's approval (spec §3.5). See docs/storage.md. */
 export interface PreviewsTable {
   id: string;
@@ -74,7 +79,12 @@ export interface PreviewApprovalsTable {
   credential_label: string | null;
 }
 
-export interface PreviewTables {
+export interface PreviewsTables {
   previews: PreviewsTable;
   preview_approvals: PreviewApprovalsTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the previews area's tables join the database's type
+  interface Database extends PreviewsTables {}
 }

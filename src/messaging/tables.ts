@@ -1,4 +1,9 @@
-/** Messages, jobs, unsubscribe tokens and the simulated network's store. See docs/storage.md. */
+/*
+ * The tables the messaging area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
+/** Messages, jobs, unsubscribe tokens and the per-sender throughput budget. See docs/storage.md. */
 
 export type MessageStatus = 'SCHEDULED' | 'SENDING' | 'SENT' | 'DELIVERED' | 'READ' | 'RECEIVED' | 'FAILED' | 'BLOCKED' | 'REJECTED';
 
@@ -101,27 +106,6 @@ export interface UnsubscribeTokensTable {
   used_at: number | null;
 }
 
-export interface SimMessagesTable {
-  /** The simulated network's own id (returned as carrierMessageId). */
-  id: string;
-  /** Our message id: unique, so a repeated hand-over is recognised, not delivered twice. */
-  message_id: string;
-  account_id: string;
-  channel: 'RCS' | 'SMS';
-  sender_id: string;
-  sender_name: string;
-  /** E.164 */
-  to_phone: string;
-  /** What the phone shows: RCS {messageType, content} or SMS {text, parts, encoding}, JSON. */
-  payload: string;
-  created_at: number;
-  deliver_due: number | null;
-  read_due: number | null;
-  delivered_at: number | null;
-  read_at: number | null;
-  failed_at: number | null;
-}
-
 /** A sender's throughput budget, shared by every instance (migration 021, messaging/sender-budget.ts). */
 export interface SenderThroughputTable {
   sender_id: string;
@@ -137,5 +121,9 @@ export interface MessagingTables {
   sender_throughput: SenderThroughputTable;
   jobs: JobsTable;
   unsubscribe_tokens: UnsubscribeTokensTable;
-  sim_messages: SimMessagesTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the messaging area's tables join the database's type
+  interface Database extends MessagingTables {}
 }

@@ -1,3 +1,29 @@
+/*
+ * The tables the carriers area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
+export interface SimMessagesTable {
+  /** The simulated network's own id (returned as carrierMessageId). */
+  id: string;
+  /** Our message id: unique, so a repeated hand-over is recognised, not delivered twice. */
+  message_id: string;
+  account_id: string;
+  channel: 'RCS' | 'SMS';
+  sender_id: string;
+  sender_name: string;
+  /** E.164 */
+  to_phone: string;
+  /** What the phone shows: RCS {messageType, content} or SMS {text, parts, encoding}, JSON. */
+  payload: string;
+  created_at: number;
+  deliver_due: number | null;
+  read_due: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+  failed_at: number | null;
+}
+
 /** The SMPP adapter's tables: SMSC ids of our messages (migration 009), parts of incoming concatenated messages (022). See docs/storage.md "SMPP". */
 
 /** One of our SMS messages handed to an SMSC. */
@@ -54,8 +80,14 @@ export interface SmppMoPartsTable {
   received_at: number;
 }
 
-export interface SmppTables {
+export interface CarriersTables {
+  sim_messages: SimMessagesTable;
   smpp_messages: SmppMessagesTable;
   smpp_parts: SmppPartsTable;
   smpp_mo_parts: SmppMoPartsTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the carriers area's tables join the database's type
+  interface Database extends CarriersTables {}
 }

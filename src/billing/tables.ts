@@ -1,3 +1,8 @@
+/*
+ * The tables the billing area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
 /**
  * The credit ledger (src/billing/ writes it, nothing else): one row per change of a balance.
  * accounts.credits_milli is the cached sum of an account's rows. See docs/storage.md.
@@ -48,4 +53,9 @@ export interface BillingTables {
   credit_ledger: CreditLedgerTable;
   credential_limits: CredentialLimitsTable;
   credential_spend: CredentialSpendTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the billing area's tables join the database's type
+  interface Database extends BillingTables {}
 }

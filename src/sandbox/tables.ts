@@ -1,3 +1,8 @@
+/*
+ * The tables the sandbox area owns and is the one writer of (issue #32; docs/storage.md describes each). They join
+ * the database's type by augmenting platform/db/schema.ts's Database below, so the platform never imports an area.
+ */
+
 /**
  * Tables of the public sandbox (§4.2). Neither holds anything that identifies a person in the
  * clear: previews keep only the rendered form (foreign media URLs already reduced to a
@@ -36,4 +41,9 @@ export interface SandboxRateEventsTable {
 export interface SandboxTables {
   sandbox_previews: SandboxPreviewsTable;
   sandbox_rate_events: SandboxRateEventsTable;
+}
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged: the sandbox area's tables join the database's type
+  interface Database extends SandboxTables {}
 }

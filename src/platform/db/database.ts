@@ -189,9 +189,12 @@ export async function migrateToLatest(db: Db, onNewerSchema?: (newer: string[]) 
   let { error, results } = await migrator.migrateToLatest();
   // Kysely's Migrator looks for its tables by listing every table of every schema, resolving each
   // by name (pg_get_serial_sequence): a schema or table another session drops meanwhile — another
-  // installation or test in the same database — fails that listing with 3F000 or 42P01. Nothing
-  // ran then (and pending migrations run in one transaction on PostgreSQL), so it is tried again.
-  for (let retry = 0; retry < 5 && isConcurrentDrop(error); retry++) ({ error, results } = await migrator.migrateToLatest());
+  // installation or test in the same database — fails that listing with 3F000, 42P01 or, for a
+  // table whose columns were being dropped with it, 42703. Nothing ran then (no migration reports an
+  // error, and pending migrations run in one transaction on PostgreSQL), so it is tried again; an
+  // error of a migration itself is not.
+  const listingFailed = () => isConcurrentDrop(error) && !results?.some((r) => r.status === 'Error');
+  for (let retry = 0; retry < 5 && listingFailed(); retry++) ({ error, results } = await migrator.migrateToLatest());
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
@@ -201,7 +204,7 @@ export async function migrateToLatest(db: Db, onNewerSchema?: (newer: string[]) 
 /** A catalog listing that met a schema or table dropped by another session (see migrateToLatest). */
 function isConcurrentDrop(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === '3F000' || code === '42P01';
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
 
 /** The names in Kysely's migration table (in `schema` on PostgreSQL); none before the first migration. */

@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { thisHost } from '../src/platform/instances/identity.js';
 import { request } from 'undici';
 import { PROJECT_ROOT } from '../src/platform/paths.js';
 import { median } from './lib/stats.js';
@@ -119,7 +120,7 @@ function claimByDeadInstance(dataDir: string): void {
     const now = Date.now();
     db.prepare(`update messages set status = 'SENDING', pending = 1, sent_at = null, delivered_at = null, carrier_message_id = null, due_at = ?, lease_until = ?, claimed_by = ? where id > 'msg_bench0300000' and id <= 'msg_bench0301000' or id <= 'msg_bench0001000'`).run(now - 1000, now + 30_000, DEAD_INSTANCE);
     db.prepare('delete from sim_messages where message_id > ? and message_id <= ? or message_id <= ?').run('msg_bench0300000', 'msg_bench0301000', 'msg_bench0001000');
-    db.prepare('insert or replace into instances (id, host, pid, started_at, heartbeat_at) values (?, ?, 999999, ?, ?)').run(DEAD_INSTANCE, os.hostname(), now - 60_000, now - 1000);
+    db.prepare('insert or replace into instances (id, host, pid, started_at, heartbeat_at) values (?, ?, 999999, ?, ?)').run(DEAD_INSTANCE, thisHost(), now - 60_000, now - 1000);
   } finally {
     db.close();
   }

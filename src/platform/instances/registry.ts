@@ -1,9 +1,8 @@
-import os from 'node:os';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { dialectOf } from '../db/dialect.js';
 import type { Logger } from '../logger.js';
-import { processRunning } from './identity.js';
+import { processRunning, thisHost } from './identity.js';
 
 /**
  * An area that claims rows of a shared queue with a lease (the dispatcher's messages, the webhook
@@ -101,7 +100,7 @@ export class InstanceRegistry {
     this.started = true;
     const { db } = this.d;
     liveHere.add(this.id);
-    await db.insertInto('instances').values({ id: this.id, host: os.hostname(), pid: process.pid, started_at: Date.now(), heartbeat_at: databaseNow(db) }).execute();
+    await db.insertInto('instances').values({ id: this.id, host: thisHost(), pid: process.pid, started_at: Date.now(), heartbeat_at: databaseNow(db) }).execute();
     await this.reapDead();
     this.schedule();
   }
@@ -126,7 +125,7 @@ export class InstanceRegistry {
       // by now. It joins again; rows it still sends are recorded only where still pending (the dispatcher's record).
       if (Number(beat.numUpdatedRows) === 0) {
         this.d.logger.warn({ instance: this.id }, 'this instance was taken for dead (its heartbeat stalled); joining again');
-        await db.insertInto('instances').values({ id: this.id, host: os.hostname(), pid: process.pid, started_at: Date.now(), heartbeat_at: databaseNow(db) }).onConflict((oc) => oc.column('id').doNothing()).execute();
+        await db.insertInto('instances').values({ id: this.id, host: thisHost(), pid: process.pid, started_at: Date.now(), heartbeat_at: databaseNow(db) }).onConflict((oc) => oc.column('id').doNothing()).execute();
       }
     }
     await this.reapDead();
@@ -136,7 +135,7 @@ export class InstanceRegistry {
   /** Finds the dead instances (see the class comment), gives their claims back, removes them. */
   private async reapDead(): Promise<void> {
     const { db } = this.d;
-    const host = os.hostname();
+    const host = thisHost();
     const running = this.d.processRunning ?? processRunning;
     const others = await db
       .selectFrom('instances')
@@ -146,7 +145,11 @@ export class InstanceRegistry {
       .execute();
     // This process number: alive only if it is one of this process's own registries (a previous life of a
     // container restarted as pid 1 again is not).
-    const endedHere = (o: (typeof others)[number]) => o.host === host && (o.pid === process.pid ? !liveHere.has(o.id) : !running(o.pid));
+    // Same host: on PostgreSQL the same name and pid namespace (identity.ts thisHost); on SQLite, where one process
+    // works the file, the same name is enough — a restarted container keeps its name but not its namespace.
+    const hostName = (h: string) => h.split('/')[0];
+    const sameHost = (h: string) => (this.shared ? h === host : hostName(h) === hostName(host));
+    const endedHere = (o: (typeof others)[number]) => sameHost(o.host) && (o.pid === process.pid ? !liveHere.has(o.id) : !running(o.pid));
     const dead = others.filter((o) => endedHere(o) || (this.shared && Number(o.silent_ms) > this.options.deadAfterMs));
     for (const instance of dead) {
       await this.release([instance.id], endedHere(instance) ? 'an instance of this host that is no longer running' : 'an instance whose heartbeat stopped');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Carriers, OutboundRcs, SendOutcome } from '../../../src/carriers/carrier.js';
 import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from '../../../src/messaging/dispatcher.js';
 import { FakeClock } from '../../../src/platform/clock.js';
-import { newInstanceId } from '../../../src/platform/instances/identity.js';
+import { newInstanceId, thisHost } from '../../../src/platform/instances/identity.js';
 import { InstanceRegistry } from '../../../src/platform/instances/registry.js';
 import { createLogger } from '../../../src/platform/logger.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
@@ -85,7 +85,7 @@ describe('instances and their claims', () => {
     try {
       expect(await instanceIds()).toContain(r.id);
       const row = await t.ctx.db.selectFrom('instances').selectAll().where('id', '=', r.id).executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ host: os.hostname(), pid: process.pid });
+      expect(row).toMatchObject({ host: thisHost(), pid: process.pid });
     } finally {
       await r.stop();
     }
@@ -97,7 +97,7 @@ describe('instances and their claims', () => {
     const dead = `${os.hostname()}:${endedPid()}:deadbeef`;
     await claimAndHang(dead, ids);
     const carrierIds = await Promise.all(ids.map(async (id) => (await simRows(t, id))[0]!.id));
-    await addInstance({ id: dead, host: os.hostname(), pid: Number(dead.split(':')[1]), silentMs: 0 });
+    await addInstance({ id: dead, host: thisHost(), pid: Number(dead.split(':')[1]), silentMs: 0 });
 
     const survivor = dispatcher('survivor');
     expect(await survivor.tick()).toBe(0); // leased: nothing to claim before the dead instance is found
@@ -153,7 +153,7 @@ describe('instances and their claims', () => {
     const claimers = [beating, sibling.id, runningHere];
     for (const [i, claimer] of claimers.entries()) await t.ctx.db.updateTable('messages').set({ lease_until: clock.now() + 30_000, claimed_by: claimer, attempts: 1 }).where('id', '=', ids[i]!).execute();
     await addInstance({ id: beating, host: 'elsewhere.example', pid: 4343, silentMs: 0 });
-    await addInstance({ id: runningHere, host: os.hostname(), pid: process.ppid, silentMs: 0 });
+    await addInstance({ id: runningHere, host: thisHost(), pid: process.ppid, silentMs: 0 });
     const registry = new InstanceRegistry({ db: t.ctx.db, logger, id: newInstanceId() });
     const survivor = dispatcher('survivor');
     registry.holds({ name: 'messages', releaseClaimsOf: (x) => survivor.releaseClaimsOf(x) });
@@ -169,6 +169,31 @@ describe('instances and their claims', () => {
       await t.ctx.db.deleteFrom('instances').where('id', 'in', [beating, runningHere]).execute();
       clock.advance(30_001);
       await dispatcher(null).tick();
+    }
+  });
+
+  it("another pid namespace under this host's name (a container given the same name): its heartbeat decides on PostgreSQL; on SQLite, one process per file, the name does", async () => {
+    const ids = await queue(2);
+    const pid = endedPid();
+    const elsewhere = `${os.hostname()}:${pid}:00c0ffee`;
+    await claimAndHang(elsewhere, ids);
+    await addInstance({ id: elsewhere, host: `${os.hostname()}/pid:[1]`, pid, silentMs: 0 });
+    const survivor = dispatcher('survivor');
+    const registry = new InstanceRegistry({ db: t.ctx.db, logger, id: newInstanceId() });
+    registry.holds({ name: 'messages', releaseClaimsOf: (x) => survivor.releaseClaimsOf(x) });
+    await registry.start();
+    try {
+      if (t.ctx.database.dialect === 'postgres') {
+        expect(await instanceIds()).toContain(elsewhere); // its pid means nothing here; it beats
+        expect(await survivor.tick()).toBe(0);
+        await t.ctx.db.deleteFrom('instances').where('id', '=', elsewhere).execute();
+        clock.advance(DEFAULT_DISPATCHER_OPTIONS.leaseMs + 1);
+      } else {
+        expect(await instanceIds()).not.toContain(elsewhere);
+      }
+      expect(await survivor.tick()).toBe(2);
+    } finally {
+      await registry.stop();
     }
   });
 

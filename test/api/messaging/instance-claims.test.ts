@@ -7,6 +7,7 @@ import { FakeClock } from '../../../src/platform/clock.js';
 import { newInstanceId, thisHost } from '../../../src/platform/instances/identity.js';
 import { InstanceRegistry } from '../../../src/platform/instances/registry.js';
 import { createLogger } from '../../../src/platform/logger.js';
+import { openTestDatabase } from '../../helpers/database.js';
 import { startTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 import { de, messageRow, simRows, waitFor } from './util.js';
 
@@ -90,6 +91,16 @@ describe('instances and their claims', () => {
       await r.stop();
     }
     expect(await instanceIds()).not.toContain(r.id);
+  });
+
+  it('a stop without the database logs and goes on: a shutdown is not failed by it', async () => {
+    const database = await openTestDatabase('instances-stop');
+    const warnings: unknown[] = [];
+    const r = new InstanceRegistry({ db: database.db, logger: { ...logger, warn: (...a: unknown[]) => void warnings.push(a) } as typeof logger, id: newInstanceId() });
+    await r.start();
+    await database.close();
+    await expect(r.stop()).resolves.toBeUndefined();
+    expect(warnings).toHaveLength(1);
   });
 
   it('an ended process of this host: its claims are given back when a live instance starts, and sent at once', async () => {

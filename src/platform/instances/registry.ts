@@ -34,7 +34,7 @@ export interface InstanceRegistryOptions {
   deadAfterMs: number;
 }
 
-export const DEFAULT_INSTANCE_OPTIONS: InstanceRegistryOptions = { heartbeatMs: 1_000, deadAfterMs: 2_500 };
+export const DEFAULT_INSTANCE_OPTIONS: InstanceRegistryOptions = { heartbeatMs: 1_000, deadAfterMs: 3_000 };
 
 export interface InstanceRegistryDeps {
   db: Db;
@@ -64,7 +64,8 @@ function databaseNow(db: Db): RawBuilder<number> {
  *   finds its previous life dead as it starts, before it claims anything; so does a sibling on the
  *   same host at its next beat. An instance that is shutting down is still running, so a rolling
  *   restart never takes a draining instance's work away from it.
- * - PostgreSQL: its heartbeat is older than deadAfterMs (another host, or a pid reused).
+ * - PostgreSQL, an instance on another host: its heartbeat is older than deadAfterMs. (On this host the
+ *   process table decides alone: a running process is alive, however silent its heartbeat.)
  *
  * On SQLite one process works the file: its row is written at start for the first rule, and no
  * heartbeat is written (nobody on another host could read it).
@@ -156,7 +157,10 @@ export class InstanceRegistry {
     const hostName = (h: string) => h.split('/')[0];
     const sameHost = (h: string) => (this.shared ? h === host : hostName(h) === hostName(host));
     const endedHere = (o: (typeof others)[number]) => sameHost(o.host) && (o.pid === process.pid ? !liveHere.has(o.id) : !running(o.pid));
-    const dead = others.filter((o) => endedHere(o) || (this.shared && Number(o.silent_ms) > this.options.deadAfterMs));
+    // On this host the process table is the authority: a running process is alive however long its heartbeat has been
+    // silent (a busy event loop, a heartbeat waiting for a pooled connection), so only instances elsewhere are judged by
+    // their heartbeat. Taking a live one for dead would hand its messages over a second time.
+    const dead = others.filter((o) => (sameHost(o.host) ? endedHere(o) : this.shared && Number(o.silent_ms) > this.options.deadAfterMs));
     for (const instance of dead) {
       await this.release([instance.id], endedHere(instance) ? 'an instance of this host that is no longer running' : 'an instance whose heartbeat stopped');
       // Only while still stale: an instance that beat again meanwhile (it was slow, not dead) stays.

@@ -164,7 +164,8 @@ describe('instances and their claims', () => {
     const claimers = [beating, sibling.id, runningHere];
     for (const [i, claimer] of claimers.entries()) await t.ctx.db.updateTable('messages').set({ lease_until: clock.now() + 30_000, claimed_by: claimer, attempts: 1 }).where('id', '=', ids[i]!).execute();
     await addInstance({ id: beating, host: 'elsewhere.example', pid: 4343, silentMs: 0 });
-    await addInstance({ id: runningHere, host: thisHost(), pid: process.ppid, silentMs: 0 });
+    // Its heartbeat silent for 10 s, yet its process runs on this host: alive (the process table decides here).
+    await addInstance({ id: runningHere, host: thisHost(), pid: process.ppid, silentMs: 10_000 });
     const registry = new InstanceRegistry({ db: t.ctx.db, logger, id: newInstanceId() });
     const survivor = dispatcher('survivor');
     registry.holds({ name: 'messages', releaseClaimsOf: (x) => survivor.releaseClaimsOf(x) });

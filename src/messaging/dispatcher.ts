@@ -9,9 +9,11 @@ import { statementsRunInParallel } from '../platform/db/concurrency.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import { parseJson } from '../platform/db/sql.js';
+import { isTransactionConflict } from '../platform/db/sql-errors.js';
 import type { MessagesTable } from './tables.js';
 import type { Logger } from '../platform/logger.js';
 import { PollingLoop } from '../platform/polling-loop.js';
+import type { Released } from '../platform/instances/registry.js';
 import { analyzeSms, splitSms } from '../sms/index.js';
 import { statusListenerCheck, type MessageEvents } from './events.js';
 import type { LinkTokens } from '../platform/link-tokens.js';
@@ -66,6 +68,10 @@ interface SmsJob {
 const ADOPT_MARGIN_MS = 5_000;
 /** Adopted rows held in memory at most (one full batch). */
 const MAX_ADOPTED = 10_000;
+
+/** A record aborted in a conflict (deadlock) runs again, up to this many times in all, after a short pause. */
+const RECORD_ATTEMPTS = 4;
+const RECORD_RETRY_MS = 20;
 
 /** A message the carrier could not take ("not ready") is looked at again after this long at the earliest. */
 const NOT_READY_RECHECK_MS = 1_000;
@@ -170,18 +176,22 @@ export class Dispatcher {
    * claimable now. The attempt they counted stays counted: the dead instance may have handed the message over
    * (the carrier recognises its id).
    */
-  async releaseClaimsOf(instances: readonly string[]): Promise<number> {
-    if (instances.length === 0) return 0;
+  async releaseClaimsOf(instances: readonly string[]): Promise<Released> {
+    if (instances.length === 0) return { released: 0, left: 0 };
+    const theirs = (eb: ExpressionBuilder<Database, 'messages'>) => eb.and([eb('pending', '=', 1), eb('lease_until', 'is not', null), eb('claimed_by', 'in', instances)]);
+    // Rows another transaction holds right now (another survivor giving them back, a record) are skipped, not waited
+    // for: the registry asks again at the next heartbeat while any are left (platform/instances/registry.ts Released).
     const released = await this.d.db
       .updateTable('messages')
       .set({ lease_until: null, claimed_by: null })
+      .where('id', 'in', (eb) => lockedForClaim(this.d.db, eb.selectFrom('messages').select('id').where(theirs).orderBy('id')))
       .where('pending', '=', 1)
-      .where('lease_until', 'is not', null)
       .where('claimed_by', 'in', instances)
       .executeTakeFirst();
     const n = Number(released.numUpdatedRows);
     if (n > 0) this.wake();
-    return n;
+    const left = await this.d.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where(theirs).executeTakeFirstOrThrow();
+    return { released: n, left: Number(left.n) };
   }
 
   /**
@@ -668,6 +678,20 @@ export class Dispatcher {
    */
   private async record(rows: MessagesTable[], updates: Update[]): Promise<void> {
     if (updates.length === 0) return;
+    // A record the database aborted in a conflict (a deadlock with another instance's statement) kept nothing: it
+    // runs again at once, rather than leaving messages the carrier has taken pending until their lease runs out.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.recordOnce(rows, updates);
+      } catch (err) {
+        if (!isTransactionConflict(err) || attempt >= RECORD_ATTEMPTS) throw err;
+        this.d.logger.warn({ err, attempt, messages: rows.length }, 'dispatcher record met a conflict; recording again');
+        await sleep(RECORD_RETRY_MS * attempt);
+      }
+    }
+  }
+
+  private async recordOnce(rows: MessagesTable[], updates: Update[]): Promise<void> {
     const byId = new Map(rows.map((r) => [r.id, r]));
     await this.d.db.transaction().execute(async (tx) => {
       const patchOf = new Map<string, Update>();

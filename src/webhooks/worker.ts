@@ -7,6 +7,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { WebhookAttemptOutcome, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
 import { PollingLoop } from '../platform/polling-loop.js';
 import type { Logger } from '../platform/logger.js';
+import type { Released } from '../platform/instances/registry.js';
 import { assertPublicHost, BlockedAddressError, guardedAgent, outboundUrlProblem } from '../platform/net/outbound.js';
 import { RoundRobin, type DueGroup } from './fair-order.js';
 import type { AttemptReport } from './schemas.js';
@@ -183,18 +184,21 @@ export class DeliveryWorker {
    * ClaimHolder (platform/instances/registry.ts): the deliveries the given instances were posting are due again
    * now. Their started attempts stay in the log with an unknown outcome; the next post carries the next number.
    */
-  async releaseClaimsOf(instances: readonly string[]): Promise<number> {
-    if (instances.length === 0) return 0;
+  async releaseClaimsOf(instances: readonly string[]): Promise<Released> {
+    if (instances.length === 0) return { released: 0, left: 0 };
+    const theirs = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.and([eb('status', '=', 'pending'), eb('lease_until', 'is not', null), eb('claimed_by', 'in', instances)]);
+    // Held rows are skipped, not waited for (a deadlock otherwise); the registry asks again while any are left.
     const released = await this.o.db
       .updateTable('webhook_deliveries')
       .set({ lease_until: null, claimed_by: null })
+      .where('id', 'in', (eb) => lockedForClaim(this.o.db, eb.selectFrom('webhook_deliveries').select('id').where(theirs).orderBy('id')))
       .where('status', '=', 'pending')
-      .where('lease_until', 'is not', null)
       .where('claimed_by', 'in', instances)
       .executeTakeFirst();
     const n = Number(released.numUpdatedRows);
     if (n > 0) this.wake();
-    return n;
+    const left = await this.o.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where(theirs).executeTakeFirstOrThrow();
+    return { released: n, left: Number(left.n) };
   }
 
   /** One loop round: claims what fits in the free slots; returns when to look again. */

@@ -275,13 +275,13 @@ describe.skipIf(unreachable !== null)('three instances on one PostgreSQL databas
     // each before its lease would have run out.
     const takenOver = (await probe.query<{ id: string; attempts: string; sent_at: string }>('select id, attempts, sent_at from messages where id = any($1)', [leasedAtKill.map((m) => m.id)])).rows;
     const leaseOf = new Map(leasedAtKill.map((m) => [m.id, Number(m.lease_until)]));
-    // Taken over after the kill (a second attempt or later: a round that met a transient error while three instances and
-    // the receipts of the dead one's hand-overs crowd two cores retries, and counts one more). Handed over once all the
-    // same: the carrier rows above are one per message.
-    expect(takenOver.filter((m) => Number(m.attempts) < 2)).toEqual([]);
-    const retried = takenOver.filter((m) => Number(m.attempts) > 2).length;
-    if (retried > 0) console.log(`multi-instance: ${retried} of the taken-over messages needed another attempt after the take-over`);
-    expect(takenOver.filter((m) => Number(m.sent_at) >= leaseOf.get(m.id)!)).toEqual([]);
+    // What the survivors logged as errors or warnings explains a failure here when one happens.
+    const complaints = () => servers.flatMap((s, i) => (s?.output().split('\n') ?? []).filter((l) => /"level":(40|50|60)/.test(l)).map((l) => `instance ${i}: ${l.slice(0, 600)}`)).join('\n');
+    // Second attempt, once: a give-back that waited for a survivor's record deadlocked with it, and the aborted record
+    // left 1,000 messages to a third attempt after their lease (seen in CI); the give-back now skips held rows and a
+    // record aborted in a conflict runs again (dispatcher.ts record).
+    expect(takenOver.filter((m) => Number(m.attempts) !== 2), complaints()).toEqual([]);
+    expect(takenOver.filter((m) => Number(m.sent_at) >= leaseOf.get(m.id)!), complaints()).toEqual([]);
     const takeOverMs = Math.min(...takenOver.map((m) => Number(m.sent_at))) - killedAt;
     console.log(`multi-instance: the dead instance's ${takenOver.length} messages were taken over ${takeOverMs} ms after the kill`);
     expect(takeOverMs).toBeLessThanOrEqual(5_000);

@@ -12,6 +12,17 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * True for a transaction PostgreSQL aborted to break a cycle of waits (40P01, deadlock detected) or because a
+ * serializable snapshot could not be kept (40001): nothing it did was kept, and running it again is the remedy the
+ * database itself prescribes.
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * PostgreSQL text cannot hold U+0000 (SQLSTATE 22021, "invalid byte sequence for encoding UTF8:
  * 0x00"); SQLite stores it. Message text and contact data refuse NUL with the other control
  * characters at their door (content/characters.ts), but a name or a search term may still carry

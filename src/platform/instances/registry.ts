@@ -15,12 +15,23 @@ export interface ClaimHolder {
    * Gives back, at once, the pending rows the given instances had claimed: they are dead, so the
    * rows become claimable instead of waiting for their leases. Returns how many rows were given back.
    */
-  releaseClaimsOf(instances: readonly string[]): Promise<number>;
+  releaseClaimsOf(instances: readonly string[]): Promise<Released>;
   /**
    * Called on every heartbeat: extends the leases of rows this instance still holds and is still
    * working on, so a live but slow instance keeps its own work past the lease length.
    */
   renewClaims?(): Promise<void>;
+}
+
+/**
+ * What a give-back did: rows made claimable, and rows of those instances it left because another transaction held
+ * them at that moment (on PostgreSQL the give-back skips locked rows rather than wait: waiting while that transaction
+ * waits for rows the give-back holds is a deadlock, seen with three instances). The dead instance stays listed while
+ * any are left, so the next heartbeat tries again.
+ */
+export interface Released {
+  released: number;
+  left: number;
 }
 
 export interface InstanceRegistryOptions {
@@ -162,17 +173,23 @@ export class InstanceRegistry {
     // their heartbeat. Taking a live one for dead would hand its messages over a second time.
     const dead = others.filter((o) => (sameHost(o.host) ? endedHere(o) : this.shared && Number(o.silent_ms) > this.options.deadAfterMs));
     for (const instance of dead) {
-      await this.release([instance.id], endedHere(instance) ? 'an instance of this host that is no longer running' : 'an instance whose heartbeat stopped');
+      const left = await this.release([instance.id], endedHere(instance) ? 'an instance of this host that is no longer running' : 'an instance whose heartbeat stopped');
+      // Rows it still claims that were held elsewhere at the give-back: listed until the next beat gives them back.
+      if (left > 0) continue;
       // Only while still stale: an instance that beat again meanwhile (it was slow, not dead) stays.
       await db.deleteFrom('instances').where('id', '=', instance.id).where('heartbeat_at', '=', instance.heartbeat_at).execute();
     }
   }
 
-  private async release(instances: readonly string[], whose: string): Promise<void> {
+  /** Gives the instances' claims back through every holder; returns how many rows were left for a later beat. */
+  private async release(instances: readonly string[], whose: string): Promise<number> {
+    let left = 0;
     for (const h of this.holders) {
-      const n = await h.releaseClaimsOf(instances);
-      if (n > 0) this.d.logger.info({ holder: h.name, rows: n, instances }, `took over ${n} ${h.name} claimed by ${whose}`);
+      const r = await h.releaseClaimsOf(instances);
+      if (r.released > 0) this.d.logger.info({ holder: h.name, rows: r.released, instances }, `took over ${r.released} ${h.name} claimed by ${whose}`);
+      left += r.left;
     }
+    return left;
   }
 
   private schedule(): void {

@@ -143,6 +143,73 @@ describe('crash between hand-over and record', () => {
   });
 });
 
+describe('a record the database aborts in a conflict', () => {
+  it('is recorded again at once (a deadlock with another instance kept nothing), not left pending until its lease runs out', async () => {
+    const [id] = await queueBatch([fresh()]);
+    // The first transaction after the hand-over (the record; on PostgreSQL the claim is one too) is aborted the way
+    // PostgreSQL breaks a deadlock.
+    let aborted = 0;
+    let handedOver = false;
+    const carriers = withRcs(async (ms) => {
+      const out = await t.ctx.carriers.rcs.sendMany(ms);
+      handedOver = true;
+      return out;
+    });
+    const db = new Proxy(t.ctx.db, {
+      get(target, prop) {
+        if (prop === 'transaction' && handedOver && aborted === 0) {
+          return () => ({
+            execute: async () => {
+              aborted++;
+              throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+            },
+          });
+        }
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const d = new Dispatcher({ db, clock, carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: DEFAULT_DISPATCHER_OPTIONS });
+    expect(await d.tick()).toBe(1);
+    expect(aborted).toBe(1);
+    expect(await messageRow(t, id!)).toMatchObject({ status: 'SENT', pending: 0, attempts: 1, lease_until: null });
+    expect(await simRows(t, id!)).toHaveLength(1);
+  });
+
+  it('any other failure is not retried by the record: the round fails and the lease decides', async () => {
+    const [id] = await queueBatch([fresh()]);
+    let calls = 0;
+    let handedOver = false;
+    const carriers = withRcs(async (ms) => {
+      const out = await t.ctx.carriers.rcs.sendMany(ms);
+      handedOver = true;
+      return out;
+    });
+    const db = new Proxy(t.ctx.db, {
+      get(target, prop) {
+        if (prop === 'transaction' && handedOver) {
+          return () => ({
+            execute: async () => {
+              calls++;
+              throw Object.assign(new Error('no space left on device'), { code: '53100' });
+            },
+          });
+        }
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const d = new Dispatcher({ db, clock, carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: DEFAULT_DISPATCHER_OPTIONS });
+    await expect(d.tick()).rejects.toThrow(/no space/);
+    expect(calls).toBe(1);
+    expect(await messageRow(t, id!)).toMatchObject({ status: 'SENDING', pending: 1, attempts: 1 });
+    clock.advance(DEFAULT_DISPATCHER_OPTIONS.leaseMs + 1);
+    expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);
+    expect(await messageRow(t, id!)).toMatchObject({ status: 'SENT', attempts: 2 });
+    expect(await simRows(t, id!)).toHaveLength(1);
+  });
+});
+
 describe('an immediate send whose row another claimer took first', () => {
   it('waits for that claimer’s outcome and answers with it, not with the pending row', async () => {
     const [id] = await queueBatch([fresh()]);

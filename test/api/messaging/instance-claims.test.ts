@@ -128,6 +128,46 @@ describe('instances and their claims', () => {
     }
   });
 
+  it.runIf(process.env.TEST_DATABASE === 'postgres')('a give-back does not wait for a row another transaction holds (a deadlock with three instances): the dead instance stays listed and the next beat gives the rest back', async () => {
+    const ids = await queue(3);
+    const dead = `${os.hostname()}:${endedPid()}:0ddba11`;
+    await claimAndHang(dead, ids);
+    await addInstance({ id: dead, host: thisHost(), pid: Number(dead.split(':')[1]), silentMs: 0 });
+    const survivor = dispatcher('survivor');
+    const registry = new InstanceRegistry({ db: t.ctx.db, logger, id: newInstanceId() });
+    registry.holds({ name: 'messages', releaseClaimsOf: (x) => survivor.releaseClaimsOf(x) });
+    // Another transaction holds the second row (as another survivor's give-back or a record would) until let go.
+    let letGo!: () => void;
+    const holding = new Promise<void>((resolve) => (letGo = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.ctx.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('messages').select('id').where('id', '=', ids[1]!).forNoKeyUpdate().execute();
+      locked();
+      await holding;
+    });
+    await isLocked;
+    try {
+      const started = Date.now();
+      await registry.start();
+      expect(Date.now() - started).toBeLessThan(5_000); // did not wait for the holder
+      expect(await instanceIds()).toContain(dead);
+      expect(await messageRow(t, ids[0]!)).toMatchObject({ lease_until: null, claimed_by: null });
+      expect(await messageRow(t, ids[1]!)).toMatchObject({ claimed_by: dead });
+      letGo();
+      await holder;
+      await registry.beat();
+      expect(await instanceIds()).not.toContain(dead);
+      for (const id of ids) expect(await messageRow(t, id)).toMatchObject({ pending: 1, lease_until: null, claimed_by: null });
+      expect(await survivor.tick()).toBe(3);
+      for (const id of ids) expect(await simRows(t, id)).toHaveLength(1);
+    } finally {
+      letGo();
+      await holder;
+      await registry.stop();
+    }
+  });
+
   it('an instance elsewhere whose heartbeat stopped: given back on PostgreSQL; SQLite has one process and no heartbeats', async () => {
     const ids = await queue(2);
     const silent = 'elsewhere.example:4242:0badc0de';
@@ -227,13 +267,14 @@ describe('instances and their claims', () => {
   });
 
   it('a live but slow instance keeps its adopted rows: their leases are renewed once half has gone, only where still its own', async () => {
-    const ids = await queue(3);
     const d = dispatcher('slow', t.ctx.carriers, { perSenderPerSecond: 1, leaseMs: 30_000 });
     d.start();
+    const lease = await d.leaseForNewMessages(t.ctx.db, acc.senders.rcs, 3);
+    await d.stop(); // stop the loop so the rows stay adopted...
+    // Queued after the stop: a running loop would claim the first and record it sent over the lease written below.
+    const ids = await queue(3);
     try {
-      const lease = await d.leaseForNewMessages(t.ctx.db, acc.senders.rcs, 3);
       await t.ctx.db.updateTable('messages').set({ lease_until: lease.leaseUntil, claimed_by: 'slow', attempts: 1 }).where('id', 'in', ids).execute();
-      await d.stop(); // stop the loop so the rows stay adopted...
       d.adopt(await t.ctx.db.selectFrom('messages').selectAll().where('id', 'in', ids).orderBy('id').execute()); // ...and adopt them by hand
       // Another claimer took the third meanwhile (a lease that ran out, say): not renewed.
       await t.ctx.db.updateTable('messages').set({ lease_until: lease.leaseUntil + 5, claimed_by: 'other' }).where('id', '=', ids[2]!).execute();

@@ -23,7 +23,7 @@ import { SmppCarrier } from '../src/carriers/smpp/carrier.js';
 import { sourceAddress, submitBodies } from '../src/carriers/smpp/encoding.js';
 import { connectSmpp, type PduOptions } from '../src/carriers/smpp/smpp-lib.js';
 import { systemClock } from '../src/platform/clock.js';
-import { openDatabase } from '../src/platform/db/database.js';
+import { openDatabase } from '../src/bootstrap/database.js';
 import { newId } from '../src/platform/ids.js';
 import { createLogger } from '../src/platform/logger.js';
 import { analyzeSms, splitSms } from '../src/sms/index.js';

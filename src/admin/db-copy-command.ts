@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { AppError } from '../platform/errors.js';
 import { copySqliteToPostgres, describeTarget, type CopyResult } from '../platform/db/copy/copy-to-postgres.js';
+import { migrations } from '../bootstrap/migrations.js';
 import { CopyProgressReporter, type ProgressStream } from './copy-progress.js';
 
 /** An admin command that opens no application context: it works on databases the server is not running on. */
@@ -58,7 +59,7 @@ export const copyToPostgresCommand: StandaloneCommand = {
     const progress = new CopyProgressReporter(err);
     let result: CopyResult;
     try {
-      result = await copySqliteToPostgres({ from, to: config.postgres!, ...(chunkRows ? { chunkRows } : {}), onProgress: (p) => progress.update(p) });
+      result = await copySqliteToPostgres({ from, to: config.postgres!, migrations, ...(chunkRows ? { chunkRows } : {}), onProgress: (p) => progress.update(p) });
     } catch (e) {
       progress.abort();
       throw e;

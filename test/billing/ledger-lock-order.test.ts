@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { appendEntries, type LedgerChange } from '../../src/billing/ledger.js';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
+import { type OpenDb } from '../../src/platform/db/database.js';
 import { describePostgres } from '../helpers/instances.js';
 import { createTestSchema, type TestSchema } from '../helpers/postgres.js';
 

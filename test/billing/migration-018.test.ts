@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrations } from '../../src/bootstrap/migrations.js';
 import { expectLedgerBalanced } from './invariant.js';
 
 describe('migration 018: the credit ledger', () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type PostgresDb } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
+import { type PostgresDb } from '../../src/platform/db/database.js';
 import { CHANGE_FEED_APPLICATION, ChangeFeed } from '../../src/platform/db/change-feed.js';
 import { changeStampFor } from '../../src/platform/db/change-stamp.js';
 import { postgresClientConfig } from '../../src/platform/db/postgres.js';

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyToPostgresCommand } from '../../src/admin/db-copy-command.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrations } from '../../src/bootstrap/migrations.js';
 import { PostgresTarget } from '../../src/platform/db/copy/postgres-target.js';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { cliEntry } from '../helpers/cli.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
+import { type OpenDb } from '../../src/platform/db/database.js';
 import { lockForTransaction } from '../../src/platform/db/locks.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { describePostgres } from '../helpers/instances.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
 import { testDatabaseEnv } from '../helpers/database.js';
 import { createTestSchema, onPostgres } from '../helpers/postgres.js';
 

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
 import type { PostgresConfig } from '../../src/platform/db/postgres.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrations } from '../../src/bootstrap/migrations.js';
 import { testDatabaseEnv } from '../helpers/database.js';
 import type { TestSchema } from '../helpers/postgres.js';
 

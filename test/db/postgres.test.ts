@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, sqliteHandle, type PostgresDb } from '../../src/platform/db/database.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
+import { sqliteHandle, type PostgresDb } from '../../src/platform/db/database.js';
+import { migrations } from '../../src/bootstrap/migrations.js';
 import { MIGRATION_LOCK_KEY, connectPostgres, postgresAnswers } from '../../src/platform/db/postgres.js';
 
 /**

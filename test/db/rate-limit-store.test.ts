@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Options } from 'express-rate-limit';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type OpenDb } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
+import { type OpenDb } from '../../src/platform/db/database.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { RateLimitCounters } from '../../src/platform/http/rate-limit-store.js';
 import { openTestDatabase } from '../helpers/database.js';

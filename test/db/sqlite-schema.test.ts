@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/platform/db/database.js';
+import { openDatabase } from '../../src/bootstrap/database.js';
 
 /**
  * The SQLite schema the migrations produce, byte for byte, against fixtures/sqlite-schema.sql:

@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrations } from '../../src/bootstrap/migrations.js';
 
 const OLD_ALL = ['contacts:read', 'contacts:write', 'custom-fields:read', 'custom-fields:write', 'groups:read', 'groups:write', 'templates:read', 'templates:write', 'messages:read', 'messages:write'];
 

@@ -4,7 +4,7 @@ import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, Kysely, Migrator, SqliteDia
 import { dialectOf } from './dialect.js';
 import { secureDatabaseFiles, type ModeChange } from '../data-dir.js';
 import type { Database } from './schema.js';
-import { migrations } from './migrations/index.js';
+import type { Migrations } from './migration-parts.js';
 import { openCommitHook, type FirstCommitHook } from './commit-hook.js';
 import { connectPostgres, postgresAnswers, postgresClientConfig, withMigrationLock, type PostgresConfig } from './postgres.js';
 import { ChangeFeed } from './change-feed.js';
@@ -58,20 +58,22 @@ export function sqliteHandle(open: OpenDb): SQLite.Database {
 }
 
 /**
- * Opens the database and brings its schema up to date: a file path (or ':memory:') is SQLite,
- * a PostgresConfig (DATABASE_URL) is PostgreSQL.
+ * Opens the database and brings its schema up to date with `migrations`: a file path (or ':memory:') is SQLite,
+ * a PostgresConfig (DATABASE_URL) is PostgreSQL. The migrations are the areas' parts merged by the composition
+ * layer (src/bootstrap/migrations.ts), which the platform does not import: the server and the tests open the
+ * database through src/bootstrap/database.ts, which passes this version's list.
  */
-export function openDatabase(file: string, options?: OpenDbOptions): Promise<SqliteDb>;
-export function openDatabase(target: PostgresConfig, options?: OpenDbOptions): Promise<PostgresDb>;
-export function openDatabase(target: string | PostgresConfig, options?: OpenDbOptions): Promise<OpenDb>;
-export async function openDatabase(target: string | PostgresConfig, options: OpenDbOptions = {}): Promise<OpenDb> {
-  return typeof target === 'string' ? openSqlite(target, options) : openPostgres(target, options);
+export function openDatabaseWith(file: string, migrations: Migrations, options?: OpenDbOptions): Promise<SqliteDb>;
+export function openDatabaseWith(target: PostgresConfig, migrations: Migrations, options?: OpenDbOptions): Promise<PostgresDb>;
+export function openDatabaseWith(target: string | PostgresConfig, migrations: Migrations, options?: OpenDbOptions): Promise<OpenDb>;
+export async function openDatabaseWith(target: string | PostgresConfig, migrations: Migrations, options: OpenDbOptions = {}): Promise<OpenDb> {
+  return typeof target === 'string' ? openSqlite(target, migrations, options) : openPostgres(target, migrations, options);
 }
 
-async function openPostgres(config: PostgresConfig, options: OpenDbOptions): Promise<PostgresDb> {
+async function openPostgres(config: PostgresConfig, migrations: Migrations, options: OpenDbOptions): Promise<PostgresDb> {
   const { db, pool } = connectPostgres(config, options.onPoolError ?? (() => undefined));
   try {
-    await withMigrationLock(db, (conn) => migrateToLatest(conn, options.onNewerSchema));
+    await withMigrationLock(db, (conn) => migrateToLatest(conn, migrations, options.onNewerSchema));
   } catch (err) {
     await db.destroy();
     throw err;
@@ -93,7 +95,7 @@ async function openPostgres(config: PostgresConfig, options: OpenDbOptions): Pro
   };
 }
 
-async function openSqlite(file: string, options: OpenDbOptions): Promise<SqliteDb> {
+async function openSqlite(file: string, migrations: Migrations, options: OpenDbOptions): Promise<SqliteDb> {
   // Created 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode.
   const tightened = secureDatabaseFiles(file);
   if (tightened.length > 0) options.onModesTightened?.(tightened);
@@ -113,7 +115,7 @@ async function openSqlite(file: string, options: OpenDbOptions): Promise<SqliteD
   raw.pragma('wal_autocheckpoint = 10000');
   raw.pragma('journal_size_limit = 67108864');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  await migrateToLatest(db, options.onNewerSchema);
+  await migrateToLatest(db, migrations, options.onNewerSchema);
   let closed = false;
   return {
     dialect: 'sqlite',
@@ -173,7 +175,7 @@ function withStatementCache(raw: SQLite.Database): SqliteDialectConfig['database
  * start ("previously executed migration … is missing"). A database that misses some of this
  * version's migrations while holding unknown ones is not one of those, and is refused.
  */
-export async function migrateToLatest(db: Db, onNewerSchema?: (newer: string[]) => void): Promise<void> {
+export async function migrateToLatest(db: Db, migrations: Migrations, onNewerSchema?: (newer: string[]) => void): Promise<void> {
   const schema = dialectOf(db) === 'postgres' ? await currentSchema(db) : undefined;
   const executed = await executedMigrations(db, schema);
   const newer = executed.filter((name) => !(name in migrations));

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { migrateToLatest } from '../database.js';
-import { migrations } from '../migrations/index.js';
+import type { Migrations } from '../migration-parts.js';
 import { connectPostgres, withMigrationLock, type PostgresConfig } from '../postgres.js';
 import { PostgresTarget } from './postgres-target.js';
 import { SqliteSource } from './sqlite-source.js';
@@ -30,6 +30,8 @@ export interface CopyOptions {
   /** The SQLite file of an installation (DATA_DIR/rcs.sqlite). */
   from: string;
   to: PostgresConfig;
+  /** This version's migrations (src/bootstrap/migrations.ts): the source must have run exactly these; the target gets them. */
+  migrations: Migrations;
   /** Rows per INSERT statement. */
   chunkRows?: number;
   onProgress?: (p: CopyProgress) => void;
@@ -51,7 +53,7 @@ export function describeTarget(url: string): string {
   }
 }
 
-function checkSchemaVersion(source: SqliteSource): void {
+function checkSchemaVersion(source: SqliteSource, migrations: Migrations): void {
   const expected = Object.keys(migrations);
   const missing = expected.filter((m) => !source.migrations.includes(m));
   const unknown = source.migrations.filter((m) => !expected.includes(m));
@@ -90,7 +92,7 @@ export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyResult> 
   // Two connections: the copy's, and the one the migrations hold their advisory lock on.
   const { db, pool } = connectPostgres({ ...o.to, poolMax: 2 }, () => undefined);
   try {
-    checkSchemaVersion(source);
+    checkSchemaVersion(source, o.migrations);
     let client;
     try {
       client = await pool.connect();
@@ -103,7 +105,7 @@ export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyResult> 
       // Before migrating: a database that holds something else must not get our tables created in it.
       const before = await target.tablesWithRows(await target.tables());
       if (before.length > 0) throw notEmpty(before, `${where} (schema ${schema})`);
-      await withMigrationLock(db, migrateToLatest);
+      await withMigrationLock(db, (conn) => migrateToLatest(conn, o.migrations));
 
       await client.query('begin');
       try {

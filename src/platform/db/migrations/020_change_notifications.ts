@@ -9,6 +9,9 @@ import { CHANGE_CHANNEL } from '../change-feed.js';
  * made by the admin CLI, another instance or psql is announced alike. Statement-level, and only for
  * the columns the caches read: `last_used_at` and the balance change all the time and are not
  * cached. SQLite needs none: its change stamp sees every commit (change-stamp.ts).
+ *
+ * Migration 020, the platform's part: the trigger function. It runs first; the accounts' part
+ * (api_keys, accounts) and the senders' part (senders) then create the triggers on their tables.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
@@ -22,12 +25,4 @@ begin
 end $$`,
     )
     .execute(db);
-  const triggers: [table: string, events: string][] = [
-    ['api_keys', 'update of revoked_at, permissions, sends_need_approval, account_id, key_hash or delete or truncate'],
-    ['accounts', 'update of active or delete or truncate'],
-    ['senders', 'insert or update or delete or truncate'],
-  ];
-  for (const [table, events] of triggers) {
-    await sql.raw(`create trigger ${table}_cache_change after ${events} on ${table} for each statement execute function rcs_notify_cache_change()`).execute(db);
-  }
 }

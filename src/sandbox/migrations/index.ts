@@ -1,0 +1,11 @@
+import type { MigrationParts } from '../../platform/db/migration-parts.js';
+import * as m002 from './002_sandbox.js';
+
+/**
+ * The sandbox area's parts of the numbered migrations: the statements on its own tables, by the migration's global
+ * name. src/bootstrap/migrations.ts merges every area's parts into the one list the migrator runs (docs/storage.md
+ * "Migrations"). A part file, once landed, is never edited: a change to a table is a new number.
+ */
+export const migrationParts: MigrationParts = {
+  '002_sandbox': m002,
+};

@@ -144,11 +144,13 @@ describe('crash between hand-over and record', () => {
 });
 
 describe('a record the database aborts in a conflict', () => {
-  it('is recorded again at once (a deadlock with another instance kept nothing), not left pending until its lease runs out', async () => {
-    const [id] = await queueBatch([fresh()]);
-    // The first transaction after the hand-over (the record; on PostgreSQL the claim is one too) is aborted the way
-    // PostgreSQL breaks a deadlock.
-    let aborted = 0;
+  /**
+   * A dispatcher whose transactions after the first hand-over fail with `error` (`times` of them; on PostgreSQL the
+   * claim is a transaction too, so only those after the hand-over, i.e. the record's, are hit). Returns the dispatcher
+   * and how many were failed so far.
+   */
+  function failingRecords(error: { message: string; code: string }, times: number) {
+    let failed = 0;
     let handedOver = false;
     const carriers = withRcs(async (ms) => {
       const out = await t.ctx.carriers.rcs.sendMany(ms);
@@ -157,11 +159,11 @@ describe('a record the database aborts in a conflict', () => {
     });
     const db = new Proxy(t.ctx.db, {
       get(target, prop) {
-        if (prop === 'transaction' && handedOver && aborted === 0) {
+        if (prop === 'transaction' && handedOver && failed < times) {
           return () => ({
             execute: async () => {
-              aborted++;
-              throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+              failed++;
+              throw Object.assign(new Error(error.message), { code: error.code });
             },
           });
         }
@@ -170,38 +172,24 @@ describe('a record the database aborts in a conflict', () => {
       },
     });
     const d = new Dispatcher({ db, clock, carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: DEFAULT_DISPATCHER_OPTIONS });
+    return { d, failed: () => failed };
+  }
+
+  it('is recorded again at once (a deadlock with another instance kept nothing), not left pending until its lease runs out', async () => {
+    const [id] = await queueBatch([fresh()]);
+    // Aborted the way PostgreSQL breaks a deadlock.
+    const { d, failed } = failingRecords({ message: 'deadlock detected', code: '40P01' }, 1);
     expect(await d.tick()).toBe(1);
-    expect(aborted).toBe(1);
+    expect(failed()).toBe(1);
     expect(await messageRow(t, id!)).toMatchObject({ status: 'SENT', pending: 0, attempts: 1, lease_until: null });
     expect(await simRows(t, id!)).toHaveLength(1);
   });
 
   it('any other failure is not retried by the record: the round fails and the lease decides', async () => {
     const [id] = await queueBatch([fresh()]);
-    let calls = 0;
-    let handedOver = false;
-    const carriers = withRcs(async (ms) => {
-      const out = await t.ctx.carriers.rcs.sendMany(ms);
-      handedOver = true;
-      return out;
-    });
-    const db = new Proxy(t.ctx.db, {
-      get(target, prop) {
-        if (prop === 'transaction' && handedOver) {
-          return () => ({
-            execute: async () => {
-              calls++;
-              throw Object.assign(new Error('no space left on device'), { code: '53100' });
-            },
-          });
-        }
-        const v: unknown = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-    const d = new Dispatcher({ db, clock, carriers, accounts: t.ctx.services.accounts, events: t.ctx.messageEvents, logger: createLogger('silent'), options: DEFAULT_DISPATCHER_OPTIONS });
+    const { d, failed } = failingRecords({ message: 'no space left on device', code: '53100' }, Infinity);
     await expect(d.tick()).rejects.toThrow(/no space/);
-    expect(calls).toBe(1);
+    expect(failed()).toBe(1);
     expect(await messageRow(t, id!)).toMatchObject({ status: 'SENDING', pending: 1, attempts: 1 });
     clock.advance(DEFAULT_DISPATCHER_OPTIONS.leaseMs + 1);
     expect(await dispatcher(t.ctx.carriers).tick()).toBe(1);

@@ -214,16 +214,20 @@ export class Dispatcher {
     for (const [lease, rows] of byLease) {
       for (let i = 0; i < rows.length; i += 500) {
         const part = rows.slice(i, i + 500);
+        // Rows a transaction holds right now (this process's own record of them, usually) are skipped rather than
+        // waited for: waiting inside a multi-row UPDATE while that record waits for rows this one holds is a deadlock.
+        // A skipped row still pending is renewed at the next beat.
+        const ids = part.map((r) => r.id);
         const renewed = await this.d.db
           .updateTable('messages')
           .set({ lease_until: until })
-          .where('id', 'in', part.map((r) => r.id))
+          .where('id', 'in', (eb) => lockedForClaim(this.d.db, eb.selectFrom('messages').select('id').where('id', 'in', ids).orderBy('id')))
           .where('pending', '=', 1)
           .where('lease_until', '=', lease)
           .returning('id')
           .execute();
-        const ids = new Set(renewed.map((r) => r.id));
-        for (const r of part) if (ids.has(r.id)) r.lease_until = until;
+        const done = new Set(renewed.map((r) => r.id));
+        for (const r of part) if (done.has(r.id)) r.lease_until = until;
       }
     }
   }

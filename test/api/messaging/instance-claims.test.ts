@@ -266,6 +266,44 @@ describe('instances and their claims', () => {
     await dispatcher(null).tick();
   });
 
+  it.runIf(process.env.TEST_DATABASE === 'postgres')('a renewal does not wait for a row a transaction holds (its own record, say): that row is renewed at the next beat', async () => {
+    const d = dispatcher('renewing', t.ctx.carriers, { perSenderPerSecond: 1, leaseMs: 30_000 });
+    d.start();
+    const lease = await d.leaseForNewMessages(t.ctx.db, acc.senders.rcs, 2);
+    await d.stop();
+    const ids = await queue(2);
+    let letGo!: () => void;
+    const holding = new Promise<void>((resolve) => (letGo = resolve));
+    let holder: Promise<void> | null = null;
+    try {
+      await t.ctx.db.updateTable('messages').set({ lease_until: lease.leaseUntil, claimed_by: 'renewing', attempts: 1 }).where('id', 'in', ids).execute();
+      d.adopt(await t.ctx.db.selectFrom('messages').selectAll().where('id', 'in', ids).orderBy('id').execute());
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      holder = t.ctx.db.transaction().execute(async (tx) => {
+        await tx.selectFrom('messages').select('id').where('id', '=', ids[1]!).forNoKeyUpdate().execute();
+        locked();
+        await holding;
+      });
+      await isLocked;
+      clock.advance(20_000);
+      const started = Date.now();
+      await d.renewClaims();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await messageRow(t, ids[0]!))!.lease_until).toBe(clock.now() + 30_000);
+      expect((await messageRow(t, ids[1]!))!.lease_until).toBe(lease.leaseUntil);
+      letGo();
+      await holder;
+      await d.renewClaims();
+      expect((await messageRow(t, ids[1]!))!.lease_until).toBe(clock.now() + 30_000);
+    } finally {
+      letGo();
+      await holder;
+      clock.advance(60_000);
+      await dispatcher(null).tick();
+    }
+  });
+
   it('a live but slow instance keeps its adopted rows: their leases are renewed once half has gone, only where still its own', async () => {
     const d = dispatcher('slow', t.ctx.carriers, { perSenderPerSecond: 1, leaseMs: 30_000 });
     d.start();

@@ -45,6 +45,7 @@ import { ALL_PERMISSIONS } from '../src/platform/permissions.js';
 import { startChildServer, type ChildServer } from '../test/helpers/child-server.js';
 import { median } from './lib/stats.js';
 import { processCpu } from './pg-trace.js';
+import { diagnosticsAround, diagnosticsNodeArgs, diagnosticsWanted } from './lib/child-diagnostics.js';
 
 export const ACCEPT_BAR_MS = 300;
 export const ALL_SENT_BAR_MS = 1000;
@@ -128,14 +129,6 @@ function peakRssMb(pid: number): number {
   }
 }
 
-async function waitForOutput(server: ChildServer, line: string, timeoutMs = 10_000): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!server.output().includes(line)) {
-    if (performance.now() > end) throw new Error(`server did not print "${line}"`);
-    await sleep(5);
-  }
-}
-
 /**
  * One measured side: prepares a data directory in this process (tenants, contacts; then closed),
  * starts the real entry point on it, sends the batches from here and, for the reference, writes
@@ -155,7 +148,7 @@ async function measureServer(n: number, rowsFile: string, diagnose: boolean): Pr
     const keyed = await createTenant(ctx, 'Keyed Co', 4 * n, n);
     await ctx.database.close();
 
-    const nodeArgs = diagnose ? ['--import', fileURLToPath(new URL('./lib/diagnose-on-signal.ts', import.meta.url))] : [];
+    const nodeArgs = diagnose ? diagnosticsNodeArgs() : [];
     server = await startChildServer(env, 60_000, nodeArgs);
     const s = server;
     reader = new SQLite(config.databaseFile, { readonly: true });
@@ -197,22 +190,7 @@ async function measureServer(n: number, rowsFile: string, diagnose: boolean): Pr
     if (!(await waitAllSent(warmUp, 500, 30_000))) throw new Error('warm-up batch did not finish');
     await sleep(300);
     const cold = await measure(first);
-    let outputAt = 0;
-    const diagnostics = diagnose
-      ? {
-          before: async () => {
-            s.proc.kill('SIGUSR2');
-            await waitForOutput(s, 'diagnostics: started');
-            outputAt = s.output().length;
-          },
-          after: async () => {
-            s.proc.kill('SIGUSR2');
-            await waitForOutput(s, 'diagnostics: done');
-            const report = s.output().slice(outputAt).split('\n').filter((l) => l && !l.startsWith('{') && !l.startsWith('diagnostics:'));
-            if (report.length) console.log(report.join('\n'));
-          },
-        }
-      : undefined;
+    const diagnostics = diagnose ? diagnosticsAround(s) : undefined;
     const warm = await measure(bench, undefined, diagnostics);
     const withKey = await measure(keyed, `bench-${Date.now()}`);
     const peak = peakRssMb(s.proc.pid!);
@@ -291,7 +269,7 @@ export async function run(options: { recipients?: number } = {}): Promise<BatchB
     // Pairs; the first starts with the server (the reference inserts its rows), then the order
     // flips, so drift on a shared machine hits both sides alike.
     for (let r = 0; r < ROUNDS; r++) {
-      const diagnose = (Boolean(process.env.BENCH_PROFILE) || process.env.BENCH_TRACE_SQL === '1') && r === ROUNDS - 1;
+      const diagnose = diagnosticsWanted && r === ROUNDS - 1;
       const order = r % 2 === 0 ? (['server', 'reference'] as const) : (['reference', 'server'] as const);
       for (const side of order) {
         if (side === 'server') server.push(await measureServer(n, rowsFile, diagnose));

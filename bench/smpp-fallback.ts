@@ -24,6 +24,8 @@ import { analyzeSms, splitSms } from '../src/sms/index.js';
 import { firstStartKey, startChildServer } from '../test/helpers/child-server.js';
 import { libraryRun, pdusOf, startSmscChild } from './smpp.js';
 import { median } from './lib/stats.js';
+import { diagnosticsAround, diagnosticsNodeArgs, diagnosticsWanted } from './lib/child-diagnostics.js';
+import { processCpu } from './pg-trace.js';
 
 const RECIPIENTS = 2_000;
 const WARM_UP = 200;
@@ -35,7 +37,7 @@ const FALLBACK_TEXT = 'Your code is 4711. It expires in 10 minutes. Do not share
 const numbers = (count: number, prefix: 151 | 152 | 157) => Array.from({ length: count }, (_, i) => `+49${prefix}${String(i).padStart(4, '0')}9990`);
 
 /** One server side: a fresh child server, a warm-up batch, then the measured batch; ms from the POST to all SENT. */
-async function serverSide(smscPort: number): Promise<{ total: number; accept: number }> {
+async function serverSide(smscPort: number, diagnose: boolean): Promise<{ total: number; accept: number; cpu: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-smpp-fallback-'));
   const server = await startChildServer({
     DATA_DIR: dataDir,
@@ -47,7 +49,7 @@ async function serverSide(smscPort: number): Promise<{ total: number; accept: nu
     SIM_DELIVERY_DELAY_MS: '0',
     SIM_READ_DELAY_MS: '0',
     SENDER_MAX_PER_SECOND: '1000000',
-  });
+  }, 30_000, diagnose ? diagnosticsNodeArgs() : []);
   const db = new Database(path.join(dataDir, 'rcs.sqlite'), { readonly: true, fileMustExist: true });
   try {
     const key = firstStartKey(dataDir);
@@ -59,6 +61,7 @@ async function serverSide(smscPort: number): Promise<{ total: number; accept: nu
     const rcs = senders.find((s) => s.type === 'RCS' && !s.isTest)!.id;
     const sms = senders.find((s) => s.type === 'SMS' && !s.isTest)!.id;
     const batch = async (phones: string[]) => {
+      const cpu0 = processCpu(server.proc.pid!);
       const started = performance.now();
       const r = await api('POST', '/api/rcs/send-batch', { phoneNumbers: phones, messageType: 'text', content: { text: 'Your code is 4711.' }, sendernameId: rcs, smsFallback: { message: FALLBACK_TEXT, sendernameId: sms }, batchSize: 1000, delayMs: 0 });
       const accept = performance.now() - started;
@@ -69,12 +72,17 @@ async function serverSide(smscPort: number): Promise<{ total: number; accept: nu
         await new Promise((res) => setTimeout(res, 2));
       }
       const ms = performance.now() - started;
+      const cpu = (processCpu(server.proc.pid!) - cpu0) * 1000;
       const wrong = db.prepare<[string], { n: number }>("select count(*) as n from messages where job_id = ? and not (status in ('SENT', 'DELIVERED', 'READ') and method = 'SMS' and fallback_used = 1)").get(r.body.jobId as string)!.n;
       if (wrong > 0) throw new Error(`${wrong} messages did not go out by the SMS fallback`);
-      return { total: ms, accept };
+      return { total: ms, accept, cpu };
     };
     await batch(numbers(WARM_UP, 152));
-    return await batch(numbers(RECIPIENTS, 151));
+    const around = diagnose ? diagnosticsAround(server) : undefined;
+    await around?.before();
+    const measured = await batch(numbers(RECIPIENTS, 151));
+    await around?.after();
+    return measured;
   } finally {
     db.close();
     await server.stop('SIGTERM');
@@ -82,13 +90,17 @@ async function serverSide(smscPort: number): Promise<{ total: number; accept: nu
   }
 }
 
-/** The client side in a process of its own: warm-up, then the same 2,000 fallback texts' PDUs; ms. */
-function clientSide(smscPort: number): Promise<number> {
+/** The client side in a process of its own: warm-up, then the same 2,000 fallback texts' PDUs; ms, and its CPU ms. */
+function clientSide(smscPort: number): Promise<{ total: number; cpu: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--client', String(smscPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(Number(out.trim().split('\n').pop())) : reject(new Error(`client exited ${code}`))));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`client exited ${code}`));
+      const [total, cpu] = out.trim().split('\n').pop()!.split(' ').map(Number);
+      resolve({ total: total!, cpu: cpu! });
+    });
   });
 }
 
@@ -97,21 +109,28 @@ function fallbackMessages(phones: string[]) {
   return phones.map((to) => ({ messageId: newId('msg'), accountId: 'acc_bench', senderId: 'snd_bench', senderName: 'ACME', to, text: FALLBACK_TEXT, parts, encoding: analyzeSms(FALLBACK_TEXT).encoding }));
 }
 
-export async function run(): Promise<{ serverMs: number[]; acceptMs: number[]; clientMs: number[]; ratios: number[]; pass: boolean }> {
+export async function run(): Promise<{ serverMs: number[]; acceptMs: number[]; clientMs: number[]; serverCpuMs: number[]; clientCpuMs: number[]; ratios: number[]; pass: boolean }> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const { port, child } = await startSmscChild();
   const serverMs: number[] = [];
   const acceptMs: number[] = [];
   const clientMs: number[] = [];
+  const serverCpuMs: number[] = [];
+  const clientCpuMs: number[] = [];
   try {
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? (['client', 'server'] as const) : (['server', 'client'] as const);
       for (const side of order) {
-        if (side === 'client') clientMs.push(await clientSide(port));
-        else {
-          const s = await serverSide(port);
+        if (side === 'client') {
+          const c = await clientSide(port);
+          clientMs.push(c.total);
+          clientCpuMs.push(c.cpu);
+        } else {
+          // BENCH_PROFILE / BENCH_TRACE_SQL: the last pair's measured batch (bench/lib/diagnose-on-signal.ts).
+          const s = await serverSide(port, diagnosticsWanted && r === rounds - 1);
           serverMs.push(s.total);
           acceptMs.push(s.accept);
+          serverCpuMs.push(s.cpu);
         }
       }
     }
@@ -119,7 +138,7 @@ export async function run(): Promise<{ serverMs: number[]; acceptMs: number[]; c
     child.kill();
   }
   const ratios = serverMs.map((s, i) => clientMs[i]! / s);
-  return { serverMs, acceptMs, clientMs, ratios, pass: median(ratios) >= BAR };
+  return { serverMs, acceptMs, clientMs, serverCpuMs, clientCpuMs, ratios, pass: median(ratios) >= BAR };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -129,7 +148,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     await libraryRun(port, pdusOf(fallbackMessages(numbers(500, 157))));
     const pdus = pdusOf(fallbackMessages(numbers(RECIPIENTS, 151)));
     const r = await libraryRun(port, pdus);
-    process.stdout.write(`${(pdus.length / r.perSecond) * 1000}\n`);
+    process.stdout.write(`${(pdus.length / r.perSecond) * 1000} ${(r.cpuMicros * pdus.length) / 1000}\n`);
   } else {
     const before = os.loadavg();
     const r = await run();
@@ -138,6 +157,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log(`  server, POST to all SENT by SMS:       ${fmt(r.serverMs)}`);
     console.log(`    of which POST to 202 (the accept):    ${fmt(r.acceptMs)}`);
     console.log(`  smpp client, the same ${RECIPIENTS} submit_sm: ${fmt(r.clientMs)}`);
+    console.log(`  CPU, server process (POST to all SENT): ${fmt(r.serverCpuMs)}; client (its submits): ${fmt(r.clientCpuMs)}`);
     console.log(`  client ÷ server per pair: ${r.ratios.map((x) => `${(x * 100).toFixed(0)} %`).join(', ')}; median ${(median(r.ratios) * 100).toFixed(0)} %`);
     console.log(`  bar: ≥ ${BAR * 100} % → ${r.pass ? 'PASS' : 'FAIL'}`);
     if (!r.pass) process.exitCode = 1;

@@ -2,10 +2,11 @@
  * Start-up to healthy (DESIGN §8: ≤ 1.5 s, built; issue #31: `npm start` on an unchanged tree
  * ≤ 3 s). Each case is its own process, timed from spawn until GET /api/rcs/health answers 200
  * (the URL taken from the "listening" log line):
- * - **first start**: `node dist/src/main.js` on an empty data directory (migrations, demo account, scrypt, QR);
+ * - **first start**: `node dist/server.mjs` (what `npm start` runs: the server in one file, scripts/bundle.mjs) on
+ *   an empty data directory (migrations, demo account, scrypt, QR);
  * - **second start**: the same on the data the first one left;
  * - **npm start**: `npm start` on the unchanged, already built tree (the README's command; the build
- *   must be skipped — `tsc -b` finds it up to date);
+ *   and the bundle must be skipped — scripts/start.mjs finds them up to date);
  * - **300k messages** (issue #31): a start on a database holding 300,000 messages (sent and delivered
  *   over the last days, 1,000 scheduled for later) and 2,000 more claimed by a process that was killed
  *   (its `instances` row left behind, its pid no longer running): the start gives those back and
@@ -127,7 +128,7 @@ function claimByDeadInstance(dataDir: string): void {
 }
 
 export async function run(): Promise<StartupFigures> {
-  const entry = path.join(PROJECT_ROOT, 'dist/src/main.js');
+  const entry = path.join(PROJECT_ROOT, 'dist/server.mjs');
   if (!fs.existsSync(entry)) throw new Error('Build first: npm run build');
   const f: StartupFigures = { reference: [], first: [], second: [], npmStart: [], large: [], pass: false };
   const base = { PORT: '0', LOG_LEVEL: 'info' };

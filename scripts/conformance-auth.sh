@@ -48,7 +48,7 @@ trap cleanup EXIT
 echo "== starting the server (DATA_DIR=$work/data, ephemeral port) =="
 mkdir -p "$work/data"
 # Plain http on loopback: the suite's issuer is http://127.0.0.1:<port>.
-(cd "$root" && DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 LOG_LEVEL=info exec node dist/src/main.js) >"$work/server.log" 2>&1 &
+(cd "$root" && DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 LOG_LEVEL=info exec node dist/server.mjs) >"$work/server.log" 2>&1 &
 server_pid=$!
 url=""
 for _ in $(seq 1 600); do

@@ -53,7 +53,7 @@ trap cleanup EXIT
 echo "== starting the server (temp DATA_DIR, ephemeral loopback port) =="
 # exec: the pid kept is the server's own. Without it the subshell stayed in between, the cleanup killed the
 # subshell, and the server outlived the script (every run left one listening, on a deleted data directory).
-(cd "$root" && DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 LOG_LEVEL=info exec node dist/src/main.js) >"$work/server.log" 2>&1 &
+(cd "$root" && DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 LOG_LEVEL=info exec node dist/server.mjs) >"$work/server.log" 2>&1 &
 pids+=($!)
 url=""
 for _ in $(seq 1 150); do

@@ -12,10 +12,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUNDLE, bundleServer } from './bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUILT = ['src', 'tools', 'oauth', 'preview-pages'];
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
+// The bundle holds the packages' code too: an install (npm rewrites node_modules/.package-lock.json) rebuilds it.
+const CONFIGS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 const buildInfo = path.join(root, 'dist', '.tsbuildinfo');
 
 /** True when some input's modification time is after `since` (ms), or an input cannot be read. */
@@ -30,16 +32,18 @@ function changedSince(since) {
     return false;
   };
   try {
-    return CONFIGS.some((f) => newer(path.join(root, f))) || BUILT.some((d) => walk(path.join(root, d)));
+    return CONFIGS.some((f) => fs.existsSync(path.join(root, f)) && newer(path.join(root, f))) || BUILT.some((d) => walk(path.join(root, d)));
   } catch {
     return true;
   }
 }
 
-const entry = path.join(root, 'dist', 'src', 'main.js');
+// What runs: the server bundled into one file (scripts/bundle.mjs), built from the same sources after tsc -b.
+const entry = BUNDLE;
 let builtAt = 0;
 try {
-  if (fs.existsSync(entry)) builtAt = fs.statSync(buildInfo).mtimeMs;
+  // The older of the two outputs: a `tsc -b` run alone (npm run typecheck does not, a developer might) leaves the bundle behind.
+  if (fs.existsSync(entry)) builtAt = Math.min(fs.statSync(buildInfo).mtimeMs, fs.statSync(entry).mtimeMs);
 } catch {
   // no build yet
 }
@@ -48,6 +52,7 @@ if (builtAt === 0 || changedSince(builtAt)) {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-b', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  await bundleServer();
   // tsc -b leaves its tsbuildinfo alone when it finds the build up to date, so an input only this
   // script looks at (package.json, a directory) would send every later start through tsc again.
   // Stamped with the time tsc started: whatever was edited while it ran stays newer.

@@ -14,10 +14,12 @@ export interface ChildServer {
 
 /**
  * Starts the real entry point (src/main.ts through tsx) in a child process and waits until it listens.
- * `nodeArgs` go to node before the entry point (a bench preloads its profiler with `--import`).
+ * `nodeArgs` go to node before the entry point (a bench preloads its profiler with `--import`). `entry`: a built
+ * JavaScript entry point to run instead, without tsx (the one-file server, scripts/bundle.mjs).
  */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, path.join(PROJECT_ROOT, 'src/main.ts')], {
+export async function startChildServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = [], entry?: string): Promise<ChildServer> {
+  const args = entry === undefined ? ['--import', 'tsx', ...nodeArgs, path.join(PROJECT_ROOT, 'src/main.ts')] : [...nodeArgs, entry];
+  const proc = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

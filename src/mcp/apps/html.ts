@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ASSETS_DIR } from '../../platform/paths.js';
+import { ASSETS_DIR, PROJECT_ROOT } from '../../platform/paths.js';
 
 /** What the in-chat view adds to the share pages' stylesheet: it sits in a chat, not in a page frame. */
 const VIEW_CSS = `
@@ -18,11 +18,18 @@ a.button { display: inline-block; padding: 10px 16px; border-radius: 8px; backgr
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/** The view's entry: TypeScript under tsx/vitest, the compiled module under dist/. */
+/**
+ * The view's entry: TypeScript under tsx/vitest, the compiled module under dist/src. The one-file server
+ * (dist/server.mjs, scripts/bundle.mjs) has no folder of this module's: it bundles the view from the project's
+ * sources, or from dist/src where only the build is there.
+ */
 function entryPoint(): string {
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'view');
-  const tsx = path.join(dir, 'main.tsx');
-  return fs.existsSync(tsx) ? tsx : path.join(dir, 'main.js');
+  const candidates = [
+    path.join(path.dirname(fileURLToPath(import.meta.url)), 'view', 'main.tsx'),
+    path.join(path.dirname(fileURLToPath(import.meta.url)), 'view', 'main.js'),
+    path.join(PROJECT_ROOT, 'src', 'mcp', 'apps', 'view', 'main.tsx'),
+  ];
+  return candidates.find((f) => fs.existsSync(f)) ?? path.join(PROJECT_ROOT, 'dist', 'src', 'mcp', 'apps', 'view', 'main.js');
 }
 
 /**

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleServer } from '../../scripts/bundle.mjs';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { PREVIEW_APP_URI } from '../../tools/preview-app-meta.js';
 import { firstStartKey, startChildServer, type ChildServer } from '../helpers/child-server.js';
@@ -21,6 +21,8 @@ let key: string;
 
 beforeAll(async () => {
   fs.mkdirSync(dir, { recursive: true });
+  // scripts/ is plain JavaScript outside the TypeScript program: imported by its path, typed here.
+  const { bundleServer } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'scripts', 'bundle.mjs')).href)) as { bundleServer(outfile?: string): Promise<void> };
   await bundleServer(outfile);
   server = await startChildServer({ DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1' }, 60_000, [], outfile);
   key = firstStartKey(dataDir, 'Assistant');

@@ -2,8 +2,9 @@
  * `npm start`: build only when a source changed, then run the server in this same process.
  *
  * The build is TypeScript's own incremental one (`tsc -b tsconfig.build.json`, its tsbuildinfo in
- * dist/). Loading TypeScript just to hear "up to date" costs ~0.5–1.5 s, so it is skipped when no
- * input is newer than dist/.tsbuildinfo — the same timestamp rule `tsc -b` applies first. The
+ * dist/), then the one-file server (scripts/bundle.mjs, dist/server.mjs), which is what runs.
+ * Loading TypeScript just to hear "up to date" costs ~0.5–1.5 s, so it is skipped when no input is
+ * newer than dist/.tsbuildinfo and the bundle — the same timestamp rule `tsc -b` applies first. The
  * inputs looked at are a superset of what tsc reads (every file and directory under the built
  * folders, the tsconfigs and package.json; a directory's time catches a deleted or renamed file),
  * so any doubt runs `tsc -b`, which decides for itself. A fresh checkout has no dist/: full build.
@@ -42,7 +43,7 @@ function changedSince(since) {
 const entry = BUNDLE;
 let builtAt = 0;
 try {
-  // The older of the two outputs: a `tsc -b` run alone (npm run typecheck does not, a developer might) leaves the bundle behind.
+  // The older of the two outputs counts: a `tsc -b` run by hand updates the build info but not the bundle.
   if (fs.existsSync(entry)) builtAt = Math.min(fs.statSync(buildInfo).mtimeMs, fs.statSync(entry).mtimeMs);
 } catch {
   // no build yet

@@ -24,11 +24,8 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
  * sources, or from dist/src where only the build is there.
  */
 function entryPoint(): string {
-  const candidates = [
-    path.join(path.dirname(fileURLToPath(import.meta.url)), 'view', 'main.tsx'),
-    path.join(path.dirname(fileURLToPath(import.meta.url)), 'view', 'main.js'),
-    path.join(PROJECT_ROOT, 'src', 'mcp', 'apps', 'view', 'main.tsx'),
-  ];
+  const here = path.join(path.dirname(fileURLToPath(import.meta.url)), 'view');
+  const candidates = [path.join(here, 'main.tsx'), path.join(here, 'main.js'), path.join(PROJECT_ROOT, 'src', 'mcp', 'apps', 'view', 'main.tsx')];
   return candidates.find((f) => fs.existsSync(f)) ?? path.join(PROJECT_ROOT, 'dist', 'src', 'mcp', 'apps', 'view', 'main.js');
 }
 

@@ -63,7 +63,8 @@ export type MigrationArea = keyof typeof MIGRATION_PARTS;
  * opt-out (account setting), 028 the consent record (consent_events), 029 quiet hours (account setting,
  * messages.quiet_place), 030 budgets per credential (limits and per-day spend counters), 031 the approvals inbox and
  * audit trail (append-only approval records, the credential and expiry notice of previews, the preview of a message),
- * 032 a sender's own consent words, 033 instances and their heartbeats (who holds a claim).
+ * 032 a sender's own consent words, 033 instances and their heartbeats (who holds a claim), 034 messages without
+ * per-row foreign-key checks on PostgreSQL (statement triggers follow a deleted account or job).
  *
  * To add one (docs/storage.md "Migrations"): a file `NNN_name.ts` in each owning area's `migrations/` folder, listed
  * in that folder's index.ts, and a line here; test/unit/migration-parts.test.ts holds the same list and fails until it
@@ -102,6 +103,7 @@ export const MIGRATION_ORDER: Readonly<Record<string, readonly MigrationArea[]>>
   '031_approval_audit': ['previews', 'messaging'],
   '032_sender_consent_words': ['senders'],
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
+  '034_messages_follow_by_trigger': ['messaging'],
 };
 
 /** This version's migrations, one Kysely migration per name, for openDatabase and the copy to PostgreSQL. */

@@ -120,6 +120,33 @@ describe.skipIf(unreachable !== null)('PostgreSQL dialect', () => {
     }
   });
 
+  it('messages carry no per-row foreign-key checks, yet follow a deleted account and a deleted job (migration 034)', async () => {
+    const url = await freshDatabase();
+    const database = await openUrl(url);
+    try {
+      const { rows: keys } = await database.pool.query<{ conname: string }>("select conname from pg_constraint where conrelid = 'messages'::regclass and contype = 'f'");
+      expect(keys).toEqual([]);
+      const db = database.db;
+      const account = (id: string) => ({ id, name: id, timezone: 'UTC', approval_required: 1, credits_milli: 0, unsubscribe_url: null, company_profile: '{}', active: 1, created_at: 1 });
+      await db.insertInto('accounts').values([account('acc_a'), account('acc_b')]).execute();
+      const job = (id: string, accountId: string) => ({ id, account_id: accountId, kind: 'batch', type: 'SMS', sendername_id: 'snd_x', message_type: null, campaign_name: null, total: 1, rejected: '[]', batch_size: 1, delay_ms: 0, scheduled_at: null, created_at: 1 });
+      await db.insertInto('jobs').values([job('job_a', 'acc_a'), job('job_b1', 'acc_b'), job('job_b2', 'acc_b')]).execute();
+      const message = (id: string, accountId: string, jobId: string | null) => ({ id, account_id: accountId, job_id: jobId, type: 'SMS', status: 'SENT', direction: 'outbound', source: 'api', phone: '491510000000', sendername_id: 'snd_x', text: 'hi', created_at: 1, pending: 0, due_at: 1 });
+      await db.insertInto('messages').values([message('msg_a1', 'acc_a', 'job_a'), message('msg_a2', 'acc_a', null), message('msg_b1', 'acc_b', 'job_b1'), message('msg_b2', 'acc_b', 'job_b2')]).execute();
+
+      await db.deleteFrom('jobs').where('id', '=', 'job_b1').execute();
+      await db.deleteFrom('accounts').where('id', '=', 'acc_a').execute();
+      const left = await db.selectFrom('messages').select(['id', 'job_id']).orderBy('id').execute();
+      // acc_a's messages went with it; msg_b1 lost its deleted job; msg_b2 is untouched.
+      expect(left).toEqual([
+        { id: 'msg_b1', job_id: null },
+        { id: 'msg_b2', job_id: 'job_b2' },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('two instances starting together: one migrates under the advisory lock, both open', async () => {
     const url = await freshDatabase();
     // Hold the migration lock first (advisory locks are per database): neither instance may touch the schema until it is released.

@@ -45,6 +45,7 @@ const EXPECTED: Record<string, string[]> = {
   '031_approval_audit': ['previews', 'messaging'],
   '032_sender_consent_words': ['senders'],
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
+  '034_messages_follow_by_trigger': ['messaging'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

@@ -46,6 +46,7 @@ const EXPECTED: Record<string, string[]> = {
   '032_sender_consent_words': ['senders'],
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
   '034_messages_follow_by_trigger': ['messaging'],
+  '035_messages_status_out_of_indexes': ['messaging'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

@@ -6,6 +6,7 @@ import * as m029 from './029_quiet_hours.js';
 import * as m031 from './031_approval_audit.js';
 import * as m033 from './033_instance_heartbeats.js';
 import * as m034 from './034_messages_follow_by_trigger.js';
+import * as m035 from './035_messages_status_out_of_indexes.js';
 
 /**
  * The messaging area's parts of the numbered migrations: the statements on its own tables, by the migration's global
@@ -20,4 +21,5 @@ export const migrationParts: MigrationParts = {
   '031_approval_audit': m031,
   '033_instance_heartbeats': m033,
   '034_messages_follow_by_trigger': m034,
+  '035_messages_status_out_of_indexes': m035,
 };

@@ -127,12 +127,12 @@ describe.skipIf(unreachable !== null)('PostgreSQL dialect', () => {
       const { rows: keys } = await database.pool.query<{ conname: string }>("select conname from pg_constraint where conrelid = 'messages'::regclass and contype = 'f'");
       expect(keys).toEqual([]);
       const db = database.db;
-      const account = (id: string) => ({ id, name: id, timezone: 'UTC', approval_required: 1, credits_milli: 0, unsubscribe_url: null, company_profile: '{}', active: 1, created_at: 1 });
-      await db.insertInto('accounts').values([account('acc_a'), account('acc_b')]).execute();
-      const job = (id: string, accountId: string) => ({ id, account_id: accountId, kind: 'batch', type: 'SMS', sendername_id: 'snd_x', message_type: null, campaign_name: null, total: 1, rejected: '[]', batch_size: 1, delay_ms: 0, scheduled_at: null, created_at: 1 });
-      await db.insertInto('jobs').values([job('job_a', 'acc_a'), job('job_b1', 'acc_b'), job('job_b2', 'acc_b')]).execute();
-      const message = (id: string, accountId: string, jobId: string | null) => ({ id, account_id: accountId, job_id: jobId, type: 'SMS', status: 'SENT', direction: 'outbound', source: 'api', phone: '491510000000', sendername_id: 'snd_x', text: 'hi', created_at: 1, pending: 0, due_at: 1 });
-      await db.insertInto('messages').values([message('msg_a1', 'acc_a', 'job_a'), message('msg_a2', 'acc_a', null), message('msg_b1', 'acc_b', 'job_b1'), message('msg_b2', 'acc_b', 'job_b2')]).execute();
+      // Plain SQL: only the columns these rows need (the other columns have defaults or allow null).
+      const q = (text: string) => database.pool.query(text);
+      await q("insert into accounts (id, name, timezone, approval_required, credits_milli, company_profile, active, created_at) values ('acc_a', 'A', 'UTC', 1, 0, '{}', 1, 1), ('acc_b', 'B', 'UTC', 1, 0, '{}', 1, 1)");
+      await q("insert into jobs (id, account_id, kind, type, sendername_id, total, rejected, batch_size, delay_ms, created_at) values ('job_a', 'acc_a', 'batch', 'SMS', 'snd_x', 1, '[]', 1, 0, 1), ('job_b1', 'acc_b', 'batch', 'SMS', 'snd_x', 1, '[]', 1, 0, 1), ('job_b2', 'acc_b', 'batch', 'SMS', 'snd_x', 1, '[]', 1, 0, 1)");
+      const message = (id: string, accountId: string, jobId: string | null) => `('${id}', '${accountId}', ${jobId === null ? 'null' : `'${jobId}'`}, 'SMS', 'SENT', 'outbound', 'api', '491510000000', 'snd_x', 'hi', 1, 0, 1)`;
+      await q(`insert into messages (id, account_id, job_id, type, status, direction, source, phone, sendername_id, text, created_at, pending, due_at) values ${[message('msg_a1', 'acc_a', 'job_a'), message('msg_a2', 'acc_a', null), message('msg_b1', 'acc_b', 'job_b1'), message('msg_b2', 'acc_b', 'job_b2')].join(', ')}`);
 
       await db.deleteFrom('jobs').where('id', '=', 'job_b1').execute();
       await db.deleteFrom('accounts').where('id', '=', 'acc_a').execute();

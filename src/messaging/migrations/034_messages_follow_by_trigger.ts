@@ -21,8 +21,19 @@ import { dialectOf } from '../../platform/db/dialect.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) !== 'postgres') return;
-  // The names PostgreSQL gave the inline references of migration 004 (table_column_fkey).
-  await sql`alter table messages drop constraint if exists messages_account_id_fkey, drop constraint if exists messages_job_id_fkey`.execute(db);
+  // By what they reference rather than by name (004's inline references were named messages_account_id_fkey and
+  // messages_job_id_fkey by PostgreSQL, but a database restored or copied by other tools may name them otherwise).
+  // 'messages'::regclass resolves through the search_path, so a schema per tenant or per test finds its own table.
+  await sql`
+    do $$
+    declare c record;
+    begin
+      for c in select conname from pg_constraint
+               where conrelid = 'messages'::regclass and contype = 'f' and confrelid in ('accounts'::regclass, 'jobs'::regclass)
+      loop
+        execute format('alter table messages drop constraint %I', c.conname);
+      end loop;
+    end $$`.execute(db);
   await sql`
     create function rcs_messages_follow_accounts() returns trigger language plpgsql as $$
     begin

@@ -18,15 +18,39 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-/** A port nothing listens on right now (the kernel's choice; closed again before it is used). */
+/**
+ * A loopback port for nginx to listen on, from below the kernel's ephemeral range
+ * (net.ipv4.ip_local_port_range). A port the kernel picked (listen on 0, then close) could be handed out again before
+ * nginx binds it — to a server started meanwhile, or as the local port of any outgoing connection (the suite opens
+ * hundreds to PostgreSQL) — and nginx then fails with "Address already in use". Below the range the kernel hands out
+ * nothing by itself, so the port stays free until nginx takes it; it is checked free here first (another test file
+ * or program may hold it), tries in a random order.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const low = ephemeralLow();
+  const floor = Math.min(20_000, low - 1_000);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = floor + Math.floor(Math.random() * (low - floor));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port below ${low} for nginx`);
+}
+
+/** The first port of the kernel's ephemeral range (32768 where it cannot be read). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
-import { NGINX_BIN, freePort, replaceOnce, selfSignedCertificate, startNginx, type RunningNginx } from '../helpers/nginx.js';
+import { NGINX_BIN, freePorts, replaceOnce, selfSignedCertificate, startNginx, type RunningNginx } from '../helpers/nginx.js';
 import { createTestSchema, postgresUnreachable, type TestSchema } from '../helpers/postgres.js';
 import { WebClient } from '../helpers/web-client.js';
 import { body, mcpClient } from '../mcp/helpers.js';
@@ -96,8 +96,9 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
     previousDispatcher = getGlobalDispatcher();
     setGlobalDispatcher(new Agent({ connect: { ca: tls.pem } }));
 
-    const httpsPort = await freePort();
-    httpPort = await freePort();
+    const ports = await freePorts(2);
+    const httpsPort = ports[0]!;
+    httpPort = ports[1]!;
     base = `https://127.0.0.1:${httpsPort}`;
     schema = await createTestSchema('h4nginx');
     shared = {

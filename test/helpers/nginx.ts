@@ -19,21 +19,23 @@ export interface RunningNginx {
 }
 
 /**
- * A loopback port for nginx to listen on, from below the kernel's ephemeral range
+ * `count` distinct loopback ports for nginx to listen on, from below the kernel's ephemeral range
  * (net.ipv4.ip_local_port_range). A port the kernel picked (listen on 0, then close) could be handed out again before
  * nginx binds it — to a server started meanwhile, or as the local port of any outgoing connection (the suite opens
  * hundreds to PostgreSQL) — and nginx then fails with "Address already in use". Below the range the kernel hands out
- * nothing by itself, so the port stays free until nginx takes it; it is checked free here first (another test file
- * or program may hold it), tries in a random order.
+ * nothing by itself, so a port stays free until nginx takes it. Each is tried at random and checked free first
+ * (another test file or program may hold it).
  */
-export async function freePort(): Promise<number> {
+export async function freePorts(count: number): Promise<number[]> {
   const low = ephemeralLow();
   const floor = Math.min(20_000, low - 1_000);
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const ports = new Set<number>();
+  for (let attempt = 0; attempt < 200 && ports.size < count; attempt++) {
     const port = floor + Math.floor(Math.random() * (low - floor));
-    if (await canListen(port)) return port;
+    if (!ports.has(port) && (await canListen(port))) ports.add(port);
   }
-  throw new Error(`no free port below ${low} for nginx`);
+  if (ports.size < count) throw new Error(`no ${count} free ports below ${low} for nginx`);
+  return [...ports];
 }
 
 /** The first port of the kernel's ephemeral range (32768 where it cannot be read). */

@@ -54,6 +54,21 @@ describe('SMPP concatenated incoming messages across instances', () => {
     (await t.ctx.db.selectFrom('messages').select('text').where('direction', '=', 'INBOUND').where('phone', '=', phone.slice(1)).execute()).map((r) => r.text);
   const storedParts = async () => (await t.ctx.db.selectFrom('smpp_mo_parts').select('mo_key').execute()).length;
 
+  /**
+   * Instead of sleeping before asserting "nothing more was handed on": deliver_sm is answered only once its part is
+   * stored and, when it completes a message, handed on, so what is left to happen is a sweep. sweepAll runs one on every
+   * instance to the end; quiesce stops the other instances (stop() awaits a sweep or report in flight) and then sweeps
+   * with the server's adapter, so whatever any of them could still hand on has been.
+   */
+  const serverAdapter = () => t.ctx.carriers.sms as SmppCarrier;
+  async function sweepAll(): Promise<void> {
+    for (const c of [serverAdapter(), ...others]) await c.sweepMo();
+  }
+  async function quiesce(): Promise<void> {
+    for (const c of others.splice(0)) await c.stop();
+    await serverAdapter().sweepMo();
+  }
+
   it('joins a message whose parts came over the binds of two instances, once, and keeps no part', async () => {
     await anotherInstance();
     const from = num(1);
@@ -61,7 +76,7 @@ describe('SMPP concatenated incoming messages across instances', () => {
     expect(await smsc.mo(from, 'SMSCO1', long[1]!, { ucs2: true, concat: { ref: 9, total: 2, seq: 2 }, via: 1 })).toBe(0);
     expect(await smsc.mo(from, 'SMSCO1', long[0]!, { ucs2: true, concat: { ref: 9, total: 2, seq: 1 }, via: 0 })).toBe(0);
     await until('joined', async () => (await inboundTexts(from)).length > 0);
-    await new Promise((r) => setTimeout(r, 150));
+    await quiesce();
     expect(await inboundTexts(from)).toEqual([long.join('')]);
     expect(await storedParts()).toBe(0);
   });
@@ -91,7 +106,7 @@ describe('SMPP concatenated incoming messages across instances', () => {
     }
     // Without the lock, each instance would count only its own part and neither would complete it.
     await until(`${n} joined`, async () => (await inboundTexts(from)).length >= n, 5000);
-    await new Promise((r) => setTimeout(r, 200));
+    await quiesce();
     const texts = await inboundTexts(from);
     expect(texts.sort()).toEqual(Array.from({ length: n }, (_, ref) => `m${ref} first half, m${ref} second half`).sort());
     expect(await storedParts()).toBe(0);
@@ -102,14 +117,14 @@ describe('SMPP concatenated incoming messages across instances', () => {
     const from = num(4);
     await smsc.mo(from, 'SMSCO1', 'Again ', { concat: { ref: 12, total: 2, seq: 1 }, via: 0 });
     await smsc.mo(from, 'SMSCO1', 'Again ', { concat: { ref: 12, total: 2, seq: 1 }, via: 1 });
-    await new Promise((r) => setTimeout(r, 100));
+    await sweepAll();
     expect(await inboundTexts(from)).toEqual([]);
     await smsc.mo(from, 'SMSCO1', 'and again', { concat: { ref: 12, total: 2, seq: 2 }, via: 1 });
     await until('joined', async () => (await inboundTexts(from)).length > 0);
 
     await smsc.mo(from, 'SMSCO1', 'stray part', { concat: { ref: 13, total: 2, seq: 3 }, via: 0 });
     await until('stray', async () => (await inboundTexts(from)).length > 1);
-    await new Promise((r) => setTimeout(r, 100));
+    await quiesce();
     expect((await inboundTexts(from)).sort()).toEqual(['Again and again', 'stray part']);
   });
 
@@ -124,7 +139,7 @@ describe('SMPP concatenated incoming messages across instances', () => {
     await until('partial', async () => (await inboundTexts(from)).length > 0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     await until('parts forgotten', async () => (await storedParts()) === 0);
-    await new Promise((r) => setTimeout(r, 300));
+    await quiesce(); // both instances look every 50 ms: a look in flight when the parts went is over after this
     expect(await inboundTexts(from)).toEqual(['Only the first and the third']);
   });
 
@@ -142,7 +157,7 @@ describe('SMPP concatenated incoming messages across instances', () => {
       .values([first!, { ...first!, seq: 2, text: 'test' }])
       .execute();
     await until('swept', async () => (await storedParts()) === 0);
-    await new Promise((r) => setTimeout(r, 100));
+    await quiesce();
     expect(await inboundTexts(from)).toEqual(['Crash test']);
   });
 
@@ -158,7 +173,7 @@ describe('SMPP concatenated incoming messages across instances', () => {
       .execute();
     await c.sweepMo();
     expect(await storedParts()).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
+    await quiesce();
     expect((await inboundTexts(from)).sort()).toEqual(Array.from({ length: n }, (_, i) => `backlog ${i}`).sort());
   });
 });

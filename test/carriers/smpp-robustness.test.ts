@@ -139,7 +139,10 @@ describe('SMPP adapter supervision', () => {
     smsc.answerEnquireLink = true;
     await until('bound again', () => carrier.isBound());
     const binds = smsc.binds;
-    await sleep(500); // answered enquire_links keep the new bind
+    // Answered enquire_links keep the new bind: four of them (every 100 ms) span more than the 300 ms timeout, however
+    // slowly this machine runs them — a fixed sleep would pass without any having been sent.
+    const links = smsc.enquireLinks;
+    await until('four answered enquire_links', () => smsc.enquireLinks >= links + 4, 5_000);
     expect(smsc.binds).toBe(binds);
     const o = await carrier.send(sms(1, 'after the hang'));
     expect(o.ok).toBe(true);

@@ -130,14 +130,18 @@ describe('SMPP adapter against a local SMSC', () => {
     smsc.receiptIdAsDecimal = true; // this SMSC prints ids in decimal in its receipts
     const [a, b] = (o2.ok ? o2.carrierMessageId : '').split(',');
     expect(await smsc.receipt(a!, 'DELIVRD')).toBe(0);
-    await new Promise((r) => setTimeout(r, 150));
+    // The receipt is recorded before it is answered; a report pass run now is the one path that could tell the
+    // engine anything about this message — with one part of two delivered, it must tell nothing.
+    await second.carrier.reportDue();
     expect(second.events.filter((e) => e.kind === 'status' && e.messageId === two.messageId)).toEqual([]);
     expect(await smsc.receipt(b!, 'DELIVRD')).toBe(0);
     // Not applied yet (the engine said "later"): offered again and again.
     await until('re-offers', () => second.events.filter((e) => e.kind === 'status' && e.messageId === two.messageId).length >= 2);
     second.state.accept = true;
     const n = second.events.length;
-    await new Promise((r) => setTimeout(r, 200));
+    // Applied once: the message is marked reported, and a further report pass offers it no more.
+    await until('reported', async () => (await database.db.selectFrom('smpp_messages').select('reported').where('message_id', '=', two.messageId).executeTakeFirst())?.reported === 1);
+    await second.carrier.reportDue();
     const later = second.events.slice(n).filter((e) => e.kind === 'status' && e.messageId === two.messageId);
     expect(later.length).toBeLessThanOrEqual(1);
     expect(second.events.find((e) => e.kind === 'status' && e.messageId === two.messageId)).toMatchObject({ status: 'DELIVERED' });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/bootstrap/database.js';
@@ -10,6 +11,24 @@ import { createTestSchema, type TestSchema } from '../helpers/postgres.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A promise with its resolve, to hold a transaction open until the test lets it go. */
+/** Polls `fn` every 10 ms until it is true; fails naming `what` after 10 s. */
+async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * Whether a backend of this database is queued in PostgreSQL's lock manager for an advisory lock: the proof that a
+ * transaction is blocked, rather than a fixed sleep after which it merely has not got there yet.
+ */
+async function someoneWaits(db: OpenDb): Promise<boolean> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(db.db);
+  return Number(r.rows[0]!.n) > 0;
+}
+
 function gate(): { wait: Promise<void>; open: () => void } {
   let open!: () => void;
   const wait = new Promise<void>((r) => (open = r));
@@ -57,7 +76,7 @@ describePostgres('lockForTransaction on PostgreSQL, two pools on one database', 
       await held.wait;
       order.push('first commits');
     });
-    await sleep(100);
+    await until('the first holds the key', () => order.includes('first has it'));
     const second = two.db.transaction().execute(async (tx) => {
       await lockForTransaction(tx, 'recipientThrottle', ['acc_1|4915100000001']);
       order.push('second has it');
@@ -65,7 +84,7 @@ describePostgres('lockForTransaction on PostgreSQL, two pools on one database', 
     // Another key, and the same string in another space, are free.
     await two.db.transaction().execute((tx) => lockForTransaction(tx, 'recipientThrottle', ['acc_1|4915100000002']));
     await two.db.transaction().execute((tx) => lockForTransaction(tx, 'sandboxClient', ['acc_1|4915100000001']));
-    await sleep(200);
+    await until('the second queued behind the first', () => someoneWaits(one));
     expect(order).toEqual(['first has it']);
     held.open();
     await Promise.all([first, second]);
@@ -82,13 +101,13 @@ describePostgres('lockForTransaction on PostgreSQL, two pools on one database', 
         await held.wait;
       }),
     );
-    await sleep(100);
+    await until('both shared holders', () => order.length === 2);
     expect(order.sort()).toEqual(['shared 0', 'shared 1']);
     const exclusive = one.db.transaction().execute(async (tx) => {
       await lockForTransaction(tx, 'recipientThrottle', ['acc_2']);
       order.push('exclusive');
     });
-    await sleep(200);
+    await until('the exclusive one queued behind them', () => someoneWaits(one));
     expect(order).not.toContain('exclusive');
     held.open();
     await Promise.all([...shared, exclusive]);

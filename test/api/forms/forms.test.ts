@@ -260,7 +260,7 @@ describe('the public page and double opt-in (§3.6)', () => {
       expect(own.requests.map((r) => r.json.event)).toEqual(['form_submission', 'form_optin_confirmed']);
       const s = (await t.api('GET', `/api/rcs/webhooks/${f.webhook.id}/secret`)).body.data.secret;
       expect(verifyWebhook(own.requests[0]!.raw, own.requests[0]!.headers['x-rcs-signature'], s)).toBe(true);
-      await new Promise((r) => setTimeout(r, 200));
+      await settled(t);
       expect(formEvents('form_submission', me)).toHaveLength(0);
     } finally {
       await own.close();

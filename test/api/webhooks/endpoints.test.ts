@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
+import { settled } from '../../helpers/settled.js';
 import { createHook, startReceiver, startWebhookServer, v1Values, verifyWebhook, type Receiver } from './helpers.js';
 
 let t: TestServer;
@@ -172,7 +173,8 @@ describe('signing (spec §5.5)', () => {
     rx.respond((r) => (r.path === '/fail-test' ? { status: 500, body: 'boom' } : { status: 200, body: 'ok' }));
     const r = await t.api('POST', `/api/rcs/webhooks/${id}/test`);
     expect(r.body.data).toMatchObject({ delivered: false, statusCode: 500, error: 'HTTP 500' });
-    await new Promise((res) => setTimeout(res, 400));
+    // No delivery due, leased or in flight: a retry the worker had wrongly queued would have been posted by now.
+    await settled(t);
     expect(rx.requests.filter((x) => x.path === '/fail-test')).toHaveLength(1);
     const log = await t.api('GET', `/api/rcs/webhooks/${id}/deliveries?status=failed`);
     expect(log.body.data[0]).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' });

@@ -40,11 +40,14 @@ describePostgres('appendEntries on PostgreSQL: balances locked in one order', ()
     // queue gets acc_a and wants acc_b, held by the second, which waits for acc_a: a deadlock.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const holding = new Promise<void>((r) => (locked = r));
     const holder = db.db.transaction().execute(async (tx) => {
       await sql`select id from accounts where id = 'acc_a' for update`.execute(tx);
+      locked();
       await held;
     });
-    await sleep(50);
+    await holding; // the holder has acc_a before either append starts
     const waiting = async (n: number) => {
       for (let i = 0; i < 200; i++) {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db.db);

@@ -157,7 +157,13 @@ describe.skipIf(unreachable !== null)('PostgreSQL dialect', () => {
     const track = (p: Promise<PostgresDb>) => p.finally(() => settled++);
     const opens = [track(openUrl(url)), track(openUrl(url))] as const;
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      // Both are queued for the lock in PostgreSQL's lock manager: blocked, not merely slower than a fixed sleep.
+      for (const end = Date.now() + 10_000; ; ) {
+        const { rows } = await holder.query<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())");
+        if (rows[0]!.n >= 2) break;
+        if (Date.now() > end) throw new Error(`${rows[0]!.n} of the two instances queued for the migration lock`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
       expect(settled).toBe(0);
       expect(await tablesOf(url)).toEqual([]);
     } finally {

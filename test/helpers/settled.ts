@@ -10,7 +10,7 @@ import type { TestServer } from './server.js';
  * assertion is about. A fixed sleep passes vacuously on a machine slower than the sleep; this
  * waits as long as the work takes, up to `timeoutMs`, and then fails.
  */
-export async function settled(t: TestServer, opts: { timeoutMs?: number; webhooks?: boolean } = {}): Promise<void> {
+export async function settled(t: Pick<TestServer, 'ctx'>, opts: { timeoutMs?: number; webhooks?: boolean } = {}): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   // webhooks: false — the caller's assertion is about messages only, and the worker may rightly hold a due delivery
   // back (an endpoint whose circuit is open, under a fake clock that never reaches its end).

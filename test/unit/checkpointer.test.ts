@@ -48,10 +48,14 @@ describe('startCheckpointer', () => {
   it('reports a pass only when the WAL changed since the last one', async () => {
     const seen: CheckpointResult[] = [];
     write(100); // before the thread starts, so that its first pass sees all of it
-    const ck = startCheckpointer(file, { intervalMs: 10, onCheckpoint: (r) => seen.push(r) })!;
+    let idle = 0;
+    const ck = startCheckpointer(file, { intervalMs: 10, onCheckpoint: (r) => seen.push(r), onIdlePass: () => idle++ })!;
     const deadline = Date.now() + 10_000;
     while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 150)); // ~15 idle passes
+    // Fifteen passes over an unchanged WAL, counted (a fixed sleep could pass before the thread ran any).
+    const from = idle;
+    while (idle < from + 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(idle).toBeGreaterThanOrEqual(from + 15);
     expect(seen).toHaveLength(1);
     write(100);
     while (seen.length === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

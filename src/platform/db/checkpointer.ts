@@ -20,6 +20,8 @@ export interface CheckpointerOptions {
    */
   writer?: { readonly open: boolean; pragma(source: string, options?: { simple: boolean }): unknown };
   onCheckpoint?: (r: CheckpointResult) => void;
+  /** A pass that found nothing new to report (tests count these instead of sleeping; posted only when set). */
+  onIdlePass?: () => void;
   onError?: (err: Error) => void;
 }
 
@@ -50,6 +52,7 @@ const checkpoint = () => {
     // Reported when the WAL changed since the last pass: an idle database says nothing.
     const now = r.log + '/' + r.checkpointed + '/' + r.busy;
     if (r.log > 0 && now !== last) parentPort.postMessage({ kind: 'checkpoint', result: r });
+    else if (workerData.reportIdle) parentPort.postMessage({ kind: 'idle' });
     last = now;
   } catch (err) {
     report(err);
@@ -86,15 +89,16 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   if (file === ':memory:' || file === '') return null;
   const worker = new Worker(THREAD, {
     eval: true,
-    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 1000 },
+    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 1000, reportIdle: options.onIdlePass !== undefined },
   });
   // The thread alone does not keep the process alive.
   worker.unref();
   const writer = options.writer;
   const ownThreshold = writer ? Number(writer.pragma('wal_autocheckpoint', { simple: true })) : 0;
   writer?.pragma(`wal_autocheckpoint = ${Math.max(ownThreshold, BACKSTOP_PAGES)}`);
-  worker.on('message', (m: { kind: 'checkpoint'; result: CheckpointResult } | { kind: 'error'; message: string }) => {
+  worker.on('message', (m: { kind: 'checkpoint'; result: CheckpointResult } | { kind: 'idle' } | { kind: 'error'; message: string }) => {
     if (m.kind === 'checkpoint') options.onCheckpoint?.(m.result);
+    else if (m.kind === 'idle') options.onIdlePass?.();
     else options.onError?.(new Error(`WAL checkpoint failed: ${m.message}`));
   });
   worker.on('error', (err: unknown) => options.onError?.(err instanceof Error ? err : new Error(`WAL checkpoint thread failed: ${String(err)}`)));

@@ -6,29 +6,16 @@ import { type OpenDb } from '../../src/platform/db/database.js';
 import { lockForTransaction } from '../../src/platform/db/locks.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { describePostgres } from '../helpers/instances.js';
-import { createTestSchema, type TestSchema } from '../helpers/postgres.js';
+import { until } from '../carriers/until.js';
+import { ADVISORY_LOCK_WAITERS_SQL, createTestSchema, type TestSchema } from '../helpers/postgres.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Whether a backend of this database waits for an advisory lock (see ADVISORY_LOCK_WAITERS_SQL). */
+async function someoneWaits(db: OpenDb): Promise<boolean> {
+  const r = await sql.raw<{ n: number }>(ADVISORY_LOCK_WAITERS_SQL).execute(db.db);
+  return r.rows[0]!.n > 0;
+}
 
 /** A promise with its resolve, to hold a transaction open until the test lets it go. */
-/** Polls `fn` every 10 ms until it is true; fails naming `what` after 10 s. */
-async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/**
- * Whether a backend of this database is queued in PostgreSQL's lock manager for an advisory lock: the proof that a
- * transaction is blocked, rather than a fixed sleep after which it merely has not got there yet.
- */
-async function someoneWaits(db: OpenDb): Promise<boolean> {
-  const r = await sql<{ n: number | string }>`select count(*) as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(db.db);
-  return Number(r.rows[0]!.n) > 0;
-}
-
 function gate(): { wait: Promise<void>; open: () => void } {
   let open!: () => void;
   const wait = new Promise<void>((r) => (open = r));

@@ -5,6 +5,8 @@ import { openDatabase } from '../../src/bootstrap/database.js';
 import { sqliteHandle, type PostgresDb } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/bootstrap/migrations.js';
 import { MIGRATION_LOCK_KEY, connectPostgres, postgresAnswers } from '../../src/platform/db/postgres.js';
+import { until } from '../carriers/until.js';
+import { ADVISORY_LOCK_WAITERS_SQL } from '../helpers/postgres.js';
 
 /**
  * The PostgreSQL dialect against a real server (POSTGRES_ADMIN_URL, default the local cluster).
@@ -158,12 +160,7 @@ describe.skipIf(unreachable !== null)('PostgreSQL dialect', () => {
     const opens = [track(openUrl(url)), track(openUrl(url))] as const;
     try {
       // Both are queued for the lock in PostgreSQL's lock manager: blocked, not merely slower than a fixed sleep.
-      for (const end = Date.now() + 10_000; ; ) {
-        const { rows } = await holder.query<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())");
-        if (rows[0]!.n >= 2) break;
-        if (Date.now() > end) throw new Error(`${rows[0]!.n} of the two instances queued for the migration lock`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until('both instances queued for the migration lock', async () => (await holder.query<{ n: number }>(ADVISORY_LOCK_WAITERS_SQL)).rows[0]!.n >= 2);
       expect(settled).toBe(0);
       expect(await tablesOf(url)).toEqual([]);
     } finally {

@@ -53,17 +53,6 @@ function demoCredentials(dataDir: string) {
 
 /** Request-log lines of one instance for a route. */
 const served = (s: ChildServer, route: string) => s.output().split('\n').filter((l) => l.includes('"msg":"request"') && l.includes(`"route":"${route}"`)).length;
-/**
- * The request log is written when a response finishes and reaches us through the child's stdout pipe: waits (up to
- * 10 s) until `ok` holds of what has arrived, rather than sleeping a fixed time that a slow machine may overrun.
- */
-async function logged(ok: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 10_000; !ok(); ) {
-    if (Date.now() > end) throw new Error(`the request log never showed ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two instances on one PostgreSQL database', () => {
   const dirs: string[] = [];
   let schema: TestSchema;
@@ -153,7 +142,8 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
       expect(r.status).toBe(200);
       expect(r.body.database).toMatchObject({ dialect: 'postgres', status: 'up' });
     }
-    await logged(() => served(a, '/api/rcs/status') > beforeA && served(b, '/api/rcs/status') > beforeB, 'requests on both instances');
+    // The request log is written when a response finishes and reaches us through the child's stdout: wait for the lines.
+    await waitFor(() => served(a, '/api/rcs/status') > beforeA && served(b, '/api/rcs/status') > beforeB, { what: 'requests logged on both instances' });
     expect(served(a, '/api/rcs/status') - beforeA).toBeGreaterThan(0);
     expect(served(b, '/api/rcs/status') - beforeB).toBeGreaterThan(0);
 
@@ -249,7 +239,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
       const r = await api('GET', '/api/rcs/status');
       expect(r.status, `request ${i} after the kill`).toBe(200);
     }
-    await logged(() => served(b, '/api/rcs/status') - before >= 8, 'the 8 requests on the survivor');
+    await waitFor(() => served(b, '/api/rcs/status') - before >= 8, { what: 'the 8 requests logged on the survivor' });
     expect(served(b, '/api/rcs/status') - before).toBe(8);
 
     // A POST too: nginx could not connect to the dead instance, so nothing reached it and the other one takes it.
@@ -276,7 +266,7 @@ describe.skipIf(missing.length > 0)('nginx (deploy/nginx.conf) in front of two i
       const r = await api('GET', '/api/rcs/status');
       expect(r.status, `request ${i} after the second kill`).toBe(200);
     }
-    await logged(() => served(a, '/api/rcs/status') - beforeB >= 8, 'the 8 requests on the survivor');
+    await waitFor(() => served(a, '/api/rcs/status') - beforeB >= 8, { what: 'the 8 requests logged on the survivor' });
     expect(served(a, '/api/rcs/status') - beforeB).toBe(8);
     for (let i = 0; i < 4; i++) expect((await api('POST', '/api/v1/contacts', { phone: `+49151234612${i}0` })).status).toBe(201);
     // The login session and the MCP connection outlive both instances that served them.

@@ -7,6 +7,12 @@ import pg from 'pg';
  */
 export const POSTGRES_ADMIN_URL = process.env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * How many backends of the current database are queued in PostgreSQL's lock manager for an advisory lock (column `n`):
+ * the proof that a transaction is blocked, where a fixed sleep only shows it has not got there yet.
+ */
+export const ADVISORY_LOCK_WAITERS_SQL = "select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())";
+
 /** True when the suite runs on PostgreSQL (`npm run test:pg`). */
 export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 

@@ -1,3 +1,5 @@
+import { readStopRequest, type StopReason } from './stop-requests.js';
+
 /**
  * What an incoming message means for consent (issue #28, DESIGN §5 item 10): opt out, opt back in,
  * ask for help, or nothing. Pure and deterministic: the word lists below and three rules.
@@ -17,6 +19,10 @@
  *    noun ("cancel my order") — makes the message an ordinary reply. Long messages never opt out.
  *    Only the words that mean nothing but "stop messaging" count in sentences: END, QUIT, CANCEL,
  *    BAJA-like words that also have other meanings opt out only as the whole message.
+ * 4. Otherwise stop-requests.ts reads the message as a person would (issue #42): a stop word at its start or end that is
+ *    not negated or asked about, or a request to remove, unsubscribe or not be texted ("remove me", "don't text me",
+ *    "leave me alone") opts out; a stop word anywhere else, a request the message contradicts ("Stop? I want these
+ *    messages") or a complaint ("wrong number", "spam") is for a person to review (kind review).
  * The languages mixed: a reply is matched against the union of all lists (a German customer may
  * answer an English message), which the lists allow because no word is in two roles.
  *
@@ -29,7 +35,16 @@
  * docs/decisions.md "Consent words" records the choices.
  */
 
-export type ConsentIntent = { kind: 'opt_out'; word: string } | { kind: 'opt_in'; word: string } | { kind: 'help'; word: string };
+/**
+ * opt_out: the message asks to stop (rules 1 and 3, or a clear stop request of stop-requests.ts); review: it may be a
+ * request to stop (a stop word inside, a contradicted request, a complaint) — marketing to the number pauses and a
+ * person decides.
+ */
+export type ConsentIntent =
+  | { kind: 'opt_out'; word: string }
+  | { kind: 'opt_in'; word: string }
+  | { kind: 'help'; word: string }
+  | { kind: 'review'; word: string; reason: StopReason };
 
 /** A sentence longer than this never opts out (rule 3). */
 export const SENTENCE_MAX_WORDS = 6;
@@ -227,6 +242,23 @@ export function checkSenderWords(input: Readonly<Record<Role, readonly string[]>
  * keyword (senders.stop_keyword), which opts out like the listed words; `own` the sender's own words.
  */
 export function classifyConsent(text: string, trigger: string | null = null, own: SenderWords = NO_SENDER_WORDS): ConsentIntent | null {
+  const exact = exactConsent(text, trigger, own);
+  const words = foldWords(text);
+  const trig = trigger ? foldText(trigger) : '';
+  const request = readStopRequest(words, text, (w) => SENTENCE_WORDS.has(w) || REVIEW_WORDS.has(w) || (trig !== '' && w === trig));
+  // A short stop sentence (rule 3) the message itself asks about or contradicts ("Stop? I want these messages": every
+  // word a filler word) is for a person; a single listed word is always an opt-out (CTIA).
+  if (exact?.kind === 'opt_out' && words.length > 1 && request?.tier === 'review') return { kind: 'review', word: request.word, reason: request.reason };
+  if (exact) return exact;
+  if (!request) return null;
+  return request.tier === 'clear' ? { kind: 'opt_out', word: request.word } : { kind: 'review', word: request.word, reason: request.reason };
+}
+
+/** Opt-out words that are stop words wherever they stand (rule 4), beside the sentence words: the US set's REVOKE and OPTOUT. */
+const REVIEW_WORDS: ReadonlySet<string> = new Set(['REVOKE', 'OPTOUT']);
+
+/** Rules 1 to 3: the listed words as the whole message, and short stop sentences. */
+function exactConsent(text: string, trigger: string | null, own: SenderWords): ConsentIntent | null {
   const words = foldWords(text);
   if (words.length === 0) return null;
   const whole = words.join(' ');

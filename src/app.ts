@@ -17,7 +17,7 @@ import { sendersRoutes } from './senders/routes.js';
 import { contactsRoutes } from './contacts/routes.js';
 import { contactConsentRoutes } from './contacts/consent-routes.js';
 import { consentConsole } from './contacts/consent-console.js';
-import { consentRecordRoutes } from './suppression/routes.js';
+import { consentRecordRoutes, consentReviewRoutes } from './suppression/routes.js';
 import { fieldsRoutes } from './fields/routes.js';
 import { groupsRoutes } from './groups/routes.js';
 import { templatesRoutes } from './templates/routes.js';
@@ -129,6 +129,7 @@ export function createApp(ctx: AppContext): Express {
     [BASE.contacts, contactConsentRoutes(deps)],
     [BASE.contacts, contactsRoutes(deps)],
     [BASE.consent, consentRecordRoutes(deps)],
+    [BASE.consent, consentReviewRoutes(deps)],
     [BASE.groups, groupsRoutes(deps)],
     [BASE.templates, templatesRoutes(deps)],
     [BASE.rcs, validationRoutes(deps)],

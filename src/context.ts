@@ -56,6 +56,7 @@ import { InboundService } from './inbound/inbound-service.js';
 import { InteractionsService } from './inbound/interactions-service.js';
 import { OptOutService } from './suppression/opt-outs.js';
 import { ConsentRecord } from './suppression/consent.js';
+import type { ConsentReviews } from './suppression/reviews.js';
 import { ContactConsent } from './contacts/consent.js';
 import { UnsubscribeService } from './inbound/unsubscribe-service.js';
 import { VirtualPhoneService } from './inbound/virtual-phone.js';
@@ -125,6 +126,8 @@ export interface Services {
   optOuts: OptOutService;
   /** The append-only consent record of every number (src/suppression/consent.ts). */
   consent: ConsentRecord;
+  /** Replies that may be a request to stop, waiting for a person (src/suppression/reviews.ts). */
+  consentReviews: ConsentReviews;
   /** A contact's or number's consent record and standing (REST, get_contact, console). */
   contactConsent: ContactConsent;
   unsubscribe: UnsubscribeService;
@@ -186,8 +189,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const instances = new InstanceRegistry({ db, logger, id: newInstanceId() });
   // An opt-out disables the number's contact (contacts/ writes it) and cancels what is still scheduled or queued for
   // the number, in the same transaction.
-  const { consent, optOuts } = suppressionArea({
+  const { consent, optOuts, consentReviews } = suppressionArea({
     db,
+    clock,
     contacts: optOutContacts,
     events: engagementEvents,
     cancelPending: async (tx, accountId, messageIds, at) => (await cancelScheduledMessages(tx, accountId, { messageIds }, at, ['SCHEDULED', 'SENDING'])).count,
@@ -229,6 +233,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logger,
     conversations,
     optOuts,
+    reviews: consentReviews,
     events: engagementEvents,
     replies: send,
     network: carriers instanceof SimulatedNetwork ? carriers : null,
@@ -270,6 +275,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ...inbound,
     optOuts,
     consent,
+    consentReviews,
     contactConsent,
     webhooks,
     forms: new FormsService({ db, clock, config, logger, accounts, contacts, fields, groups, send, webhooks, links, consent }),

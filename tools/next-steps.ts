@@ -25,6 +25,7 @@ export const SEND_CODES: readonly ErrorCode[] = [
   'BUDGET_EXCEEDED',
   'CONTACT_DISABLED',
   'CONTACT_OPTED_OUT',
+  'CONSENT_UNDER_REVIEW',
   'INVALID_SCHEDULE_TIME',
 ];
 export const SEND_TOOL_CODES: readonly ErrorCode[] = [...PREVIEW_CODES, ...SEND_CODES];

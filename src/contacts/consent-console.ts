@@ -9,6 +9,7 @@ import { sendPage } from '../platform/http/pages.js';
 import { isId } from '../platform/ids.js';
 import { credentialLabel, type Actor } from '../platform/permissions.js';
 import type { ConsentRecord } from '../suppression/consent.js';
+import type { ConsentReviews } from '../suppression/reviews.js';
 import { sendConsentCsv } from '../suppression/routes.js';
 import { ConsentPage } from './consent-page.js';
 import type { ConsentStanding, ContactConsent } from './consent.js';
@@ -16,10 +17,15 @@ import type { ContactsService } from './service.js';
 import { loggedIn } from '../platform/http/logged-in.js';
 
 const PAGE_SIZE = 25;
+/** Open reviews shown at once (the REST list pages through all). */
+const REVIEWS_SHOWN = 50;
 
 /** Fixed confirmations selected by ?done=…; nothing from the request is echoed. */
 const NOTICES: Record<string, string> = {
   enabled: 'The contact was enabled. This is on the consent record as the business’s own change.',
+  confirmed: 'The opt-out was confirmed: the number is on the opt-out list and the review is closed.',
+  released: 'The number was released: marketing may go to it again. The messages the pause cancelled are not sent again.',
+  decided: 'That review was already decided.',
   disabled: 'The contact was disabled. This is on the consent record as the business’s own change, not as the person’s opt-out.',
 };
 
@@ -27,6 +33,7 @@ export interface ConsentConsoleDeps {
   contactConsent: Pick<ContactConsent, 'history'>;
   contacts: Pick<ContactsService, 'update'>;
   consent: Pick<ConsentRecord, 'exportCsv'>;
+  consentReviews: Pick<ConsentReviews, 'list' | 'confirm' | 'release'>;
   accounts: Pick<AccountsService, 'get'>;
   clock: Clock;
 }
@@ -62,6 +69,7 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
       }
     }
     const account = await d.accounts.get(s.accountId);
+    const reviews = await d.consentReviews.list(s.accountId, { status: 'open', limit: REVIEWS_SHOWN });
     const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
     sendPage(
       res,
@@ -76,6 +84,8 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
         paged: cursor !== undefined,
         error,
         notice,
+        reviews: reviews.data,
+        moreReviews: reviews.pagination.hasNext,
       }),
       status,
     );
@@ -93,6 +103,25 @@ export function consentConsole(d: ConsentConsoleDeps): Router {
     const actor: Actor = { sendsNeedApproval: false, credentialId: s.user.id, label: credentialLabel('user', s.user.email), via: 'session' };
     const contact = await d.contacts.update(s.accountId, contactId, { disabled: action === 'disable' }, actor);
     res.redirect(303, `/console/consent?q=${encodeURIComponent(`+${contact.phone}`)}&done=${action}d`);
+  });
+
+  // A person decides a consent review: confirm the opt-out (source console, the person as actor) or release the number.
+  router.post('/review', async (req: Request, res: Response) => {
+    const s = assertSessionCsrf(req);
+    const reviewId = field(req, 'reviewId');
+    const action = field(req, 'action');
+    if (!isId('crv', reviewId) || (action !== 'confirm' && action !== 'release')) {
+      res.redirect(303, '/console/consent');
+      return;
+    }
+    const actor: Actor = { sendsNeedApproval: false, credentialId: s.user.id, label: credentialLabel('user', s.user.email), via: 'session' };
+    try {
+      const review = action === 'confirm' ? await d.consentReviews.confirm(s.accountId, reviewId, actor) : await d.consentReviews.release(s.accountId, reviewId, actor);
+      res.redirect(303, `/console/consent?q=${encodeURIComponent(review.phone)}&done=${action === 'confirm' ? 'confirmed' : 'released'}`);
+    } catch (err) {
+      if (!isAppError(err) || (err.code !== 'CONFLICT' && err.code !== 'NOT_FOUND')) throw err;
+      res.redirect(303, '/console/consent?done=decided');
+    }
   });
 
   router.get('/export.csv', async (req: Request, res: Response) => {

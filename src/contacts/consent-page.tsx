@@ -1,5 +1,5 @@
 import type { ConsentStanding } from './consent.js';
-import type { ConsentEvent } from '../suppression/schemas.js';
+import type { ConsentEvent, ConsentReview } from '../suppression/schemas.js';
 import { ErrorNote, PostForm } from '../../preview-pages/layout.js';
 import { formatTime } from '../../preview-pages/console/format.js';
 import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
@@ -18,6 +18,72 @@ export interface ConsentPageProps {
   paged: boolean;
   error?: string | undefined;
   notice?: string | undefined;
+  /** Open consent reviews, newest first (at most one page), and whether there are more. */
+  reviews: readonly ConsentReview[];
+  moreReviews: boolean;
+}
+
+const REASON_LABELS: Record<ConsentReview['reason'], string> = {
+  stop_word_edge: 'starts or ends with a stop word',
+  stop_phrase: 'asks to be removed or not texted',
+  stop_word_inside: 'a stop word inside the reply',
+  contradicted: 'a request to stop that the reply also contradicts or negates',
+  complaint: 'a complaint (wrong number, spam, not interested, …)',
+};
+
+/** Replies that may be a request to stop: marketing to each number is paused until a person decides here. */
+function ReviewList({ reviews, more, csrf, timezone }: { reviews: readonly ConsentReview[]; more: boolean; csrf: string; timezone: string }) {
+  return (
+    <section class="card consent-reviews" aria-labelledby="reviews-h">
+      <h2 id="reviews-h">Waiting for review{reviews.length ? ` (${reviews.length}${more ? '+' : ''})` : ''}</h2>
+      <p class="muted">
+        Replies that may be a request to stop. Marketing to each number is paused until you decide; transactional messages still go. Confirm the opt-out
+        when the person meant stop; release the number when they did not.
+      </p>
+      {reviews.length === 0 ? (
+        <p class="muted">Nothing waits for review.</p>
+      ) : (
+        <ul class="review-list">
+          {reviews.map((r) => (
+            <li class="review" data-review-id={r.id}>
+              <p class="review-head">
+                <a href={`/console/consent?q=${encodeURIComponent(r.phone)}`}>{r.phone}</a> <span class="muted">— {REASON_LABELS[r.reason]}</span>{' '}
+                <time datetime={r.openedAt}>{formatTime(r.openedAt, timezone)}</time>
+              </p>
+              <blockquote class="review-text">{r.receivedText ?? ''}</blockquote>
+              {r.replies > 1 && r.lastText !== null ? (
+                <p class="muted">
+                  {r.replies - 1} more {r.replies - 1 === 1 ? 'reply' : 'replies'} since; the latest: <q>{r.lastText}</q>
+                </p>
+              ) : null}
+              {r.cancelledMessages > 0 ? (
+                <p class="muted">
+                  {r.cancelledMessages} queued marketing {r.cancelledMessages === 1 ? 'message was' : 'messages were'} cancelled when it paused.
+                </p>
+              ) : null}
+              <div class="review-actions">
+                <PostForm action="/console/consent/review" csrf={csrf} class="inline-form">
+                  <input type="hidden" name="reviewId" value={r.id} />
+                  <input type="hidden" name="action" value="confirm" />
+                  <button type="submit" class="danger small">
+                    Confirm opt-out
+                  </button>
+                </PostForm>
+                <PostForm action="/console/consent/review" csrf={csrf} class="inline-form">
+                  <input type="hidden" name="reviewId" value={r.id} />
+                  <input type="hidden" name="action" value="release" />
+                  <button type="submit" class="small">
+                    Release number
+                  </button>
+                </PostForm>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {more ? <p class="muted">More wait than are shown: decide these first, or list them with GET /api/v1/consent/reviews.</p> : null}
+    </section>
+  );
 }
 
 const KIND_LABELS: Record<ConsentEvent['kind'], string> = {
@@ -26,6 +92,8 @@ const KIND_LABELS: Record<ConsentEvent['kind'], string> = {
   resubscribe: 'Resubscribed',
   disabled: 'Contact disabled by the business',
   enabled: 'Contact enabled by the business',
+  paused: 'Marketing paused for review',
+  released: 'Released after review',
 };
 
 const SOURCE_LABELS: Record<ConsentEvent['source'], string> = {
@@ -55,7 +123,7 @@ function details(e: ConsentEvent): Array<[string, string]> {
 }
 
 /** Look up a number (or contact id): where it stands, its consent history; download the account's whole record. */
-export function ConsentPage({ user, accountName, timezone, query, standing, events, olderHref, paged, error, notice }: ConsentPageProps) {
+export function ConsentPage({ user, accountName, timezone, query, standing, events, olderHref, paged, error, notice, reviews, moreReviews }: ConsentPageProps) {
   const back = standing ? `/console/consent?q=${encodeURIComponent(standing.phone)}` : '/console/consent';
   return (
     <ConsoleFrame user={user} accountName={accountName} active="consent" title="Consent" notice={notice}>
@@ -79,6 +147,7 @@ export function ConsentPage({ user, accountName, timezone, query, standing, even
         </p>
         <ErrorNote message={error} />
       </section>
+      <ReviewList reviews={reviews} more={moreReviews} csrf={user.csrfToken} timezone={timezone} />
       {standing ? (
         <section class="card consent-standing" aria-labelledby="standing-h">
           <h2 id="standing-h">{standing.phone}</h2>

@@ -16,6 +16,8 @@ export interface InboundAreaDeps {
   conversations: InboundDeps['conversations'];
   /** STOP, START and the unsubscribe link (the suppression area). */
   optOuts: InboundDeps['optOuts'];
+  /** Replies that may be a request to stop: marketing paused, a person decides (the suppression area). */
+  reviews: InboundDeps['reviews'];
   /** Incoming messages, taps and opt-outs, told to their listeners (webhooks). */
   events: InboundDeps['events'];
   /** The automatic answers to STOP, START and HELP (the messaging area's sends). */
@@ -39,7 +41,7 @@ export interface InboundArea {
 export function inboundArea(d: InboundAreaDeps): InboundArea {
   const { db, clock } = d;
   return {
-    inbound: new InboundService({ db, clock, logger: d.logger, conversations: d.conversations, optOuts: d.optOuts, events: d.events, replies: d.replies }),
+    inbound: new InboundService({ db, clock, logger: d.logger, conversations: d.conversations, optOuts: d.optOuts, reviews: d.reviews, events: d.events, replies: d.replies }),
     interactions: new InteractionsService({ db }),
     unsubscribe: new UnsubscribeService({ db, clock, optOuts: d.optOuts }),
     virtualPhone: d.network ? new VirtualPhoneService({ db, network: d.network, publicUrl: d.publicUrl, links: d.links }) : null,

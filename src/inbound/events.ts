@@ -2,6 +2,7 @@ import type { Tx } from '../platform/db/database.js';
 import type { InteractionsTable } from './tables.js';
 import type { MessagesTable } from '../messaging/tables.js';
 import type { OptInEvent, OptOutEvent } from '../suppression/opt-outs.js';
+import type { ConsentReviewEvent } from '../suppression/schemas.js';
 
 /** The person behind an interaction, for payloads such as §6 button_interaction's `contact`. */
 export interface EngagementContact {
@@ -26,6 +27,8 @@ export interface EngagementEvents {
   optedOut(tx: Tx, event: OptOutEvent): Promise<void>;
   /** A number that had opted out wrote START (or UNSTOP) and may be messaged again. */
   optedIn(tx: Tx, event: OptInEvent): Promise<void>;
+  /** A consent review opened (marketing paused), was confirmed (an opt-out) or released. */
+  reviewChanged(tx: Tx, event: ConsentReviewEvent): Promise<void>;
 }
 
 export class EngagementEventHub implements EngagementEvents {
@@ -50,5 +53,9 @@ export class EngagementEventHub implements EngagementEvents {
 
   async optedIn(tx: Tx, event: OptInEvent): Promise<void> {
     for (const l of this.listeners) await l.optedIn?.(tx, event);
+  }
+
+  async reviewChanged(tx: Tx, event: ConsentReviewEvent): Promise<void> {
+    for (const l of this.listeners) await l.reviewChanged?.(tx, event);
   }
 }

@@ -14,6 +14,7 @@ import { normalizePhone } from '../phone/index.js';
 import type { EngagementContact, EngagementEvents } from './events.js';
 import { contactName } from './interactions-service.js';
 import type { OptOutService } from '../suppression/opt-outs.js';
+import type { ConsentReviews } from '../suppression/reviews.js';
 import type { SystemText } from '../messaging/send-service.js';
 import { recordReceivedMessage } from '../messaging/received.js';
 import { classifyConsent, readSenderWords } from './consent-words.js';
@@ -41,6 +42,8 @@ export interface InboundDeps {
   logger: Logger;
   conversations: ConversationsService;
   optOuts: OptOutService;
+  /** Replies that may be a request to stop open a consent review (suppression's ConsentReviews). */
+  reviews: Pick<ConsentReviews, 'open'>;
   events: EngagementEvents;
   /** Automatic answers to keywords (HELP): messaging's SendService.queueSystemText / handOver. Absent: none are sent. */
   replies?: SystemReplies;
@@ -142,6 +145,9 @@ export class InboundService implements InboundHandler {
             replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'opt-out-confirmation', at: e.at }));
           }
         }
+      } else if (intent?.kind === 'review') {
+        // Might be a request to stop: marketing to the number pauses now; a person confirms or releases (issue #42).
+        await this.d.reviews.open(tx, { accountId, phone: n.digits, reason: intent.reason, keyword: intent.word, receivedText: text, senderId: sender.id, messageId: row.id, at: e.at });
       } else if (intent?.kind === 'opt_in') {
         await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, keyword: intent.word, receivedText: text, senderId: sender.id, messageId: row.id, at: e.at });
       } else if (intent?.kind === 'help' && this.d.replies && (await this.mayAnswerHelp(tx, accountId, sender.id, n.digits, e.at))) {

@@ -25,6 +25,8 @@ const NEXT_STEP: NextSteps = {
   SENDER_NOT_ALLOWED: ['A test sender only sends to its test phones (list_sendernames shows them). Use a production sender for other numbers.', 'A test sender only sends to its test phones. Use a production sender for other numbers.'],
   CONTACT_DISABLED: 'The contact is disabled. Do not message them unless the user confirms it is lawful; then preview again with skipDisabled:false.',
   CONTACT_OPTED_OUT: 'The contact opted out of messages. Do not message them; tell the user.',
+  CONSENT_UNDER_REVIEW:
+    'The recipient replied something that may be a request to stop, so marketing to them is paused until a person of the account reviews it in the console (Consent). Do not try to work around it; tell the user. Only a send that is truly transactional (a one-time code, an answer they asked for) may be marked transactional.',
   FIELD_IN_USE: 'Contacts have values for this field. Call delete_custom_field again with force:true only if the user confirms losing those values.',
   NO_VALID_CONTACTS: ['None of the given contact ids is a contact of this account; list_contacts shows valid ids and their disabled state.', 'None of the given contact ids is a contact of this account; use ids exactly as a contact tool returned them.'],
   PREVIEW_MISMATCH: 'Call the send tool again with only the preview_id (the previewed payload is sent), or preview the new payload and have it approved.',

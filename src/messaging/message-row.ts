@@ -23,4 +23,5 @@ export const ONE_OFF_MESSAGE_DEFAULTS = {
   time_zone: null,
   preview_id: null,
   quiet_place: null,
+  transactional: 0,
 } as const satisfies Partial<MessagesTable>;

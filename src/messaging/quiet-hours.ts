@@ -50,6 +50,11 @@ export class QuietPlan {
     return new QuietPlan(account, transactional === true);
   }
 
+  /** The send was marked transactional (messages.transactional): a consent review's pause leaves it to go. */
+  get marksTransactional(): boolean {
+    return this.transactional;
+  }
+
   private get applies(): boolean {
     return this.account.quietHours && !this.transactional;
   }

@@ -6,6 +6,7 @@ import { parseJson } from '../platform/db/sql.js';
 import type { Database } from '../platform/db/schema.js';
 import { candidateDigits, countryReach, normalizePhone } from '../phone/index.js';
 import { optedOutPhones } from '../suppression/opt-outs.js';
+import { pausedPhones } from '../suppression/review-rows.js';
 import type { RejectedRecipient } from './schemas.js';
 
 /** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
@@ -27,6 +28,8 @@ export interface Recipient {
 
 export interface ResolveOptions {
   channel: 'RCS' | 'SMS';
+  /** The send is marked transactional: numbers under a consent review (marketing paused) still get it. */
+  transactional: boolean;
   hasFallback: boolean;
   sender: SendersTable;
   priceList: PriceList;
@@ -118,12 +121,16 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
   // Opted-out numbers (STOP, the sender's keyword, the unsubscribe link) are refused always —
   // skipDisabled cannot override a person's opt-out — and before any contact is created for them.
   const optedOut = await optedOutPhones(tx, accountId, candidates.map((c) => c.phone));
-  const limited = opts.throttle ? await opts.throttle.limited(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone)).map((c) => c.phone)) : new Map<string, { reason: string; retryAfterSeconds: number }>();
-  if (optedOut.size > 0 || limited.size > 0) {
+  // A reply that may be a request to stop paused marketing to the number until a person decides (issue #42): only
+  // transactional sends go to it meanwhile.
+  const paused = opts.transactional ? new Set<string>() : await pausedPhones(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone)).map((c) => c.phone));
+  const limited = opts.throttle ? await opts.throttle.limited(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone) && !paused.has(c.phone)).map((c) => c.phone)) : new Map<string, { reason: string; retryAfterSeconds: number }>();
+  if (optedOut.size > 0 || paused.size > 0 || limited.size > 0) {
     const kept: typeof candidates = [];
     for (const c of candidates) {
       const limit = limited.get(c.phone);
       if (optedOut.has(c.phone)) rejected.push({ phoneNumber: c.e164, code: 'CONTACT_OPTED_OUT', reason: 'The recipient opted out (STOP keyword or unsubscribe link); an opt-out cannot be overridden' });
+      else if (paused.has(c.phone)) rejected.push({ phoneNumber: c.e164, code: 'CONSENT_UNDER_REVIEW', reason: 'The recipient replied something that may be a request to stop; marketing to the number is paused until a person of the account reviews it (console: Consent). Only transactional sends go meanwhile' });
       else if (limit) rejected.push({ phoneNumber: c.e164, code: 'RATE_LIMITED', reason: limit.reason, retryAfterSeconds: limit.retryAfterSeconds });
       else kept.push(c);
     }

@@ -294,6 +294,7 @@ export class SendService {
         if (!contact) throw new AppError('NOT_FOUND', 'Contact not found');
       }
       const res = await resolveRecipients(tx, this.d.directory, accountId, [body.phoneNumber], {
+        transactional: body.transactional === true,
         channel: 'RCS',
         hasFallback: fallbackSender !== null,
         sender,
@@ -359,6 +360,8 @@ export class SendService {
       content: sms ? null : JSON.stringify({ text: m.text }),
       text: m.text,
       campaign_name: m.kind,
+      // An automatic answer is not marketing: a consent review's pause leaves it to go.
+      transactional: 1,
       credits_cost_milli: 0,
       sms_segments: sms?.segments ?? null,
       sms_encoding: sms?.encoding ?? null,
@@ -394,6 +397,7 @@ export class SendService {
       assertSkipAllowed(body.skipContactCreation, sender);
       const schedule = scheduleFor(c.account, body.scheduleAt, body.timeZone, c.now);
       const res = await resolveRecipients(tx, this.d.directory, accountId, [body.phoneNumber], {
+        transactional: body.transactional === true,
         channel: 'SMS',
         hasFallback: false,
         sender,
@@ -443,6 +447,7 @@ export class SendService {
       const c = await this.common(tx, accountId);
       const { body, sender, fallbackSender, schedule } = await this.prepareRcs(tx, c, input);
       const res = await resolveRecipients(tx, this.d.directory, accountId, body.phoneNumbers, {
+        transactional: body.transactional === true,
         channel: 'RCS',
         hasFallback: fallbackSender !== null,
         sender,
@@ -736,7 +741,7 @@ function newMessageRow(
   c: { account: { id: string }; now: number },
   r: Recipient,
   sender: SendersTable,
-  o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null; previewId: string | null },
+  o: { source: MessageSource; campaignName: string | null; jobId: string | null; schedule: ScheduleOk | null; previewId: string | null; quiet: QuietPlan | null },
   own: Pick<MessagesTable, 'id' | 'type' | 'message_type' | 'content' | 'text' | 'sms_fallback' | 'fallback_text' | 'credits_cost_milli' | 'sms_segments' | 'sms_encoding' | 'fallback_used' | 'fallback_reason' | 'due_at'>,
   /** Quiet hours: deferred (the recipient's zone) → SCHEDULED at the window's opening, like a scheduled message. */
   quiet: QuietDue | null = null,
@@ -784,6 +789,7 @@ function newMessageRow(
     time_zone: deferredIn ?? o.schedule?.effectiveTimezone ?? null,
     quiet_place: quiet?.place ?? null,
     preview_id: o.previewId,
+    transactional: o.quiet?.marksTransactional === true ? 1 : 0,
   };
 }
 
@@ -869,6 +875,8 @@ function rejectionError(r: RejectedRecipient): AppError {
       return new AppError('CONTACT_DISABLED', r.reason, { details });
     case 'CONTACT_OPTED_OUT':
       return new AppError('CONTACT_OPTED_OUT', `${r.reason}. Nothing was sent or charged.`, { details });
+    case 'CONSENT_UNDER_REVIEW':
+      return new AppError('CONSENT_UNDER_REVIEW', `${r.reason}. Nothing was sent or charged.`, { details });
     case 'RATE_LIMITED': {
       const retry = r.retryAfterSeconds ?? 60;
       return new AppError('RATE_LIMITED', `${r.reason}. Nothing was sent or charged.`, { details, headers: { 'Retry-After': String(retry) }, extra: { retryAfterSeconds: retry } });

@@ -67,6 +67,11 @@ export interface MessagesTable {
    * automatic answers, incoming messages).
    */
   quiet_place: string | null;
+  /**
+   * 1: the send was marked transactional (migration 036). A consent review pauses marketing to a number by cancelling
+   * its queued messages that are not; automatic answers (source SYSTEM) are 1.
+   */
+  transactional: number;
   /** The preview (prv_…) it was sent from, when it was (migration 031): the log names its approver. */
   preview_id: string | null;
 }

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   SENDER_NOT_ALLOWED: 400,
   CONTACT_DISABLED: 400,
   CONTACT_OPTED_OUT: 400,
+  /** Marketing to the number is paused: a reply that may be a request to stop waits for a person (issue #42). */
+  CONSENT_UNDER_REVIEW: 400,
   NO_VALID_CONTACTS: 400,
   FIELD_IN_USE: 400,
   PREVIEW_MISMATCH: 400,

@@ -4,7 +4,7 @@ import { AppError } from './errors.js';
 /** Type prefixes of every id we mint (DESIGN §4). */
 export const ID_PREFIXES = [
   'acc', 'usr', 'key', 'snd', 'msg', 'job', 'ct', 'fld', 'grp', 'tpl', 'tg', 'prv', 'whk', 'evt', 'frm', 'sbx',
-  'ses', 'dlv', 'sub', 'cnv', 'int', 'cli', 'tok', 'led', 'apv', 'cev',
+  'ses', 'dlv', 'sub', 'cnv', 'int', 'cli', 'tok', 'led', 'apv', 'cev', 'crv',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -21,6 +21,7 @@ const APPROVAL_BOUND_403 = {
   secret: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"), and such credentials never see signing secrets',
   audit: '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"): the approval history is for people and automation keys',
   'automated-send': '; or the credential’s sends need approval (APPROVAL_REQUIRED): a form sends its confirmation SMS without a person approving it, so OAuth tokens and keys marked "sends need approval" cannot create or change forms',
+  'consent-decision': '; or the credential’s sends need approval (OAuth tokens, keys marked "sends need approval"): whether a reply was a request to stop is a person’s decision',
 } as const;
 
 const IDEMPOTENCY_KEY_PARAMETER = {

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { jsonList } from '../platform/db/sql.js';
 import type { Db, DbOrTx, Tx } from '../platform/db/database.js';
-import type { ConsentRecorder } from './schemas.js';
+import { closeOpenReview, lockNumberReview, presentReview, type ReviewDecider } from './review-rows.js';
+import type { ConsentRecorder, ConsentReviewEvent } from './schemas.js';
+import type { OptOutSource } from './tables.js';
 
 /*
  * The suppression list: which numbers opted out of an account. It sits below both messaging (every send checks it)
@@ -35,9 +37,16 @@ export interface OptOutInput {
   accountId: string;
   /** Digits with country code. */
   phone: string;
-  /** chip: an unsubscribe chip's tap the network reported as such (RBM); a typed word or a chip a network cannot tell apart is keyword. */
-  source: 'keyword' | 'link' | 'chip';
+  /**
+   * chip: an unsubscribe chip's tap the network reported as such (RBM); a typed word or a chip a network cannot tell
+   * apart is keyword; console/api: a person of the account confirmed a consent review (with `actor`).
+   */
+  source: OptOutSource;
   keyword?: string | null;
+  /** console/api: the person or key that confirmed it. */
+  actor?: ReviewDecider | null;
+  /** console/api: why, as the person wrote it. */
+  note?: string | null;
   /** The incoming message's text as received (keyword, chip): kept on the consent record. */
   receivedText?: string | null;
   senderId?: string | null;
@@ -63,9 +72,13 @@ export interface OptOutEvent {
   /** E.164 with +. */
   phone: string;
   contactId: string | null;
-  source: 'keyword' | 'link' | 'chip';
+  source: OptOutSource;
   keyword: string | null;
   senderId: string | null;
+  /** The incoming message, or the message whose link was used. */
+  messageId: string | null;
+  /** console/api: who confirmed it (`user "a@b.c"`, `key "…"`). */
+  actor: string | null;
   /** Scheduled or queued messages to the number that were cancelled. */
   cancelledMessages: number;
   at: number;
@@ -76,14 +89,24 @@ export interface OptInEvent {
   /** E.164 with +. */
   phone: string;
   contactId: string | null;
+  /** The word it was recognised as (START, UNSTOP, ANMELDEN, …). */
+  keyword: string | null;
+  senderId: string | null;
+  /** The incoming message. */
+  messageId: string | null;
   at: number;
 }
 
-/** Who hears of opt-outs and opt-ins (inbound's EngagementEvents), inside the transaction that recorded them. */
+/** Who hears of opt-outs, opt-ins and consent reviews (inbound's EngagementEvents), inside the transaction that recorded them. */
 export interface OptOutListener {
   optedOut(tx: Tx, event: OptOutEvent): Promise<void>;
   optedIn(tx: Tx, event: OptInEvent): Promise<void>;
+  /** A consent review opened, was confirmed (an opt-out) or released (issue #42). */
+  reviewChanged(tx: Tx, event: ConsentReviewEvent): Promise<void>;
 }
+
+/** The recipient's own STOP or START, as the review it closes names the decider. */
+const RECIPIENT: ReviewDecider = { label: 'recipient', id: null, via: 'keyword' };
 
 /** Cancels these messages of the account, not yet handed to a carrier, in `tx`; returns how many (messaging). */
 export type CancelPending = (tx: Tx, accountId: string, messageIds: readonly string[], at: number) => Promise<number>;
@@ -137,6 +160,8 @@ export class OptOutService {
   }
 
   async optOut(tx: Tx, input: OptOutInput): Promise<OptOutResult> {
+    // The number's review lock: a review being opened or decided for it at this moment waits for this opt-out.
+    await lockNumberReview(tx, input.accountId, input.phone);
     const contact = await this.d.contacts.find(tx, input.accountId, input.phone);
     const inserted = await tx
       .insertInto('opt_outs')
@@ -154,7 +179,14 @@ export class OptOutService {
       .executeTakeFirst();
     const already = Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0;
     if (contact && contact.disabled !== 1) {
-      const why = input.source === 'link' ? 'used the unsubscribe link' : input.source === 'chip' ? `tapped the unsubscribe chip (${input.keyword ?? 'STOP'})` : `replied ${input.keyword ?? 'STOP'}`;
+      const why =
+      input.source === 'link'
+        ? 'used the unsubscribe link'
+        : input.source === 'chip'
+          ? `tapped the unsubscribe chip (${input.keyword ?? 'STOP'})`
+          : input.source === 'console' || input.source === 'api'
+            ? `replied "${input.keyword ?? 'STOP'}", confirmed by ${input.actor?.label ?? 'a person'}`
+            : `replied ${input.keyword ?? 'STOP'}`;
       await this.d.contacts.disableForOptOut(tx, contact.id, `${OPTED_OUT_REASON_PREFIX}: ${why}`, input.at);
     }
     // Everything not yet handed to a carrier: scheduled messages and queued batch slices.
@@ -170,6 +202,10 @@ export class OptOutService {
       .where(sql<number>`+${sql.ref('pending')}`, '=', 1)
       .execute();
     const cancelled = pending.length ? await this.d.cancelPending(tx, input.accountId, pending.map((p) => p.id), input.at) : 0;
+    // An open consent review of the number is answered: by the person who confirmed it, or by the recipient's own STOP.
+    const decidedBy = input.actor ?? RECIPIENT;
+    const closed = await closeOpenReview(tx, input.accountId, input.phone, 'confirmed', decidedBy, input.at, input.note ?? null);
+    if (closed) await this.d.events.reviewChanged(tx, { accountId: input.accountId, action: 'confirmed', review: presentReview(closed), at: input.at });
     if (!already) {
       await this.d.consent.record(tx, {
         accountId: input.accountId,
@@ -181,6 +217,9 @@ export class OptOutService {
         keyword: input.keyword ?? null,
         senderId: input.senderId ?? null,
         messageId: input.messageId ?? null,
+        actor: input.actor?.label ?? null,
+        actorId: input.actor?.id ?? null,
+        note: closed ? `Confirmed after review (${closed.id})${input.note ? `: ${input.note}` : ''}` : null,
         at: input.at,
       });
       await this.d.events.optedOut(tx, {
@@ -190,6 +229,8 @@ export class OptOutService {
         source: input.source,
         keyword: input.keyword ?? null,
         senderId: input.senderId ?? null,
+        messageId: input.messageId ?? null,
+        actor: input.actor?.label ?? null,
         cancelledMessages: cancelled,
         at: input.at,
       });
@@ -203,6 +244,25 @@ export class OptOutService {
    * Returns whether the number had been opted out.
    */
   async optIn(tx: Tx, input: OptInInput): Promise<boolean> {
+    await lockNumberReview(tx, input.accountId, input.phone);
+    // START while the number is under review: the person said they want the messages — the pause ends.
+    const released = await closeOpenReview(tx, input.accountId, input.phone, 'released', RECIPIENT, input.at, `The recipient replied ${input.keyword ?? 'START'}`);
+    if (released) {
+      await this.d.consent.record(tx, {
+        accountId: input.accountId,
+        phone: input.phone,
+        contactId: released.contact_id,
+        kind: 'released',
+        source: 'keyword',
+        receivedText: input.receivedText ?? null,
+        keyword: input.keyword ?? null,
+        senderId: input.senderId ?? null,
+        messageId: input.messageId ?? null,
+        note: `Released by the recipient's ${input.keyword ?? 'START'} (${released.id})`,
+        at: input.at,
+      });
+      await this.d.events.reviewChanged(tx, { accountId: input.accountId, action: 'released', review: presentReview(released), at: input.at });
+    }
     const removed = await tx.deleteFrom('opt_outs').where('account_id', '=', input.accountId).where('phone', '=', input.phone).executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) return false;
     const contact = await this.d.contacts.find(tx, input.accountId, input.phone);
@@ -222,7 +282,15 @@ export class OptOutService {
       note: contact && contact.disabled === 1 && !(contact.disabledReason ?? '').startsWith(OPTED_OUT_REASON_PREFIX) ? 'The contact stays disabled: the business disabled it' : null,
       at: input.at,
     });
-    await this.d.events.optedIn(tx, { accountId: input.accountId, phone: `+${input.phone}`, contactId: contact?.id ?? null, at: input.at });
+    await this.d.events.optedIn(tx, {
+      accountId: input.accountId,
+      phone: `+${input.phone}`,
+      contactId: contact?.id ?? null,
+      keyword: input.keyword ?? null,
+      senderId: input.senderId ?? null,
+      messageId: input.messageId ?? null,
+      at: input.at,
+    });
     return true;
   }
 }

@@ -1,6 +1,12 @@
 import type { Response } from 'express';
+import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
+import { assertId } from '../platform/ids.js';
+import { cursorListSchema } from '../platform/pagination.js';
+import { actorOf } from '../platform/permissions.js';
 import { CONSENT_CSV_COLUMNS, type ConsentRecord } from './consent.js';
+import type { ConsentReviews } from './reviews.js';
+import { ConsentReviewDecisionSchema, ConsentReviewQuerySchema, ConsentReviewSchema } from './schemas.js';
 
 /**
  * Streams the account's whole consent record as CSV into `res` (REST export and the console's download): a chunk of
@@ -51,4 +57,75 @@ export function consentRecordRoutes({ consent, clock }: { consent: Pick<ConsentR
       },
     }),
   ];
+}
+
+const ReviewParams = z.object({ id: z.string() });
+const REVIEW_TAGS = ['Consent'];
+
+/**
+ * The consent review list (issue #42): replies that may be a request to stop, marketing to the number paused until a
+ * person decides. Reading needs contacts:read; deciding needs contacts:write and a credential whose sends do not need
+ * approval (an assistant never decides whether a reply meant stop).
+ */
+export function consentReviewRoutes({ consentReviews }: { consentReviews: Pick<ConsentReviews, 'list' | 'get' | 'confirm' | 'release'> }): RouteSpec[] {
+  const decision = (action: 'confirm' | 'release') =>
+    defineRoute({
+      method: 'post',
+      path: `/reviews/:id/${action}`,
+      operationId: action === 'confirm' ? 'confirmConsentReview' : 'releaseConsentReview',
+      summary: action === 'confirm' ? 'Confirm the opt-out: the reply was a request to stop' : 'Release the number: the reply was not a request to stop',
+      description:
+        action === 'confirm'
+          ? 'The number goes on the opt-out list (source api, the key as actor), its contact is disabled and the review closes as confirmed; webhooks contact.opted_out and consent.review. No confirmation text is sent.'
+          : 'Marketing may go to the number again; the messages the pause cancelled are not sent again. On the consent record as released, with the key as actor; webhook consent.review.',
+      tags: REVIEW_TAGS,
+      auth: 'contacts:write',
+      approvalBound: 'consent-decision',
+      params: ReviewParams,
+      body: ConsentReviewDecisionSchema,
+      responses: {
+        200: { description: 'The review as decided', schema: ConsentReviewSchema },
+        400: { description: 'Not a review id (crv_…), or a note over 500 characters' },
+        404: { description: 'No such review in this account' },
+        409: { description: 'Already decided (by a person, or by the recipient\'s own STOP or START)' },
+      },
+      handler: async ({ params, body, principal }) => {
+        assertReviewId(params.id);
+        return action === 'confirm' ? consentReviews.confirm(principal.accountId, params.id, actorOf(principal), body.note) : consentReviews.release(principal.accountId, params.id, actorOf(principal), body.note);
+      },
+    });
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/reviews',
+      operationId: 'listConsentReviews',
+      summary: 'Replies that may be a request to stop, waiting for a person (open by default), newest first',
+      description: 'While a review is open, marketing to its number is paused: every send that is not transactional refuses it (CONSENT_UNDER_REVIEW).',
+      tags: REVIEW_TAGS,
+      auth: 'contacts:read',
+      query: ConsentReviewQuerySchema,
+      responses: { 200: { description: '{data, pagination}', schema: cursorListSchema(ConsentReviewSchema) }, 400: { description: 'A bad status or cursor' } },
+      handler: ({ query, principal }) => consentReviews.list(principal.accountId, { status: query.status, limit: query.limit, cursor: query.cursor }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/reviews/:id',
+      operationId: 'getConsentReview',
+      summary: 'One consent review',
+      tags: REVIEW_TAGS,
+      auth: 'contacts:read',
+      params: ReviewParams,
+      responses: { 200: { description: 'The review', schema: ConsentReviewSchema }, 400: { description: 'Not a review id (crv_…)' }, 404: { description: 'No such review in this account' } },
+      handler: ({ params, principal }) => {
+        assertReviewId(params.id);
+        return consentReviews.get(principal.accountId, params.id);
+      },
+    }),
+    decision('confirm'),
+    decision('release'),
+  ];
+}
+
+function assertReviewId(id: string): void {
+  assertId('crv', id);
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../platform/db/database.js';
-import type { ConsentKind, ConsentSource } from './tables.js';
+import type { ConsentKind, ConsentReviewReason, ConsentReviewStatus, ConsentSource } from './tables.js';
 import { cursorQueryFields } from '../platform/pagination.js';
 
 /** The kinds of a consent event: the person's consent (opt_in, opt_out, resubscribe) and the business's switch. */
-export const CONSENT_KINDS = ['opt_in', 'opt_out', 'resubscribe', 'disabled', 'enabled'] as const satisfies readonly ConsentKind[];
+export const CONSENT_KINDS = ['opt_in', 'opt_out', 'resubscribe', 'disabled', 'enabled', 'paused', 'released'] as const satisfies readonly ConsentKind[];
 export const CONSENT_SOURCES = ['form', 'api', 'console', 'keyword', 'chip', 'link'] as const satisfies readonly ConsentSource[];
 
 /** One event of a number's consent record, as REST, MCP and the console show it. */
@@ -12,7 +12,7 @@ export const ConsentEventSchema = z.object({
   id: z.string().describe('cev_…'),
   phone: z.string().describe('E.164.'),
   contactId: z.string().nullable().describe('The contact when it happened (it may have been deleted since).'),
-  kind: z.enum(CONSENT_KINDS).describe('opt_in, opt_out, resubscribe: the person; disabled, enabled: the business switched the contact.'),
+  kind: z.enum(CONSENT_KINDS).describe('opt_in, opt_out, resubscribe: the person; disabled, enabled: the business switched the contact; paused: a reply that may be a request to stop paused marketing (a consent review); released: a person released the number after review.'),
   source: z.enum(CONSENT_SOURCES),
   occurredAt: z.string(),
   receivedText: z.string().nullable().describe('keyword/chip: the message as received.'),
@@ -79,3 +79,48 @@ export interface ConsentStatus {
   optedOutAt: string | null;
 }
 
+
+export const CONSENT_REVIEW_STATUSES = ['open', 'confirmed', 'released'] as const satisfies readonly ConsentReviewStatus[];
+export const CONSENT_REVIEW_REASONS = ['stop_word_edge', 'stop_phrase', 'stop_word_inside', 'contradicted', 'complaint'] as const satisfies readonly ConsentReviewReason[];
+
+/** A consent review (issue #42), as REST, the console and the consent.review webhook show it. */
+export const ConsentReviewSchema = z.object({
+  id: z.string().describe('crv_…'),
+  phone: z.string().describe('E.164.'),
+  contactId: z.string().nullable(),
+  status: z.enum(CONSENT_REVIEW_STATUSES).describe('open: marketing to the number is paused until a person decides; confirmed: opted out; released: marketing may go again.'),
+  reason: z
+    .enum(CONSENT_REVIEW_REASONS)
+    .describe('stop_word_inside: a stop word inside a sentence; contradicted: a stop request the reply also negates or contradicts ("Stop? I want these"); complaint: wrong number, spam, not interested, …'),
+  keyword: z.string().nullable().describe('The stop word, phrase or complaint it was recognised by.'),
+  receivedText: z.string().nullable().describe('The reply as received.'),
+  senderId: z.string().nullable(),
+  messageId: z.string().nullable().describe('The incoming message.'),
+  replies: z.number().int().describe('Replies read as possible requests while it was open.'),
+  lastText: z.string().nullable().describe('The latest of them, when there were several.'),
+  cancelledMessages: z.number().int().describe('Queued or scheduled marketing messages to the number cancelled when it opened.'),
+  openedAt: z.string(),
+  decidedAt: z.string().nullable(),
+  decidedBy: z.string().nullable().describe('The person (user "a@b.c"), key, or "recipient" when the person\'s own STOP or START closed it.'),
+  decidedVia: z.string().nullable().describe('session (console), api_key, oauth, or keyword.'),
+  note: z.string().nullable(),
+});
+export type ConsentReview = z.infer<typeof ConsentReviewSchema>;
+
+export const ConsentReviewQuerySchema = z.object({
+  status: z.enum(CONSENT_REVIEW_STATUSES).optional().describe('Only reviews in this state; default: open.'),
+  ...cursorQueryFields({ defaultLimit: 50, maxLimit: 200 }),
+});
+
+export const ConsentReviewDecisionSchema = z.object({
+  note: z.string().trim().max(500).optional().describe('Why, for the consent record (at most 500 characters).'),
+});
+
+/** What a consent review's change tells the listeners (webhook consent.review). */
+export interface ConsentReviewEvent {
+  accountId: string;
+  /** opened: marketing paused; confirmed: opted out (by a person or the recipient's own STOP); released: a person released it (or the recipient's START). */
+  action: 'opened' | 'confirmed' | 'released';
+  review: ConsentReview;
+  at: number;
+}

@@ -8,11 +8,58 @@
  * deleted (they go only with their account). See docs/storage.md "consent_events".
  */
 
-/** opt_in, opt_out and resubscribe are the person's consent; disabled/enabled are the business's own switch. */
-export type ConsentKind = 'opt_in' | 'opt_out' | 'resubscribe' | 'disabled' | 'enabled';
+/**
+ * opt_in, opt_out and resubscribe are the person's consent; disabled/enabled are the business's own switch; paused and
+ * released are a consent review (issue #42): a reply that may be a request to stop paused marketing, and a person
+ * released the number (a confirmed review is an opt_out).
+ */
+export type ConsentKind = 'opt_in' | 'opt_out' | 'resubscribe' | 'disabled' | 'enabled' | 'paused' | 'released';
 
 /** Where the change came from. */
 export type ConsentSource = 'form' | 'api' | 'console' | 'keyword' | 'chip' | 'link';
+
+/** A consent review's state: waiting for a person, or what the person (or the recipient's own STOP/START) decided. */
+export type ConsentReviewStatus = 'open' | 'confirmed' | 'released';
+
+/** Why a reply was put in front of a person (src/inbound/stop-requests.ts StopReason). */
+export type ConsentReviewReason = 'stop_word_edge' | 'stop_phrase' | 'stop_word_inside' | 'contradicted' | 'complaint';
+
+/**
+ * Replies that may be a request to stop (migration 036, src/suppression/reviews.ts, its only writer): marketing to the
+ * number is paused while a review is open; a person confirms the opt-out or releases the number. At most one open
+ * review per number (a second such reply adds to it: replies, last_text, last_message_id).
+ */
+export interface ConsentReviewsTable {
+  /** crv_… (time-ordered). */
+  id: string;
+  account_id: string;
+  /** Digits with country code, no +. */
+  phone: string;
+  contact_id: string | null;
+  status: ConsentReviewStatus;
+  reason: ConsentReviewReason;
+  /** The stop word, phrase or complaint it was recognised by, folded. */
+  keyword: string | null;
+  /** The first reply as received (at most 1,000 characters). */
+  received_text: string | null;
+  sender_id: string | null;
+  /** The first reply (an incoming message). */
+  message_id: string | null;
+  /** Replies that were read as possible requests while it was open (1 for the first). */
+  replies: number;
+  last_text: string | null;
+  last_message_id: string | null;
+  /** Marketing messages to the number cancelled when it opened. */
+  cancelled_messages: number;
+  opened_at: number;
+  decided_at: number | null;
+  /** `user "a@b.c"`, `key "Automation"`, or `recipient` when the person's own STOP or START closed it. */
+  decided_by: string | null;
+  decided_by_id: string | null;
+  /** session (console), api_key, or keyword (the recipient's own STOP/START). */
+  decided_via: string | null;
+  note: string | null;
+}
 
 export interface ConsentEventsTable {
   /** cev_… (time-ordered). */
@@ -55,8 +102,8 @@ export interface OptOutsTable {
   account_id: string;
   phone: string;
   contact_id: string | null;
-  /** chip: an unsubscribe chip's tap that the network reported as one (RBM; see docs/storage.md). */
-  source: 'keyword' | 'link' | 'chip';
+  /** chip: an unsubscribe chip's tap that the network reported as one (RBM; see docs/storage.md); console/api: a person confirmed a consent review. */
+  source: OptOutSource;
   /** The keyword as matched (STOP, the sender's keyword), for `keyword` opt-outs. */
   keyword: string | null;
   sender_id: string | null;
@@ -65,7 +112,11 @@ export interface OptOutsTable {
   created_at: number;
 }
 
+/** Where an opt-out came from: the recipient (keyword, chip, link) or a person of the account confirming a review. */
+export type OptOutSource = 'keyword' | 'link' | 'chip' | 'console' | 'api';
+
 export interface SuppressionTables {
+  consent_reviews: ConsentReviewsTable;
   consent_events: ConsentEventsTable;
   opt_outs: OptOutsTable;
 }

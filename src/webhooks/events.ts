@@ -4,6 +4,8 @@ import type { InteractionsTable } from '../inbound/tables.js';
 import type { MessageStatus, MessagesTable } from '../messaging/tables.js';
 import type { PreviewApprovalsTable } from '../previews/tables.js';
 import type { PreviewFacts } from '../previews/events.js';
+import type { OptInEvent, OptOutEvent } from '../suppression/opt-outs.js';
+import type { ConsentReviewEvent } from '../suppression/schemas.js';
 
 /**
  * The event kinds an endpoint can subscribe to (spec §6; the shapes §6 leaves open are designed
@@ -24,6 +26,9 @@ export const WEBHOOK_EVENTS = [
   'preview.approved',
   'preview.rejected',
   'preview.expired',
+  'contact.opted_out',
+  'contact.resubscribed',
+  'consent.review',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** Sent only by POST /webhooks/{id}/test; no endpoint subscribes to it. */
@@ -40,6 +45,9 @@ export const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'preview.approved': 'A person approved a preview on its share page (who and when are in the payload)',
   'preview.rejected': 'A person rejected a preview on its share page; it will not be sent',
   'preview.expired': 'A preview expired while still waiting or approved but not sent; it can no longer be sent',
+  'contact.opted_out': 'A number opted out: a STOP reply, an unsubscribe chip or link, or a person confirming a consent review',
+  'contact.resubscribed': 'A number that had opted out replied START (or an equivalent) and may be messaged again',
+  'consent.review': 'A reply that may be a request to stop paused marketing to the number (opened), or the review was confirmed or released',
 };
 
 /** Everything after the envelope; the envelope (`id`, `event`, `createdAt`) is added by the outbox. */
@@ -164,4 +172,33 @@ export function previewBody(p: PreviewFacts, decision: PreviewApprovalsTable | n
       ? { decision: { approvalId: decision.id, decision: decision.decision, decidedAt: toIso(decision.decided_at), userId: decision.user_id, email: decision.user_email } }
       : {}),
   };
+}
+
+/** contact.opted_out: the number, its contact, where the opt-out came from and what it cancelled. */
+export function optedOutBody(e: OptOutEvent): EventBody {
+  return {
+    contact: { id: e.contactId, phone: e.phone },
+    optOut: {
+      source: e.source,
+      keyword: e.keyword,
+      sendernameId: e.senderId,
+      messageRecordId: e.messageId,
+      confirmedBy: e.actor,
+      cancelledMessages: e.cancelledMessages,
+      occurredAt: toIso(e.at),
+    },
+  };
+}
+
+/** contact.resubscribed: the number, its contact and the word that re-subscribed it. */
+export function resubscribedBody(e: OptInEvent): EventBody {
+  return {
+    contact: { id: e.contactId, phone: e.phone },
+    resubscribe: { source: 'keyword', keyword: e.keyword, sendernameId: e.senderId, messageRecordId: e.messageId, occurredAt: toIso(e.at) },
+  };
+}
+
+/** consent.review: what happened (opened, confirmed, released) and the review as the REST API shows it. */
+export function consentReviewBody(e: ConsentReviewEvent): EventBody {
+  return { action: e.action, review: e.review, contact: { id: e.review.contactId, phone: e.review.phone } };
 }

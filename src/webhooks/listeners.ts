@@ -7,7 +7,7 @@ import { parseJson } from '../platform/db/sql.js';
 import type { InteractionsTable } from '../inbound/tables.js';
 import type { MessageStatus, MessagesTable } from '../messaging/tables.js';
 import type { PreviewEvents } from '../previews/events.js';
-import { buttonInteractionBody, deliveryStatusBody, inboundBody, previewBody, reportedSteps, type PayloadContact } from './events.js';
+import { buttonInteractionBody, consentReviewBody, deliveryStatusBody, inboundBody, optedOutBody, previewBody, reportedSteps, resubscribedBody, type PayloadContact } from './events.js';
 import type { EmitTarget, WebhooksService } from './service.js';
 
 /**
@@ -95,6 +95,10 @@ export function webhookListeners(webhooks: WebhooksService): { messages: Message
     engagement: {
       inboundReceived: (tx, message, contact) => emitInboundMessage(webhooks, tx, message, contact),
       interactionRecorded: (tx, interaction, contact) => emitButtonInteraction(webhooks, tx, interaction, contact),
+      // Every source of an opt-out goes through OptOutService (keyword, chip, link, a person confirming a review).
+      optedOut: async (tx, e) => void (await webhooks.emit(tx, e.accountId, 'contact.opted_out', optedOutBody(e))),
+      optedIn: async (tx, e) => void (await webhooks.emit(tx, e.accountId, 'contact.resubscribed', resubscribedBody(e))),
+      reviewChanged: async (tx, e) => void (await webhooks.emit(tx, e.accountId, 'consent.review', consentReviewBody(e))),
     },
   };
 }

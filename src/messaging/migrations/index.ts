@@ -7,6 +7,7 @@ import * as m031 from './031_approval_audit.js';
 import * as m033 from './033_instance_heartbeats.js';
 import * as m034 from './034_messages_follow_by_trigger.js';
 import * as m035 from './035_messages_status_out_of_indexes.js';
+import * as m036 from './036_consent_reviews.js';
 
 /**
  * The messaging area's parts of the numbered migrations: the statements on its own tables, by the migration's global
@@ -22,4 +23,5 @@ export const migrationParts: MigrationParts = {
   '033_instance_heartbeats': m033,
   '034_messages_follow_by_trigger': m034,
   '035_messages_status_out_of_indexes': m035,
+  '036_consent_reviews': m036,
 };

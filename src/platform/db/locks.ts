@@ -25,6 +25,8 @@ export const LOCK_SPACES = {
    * (issue #27; numbered after the issue so parallel branches adding 19_007 do not collide).
    */
   formConfirmationCaps: 27_001,
+  /** Consent reviews: `<account>|<phone>`, around finding the number's open review and opening or closing one (issue #42). */
+  consentReview: 42_001,
 } as const;
 
 export type LockSpace = keyof typeof LOCK_SPACES;

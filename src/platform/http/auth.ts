@@ -58,7 +58,7 @@ export function assertPermission(principal: Principal, permission: Permission): 
  * into the public form); 'audit' — the answer is the approval audit trail (the people who approved,
  * their addresses and browsers): the credential being audited does not read its auditors' records.
  */
-export type ApprovalBoundRefusal = 'send' | 'secret' | 'automated-send' | 'audit';
+export type ApprovalBoundRefusal = 'send' | 'secret' | 'automated-send' | 'audit' | 'consent-decision';
 
 /** The preview flow an approval-bound credential uses instead of the direct send routes. */
 export const REST_PREVIEW_FLOW =
@@ -78,6 +78,9 @@ export function assertNotApprovalBound(principal: Principal, refusal: ApprovalBo
   }
   if (refusal === 'audit') {
     throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not read the approval history (who approved, from which address and browser). A person reads it in the console (Approvals), or use an automation key without "sends need approval".`);
+  }
+  if (refusal === 'consent-decision') {
+    throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not decide a consent review: whether a reply was a request to stop is a person's decision. A person decides in the console (Consent), or use an automation key without "sends need approval" (with contacts:write).`);
   }
   throw new AppError('FORBIDDEN', `${credential} needs approval for its sends, so it may not see webhook signing secrets. Use an automation key without "sends need approval" (with webhooks:manage), or the console.`);
 }

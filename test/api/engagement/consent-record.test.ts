@@ -404,11 +404,19 @@ describe('CSV export', () => {
 });
 
 describe('append-only', () => {
-  it('no route changes the record: every consent path is a GET', async () => {
+  it('no route changes the record: every path of the record is a GET; only a review decision (which adds an event) is a POST', async () => {
     const doc = (await t.api('GET', '/openapi.json', undefined, { key: null })).body;
     const paths = Object.entries(doc.paths as Record<string, Record<string, unknown>>).filter(([p]) => /consent/.test(p));
-    expect(paths.map(([p]) => p).sort()).toEqual(['/api/v1/consent/export', '/api/v1/contacts/{id}/consent']);
-    for (const [, ops] of paths) expect(Object.keys(ops).filter((m) => m !== 'parameters')).toEqual(['get']);
+    const record = paths.filter(([p]) => !p.includes('/reviews'));
+    expect(record.map(([p]) => p).sort()).toEqual(['/api/v1/consent/export', '/api/v1/contacts/{id}/consent']);
+    for (const [, ops] of record) expect(Object.keys(ops).filter((m) => m !== 'parameters')).toEqual(['get']);
+    const reviews = paths.filter(([p]) => p.includes('/reviews'));
+    expect(reviews.map(([p, ops]) => `${Object.keys(ops).filter((m) => m !== 'parameters').join()} ${p}`).sort()).toEqual([
+      'get /api/v1/consent/reviews',
+      'get /api/v1/consent/reviews/{id}',
+      'post /api/v1/consent/reviews/{id}/confirm',
+      'post /api/v1/consent/reviews/{id}/release',
+    ]);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       expect((await t.api(method, `/api/v1/contacts/${encodeURIComponent(num(1200))}/consent`, {})).status).toBe(404);
       expect((await t.api(method, '/api/v1/consent/export', {})).status).toBe(404);

@@ -86,7 +86,7 @@ describe('STOP and the sender’s keyword', () => {
     expect((await t.api('POST', '/api/rcs/send', text(O))).status).toBe(200);
   });
 
-  it('the sender’s own keyword opts out; a sentence containing stop does not', async () => {
+  it('the sender’s own keyword opts out; a sentence containing stop does not, but pauses marketing for a person (issue #42)', async () => {
     const kwSender = (await t.ctx.services.senders.create(t.account.accountId, { name: 'Kw Agent', type: 'RCS', status: 'APPROVED', stopKeyword: 'ABMELDEN' })).id;
     const K = num(710);
     const N = num(711);
@@ -95,7 +95,9 @@ describe('STOP and the sender’s keyword', () => {
     await t.reply(K, kwSender, '“Abmelden!”');
     await t.reply(N, kwSender, 'please do not stop sending these');
     expect((await t.api('POST', '/api/rcs/send', text(K))).body.error.code).toBe('CONTACT_OPTED_OUT');
-    expect((await t.api('POST', '/api/rcs/send', text(N))).status).toBe(200);
+    expect((await t.api('POST', '/api/rcs/send', text(N))).body.error.code).toBe('CONSENT_UNDER_REVIEW');
+    expect((await t.api('POST', '/api/rcs/send', text(N, { transactional: true }))).status).toBe(200);
+    expect(await contact(N)).toMatchObject({ disabled: false });
     expect(await contact(K)).toMatchObject({ disabled: true, disabledReason: 'Opted out: replied ABMELDEN' });
   });
 

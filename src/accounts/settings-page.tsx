@@ -170,9 +170,10 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
           </ul>
           <p class="muted small">
             The local time comes from the contact's custom field tagged <code>timezone</code> or <code>time_zone</code> when it
-            holds a time zone name such as Europe/Berlin, otherwise from the number: its country, and for US numbers in Florida
-            and Oklahoma its area code. Where a country has several time zones and the number does not say which, the message
-            waits until it is inside the window in all of them. Sends marked <code>transactional: true</code> (one-time codes,
+            holds a time zone name such as Europe/Berlin, otherwise from the number: for US and Canadian numbers their area
+            code's time zone (a Los Angeles number is on Pacific time; an area code split between two zones waits until both
+            are inside the window), for others their country. Where a country has several time zones and the number does not
+            say which (a toll-free number), the message waits until it is inside the window in all of them. Sends marked <code>transactional: true</code> (one-time codes,
             replies inside an open conversation) are exempt and go out at once.
           </p>
           <label>

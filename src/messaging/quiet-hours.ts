@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/schemas.js';
-import { contactTimeZone, deferUntil, encodePlace, recipientPlace, REGION_AREA_CODES, type RecipientPlace } from '../schedule/quiet-hours.js';
+import { areaCodeOf, contactTimeZone, deferUntil, encodePlace, openingZone, recipientPlace, type RecipientPlace } from '../schedule/quiet-hours.js';
 import type { Recipient } from './recipients.js';
 
 /**
@@ -21,7 +21,7 @@ export interface QuietHoursSummary {
 /** One recipient's due time after quiet hours: the planned time, or the opening of the window it waits for. */
 export interface QuietDue {
   at: number;
-  /** Set when deferred: the zone the opening was computed in (the first, for a country's strictest window). */
+  /** Set when deferred: the zone whose window opens then (of several, the one that held the message longest). */
   deferredIn: string | null;
   /** Where the recipient is, for the dispatcher's check at hand-over (messages.quiet_place); null: not subject. */
   place: string | null;
@@ -34,7 +34,7 @@ export interface QuietDue {
  */
 export class QuietPlan {
   private readonly places = new Map<string, { place: RecipientPlace; encoded: string }>();
-  private readonly openings = new Map<string, number | null>();
+  private readonly openings = new Map<string, { at: number; zone: string } | null>();
   private deferred = 0;
   private earliest = Infinity;
   private latest = -Infinity;
@@ -64,7 +64,7 @@ export class QuietPlan {
     if (!this.applies) return { at: planned, deferredIn: null, place: null };
     const fields = r.contact?.customFields ?? null;
     const own = contactTimeZone(fields);
-    const area = r.country === 'US' && REGION_AREA_CODES[r.phone.slice(1, 4)] ? r.phone.slice(1, 4) : '';
+    const area = areaCodeOf(r.phone, r.country)?.code ?? '';
     const key = `${r.country}|${area}|${own ?? ''}`;
     let known = this.places.get(key);
     if (!known) {
@@ -76,14 +76,15 @@ export class QuietPlan {
     const openingKey = `${key}|${planned}`;
     let opening = this.openings.get(openingKey);
     if (opening === undefined) {
-      opening = deferUntil(place, planned);
+      const at = deferUntil(place, planned);
+      opening = at === null ? null : { at, zone: openingZone(place, at) };
       this.openings.set(openingKey, opening);
     }
     if (opening === null) return { at: planned, deferredIn: null, place: encoded };
     this.deferred++;
-    if (opening < this.earliest) this.earliest = opening;
-    if (opening > this.latest) this.latest = opening;
-    return { at: opening, deferredIn: place.zones[0]!, place: encoded };
+    if (opening.at < this.earliest) this.earliest = opening.at;
+    if (opening.at > this.latest) this.latest = opening.at;
+    return { at: opening.at, deferredIn: opening.zone, place: encoded };
   }
 
   /**

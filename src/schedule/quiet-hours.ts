@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { COUNTRY_ZONES } from './country-zones.js';
+import { NANP_AREA_CODES, type NanpAreaCode } from './nanp-area-codes.js';
 import { canonicalTimeZone } from './timezones.js';
 
 /**
@@ -29,12 +30,17 @@ import { canonicalTimeZone } from './timezones.js';
  *
  * Where the recipient is (recipientPlace):
  * 1. a contact's custom field tagged `timezone` or `time_zone` holding a valid IANA zone name: that zone;
- * 2. else a US number whose area code is in REGION_AREA_CODES: that state's zones;
+ * 2. else a US or Canadian number whose area code is in the NANP table (nanp-area-codes.ts, issue #42): the zones
+ *    that area code may be in — one for most (a Los Angeles number is on Pacific time), two or more where the code
+ *    is split between zones (850 in the Florida panhandle, 270 in Kentucky, 208 in Idaho…) or is an overlay of
+ *    such a code; a time is inside only when it is inside in every one of them;
  * 3. else the number's country (libphonenumber-js `max` metadata, resolved before this module): its zones from the
- *    tz database (country-zones.ts). A country with several zones and no known region gets the strictest window of
- *    the country: a time is inside only when it is inside in every one of its zones (the intersection).
+ *    tz database (country-zones.ts). A country with several zones and no known region — a US toll-free number, a
+ *    Canadian code the table does not place yet — gets the strictest window of the country: a time is inside only
+ *    when it is inside in every one of its zones (the intersection).
  * The window is the country's (the account's override, else COUNTRY_WINDOWS, else DEFAULT_WINDOW), intersected with
- * the state's statutory window for FL/OK numbers (an override cannot loosen a state statute).
+ * the state's statutory window (STATE_WINDOWS: Florida, Oklahoma) when the area code is in that state — also when a
+ * contact's own zone decides the clock (an override cannot loosen a state statute).
  */
 
 /** A daily sending window in local wall-clock time. */
@@ -66,21 +72,32 @@ export const COUNTRY_WINDOWS: Readonly<Record<string, SendingWindow>> = {
   FR: { start: 8 * 60, end: 20 * 60, days: [1, 2, 3, 4, 5, 6] },
 };
 
-/** US states with a stricter statute, by the number's area code (NANPA assignments). */
-interface Region {
-  region: string;
-  window: SendingWindow;
-  zones: readonly string[];
-}
-const FLORIDA: Region = { region: 'US-FL', window: { start: 8 * 60, end: 20 * 60, days: ALL_DAYS }, zones: ['America/New_York'] };
-/** 850 (the Panhandle) spans Eastern and Central time. */
-const FLORIDA_PANHANDLE: Region = { ...FLORIDA, zones: ['America/New_York', 'America/Chicago'] };
-const OKLAHOMA: Region = { region: 'US-OK', window: { start: 8 * 60, end: 20 * 60, days: ALL_DAYS }, zones: ['America/Chicago'] };
-export const REGION_AREA_CODES: Readonly<Record<string, Region>> = {
-  ...Object.fromEntries(['239', '305', '321', '324', '352', '386', '407', '448', '561', '645', '656', '689', '727', '728', '754', '772', '786', '813', '863', '904', '941', '954'].map((a) => [a, FLORIDA])),
-  '850': FLORIDA_PANHANDLE,
-  ...Object.fromEntries(['405', '539', '572', '580', '918'].map((a) => [a, OKLAHOMA])),
+/**
+ * US states with a stricter statute than the federal window, by the state the number's area code belongs to
+ * (NANP_AREA_CODES): both statutes presume the area code's state is the recipient's.
+ */
+export const STATE_WINDOWS: Readonly<Record<string, SendingWindow>> = {
+  'US-FL': { start: 8 * 60, end: 20 * 60, days: ALL_DAYS },
+  'US-OK': { start: 8 * 60, end: 20 * 60, days: ALL_DAYS },
 };
+
+/** Countries whose numbers are placed by their area code (the others of the NANP are countries with one zone each). */
+const AREA_CODE_COUNTRIES: ReadonlySet<string> = new Set(['US', 'CA']);
+
+/**
+ * The area code of a US or Canadian number and what the NANP table says of it, or null: another country, a
+ * non-geographic code (toll-free, 5XX, 900) or one the table does not place — those fall back to the country.
+ */
+export function areaCodeOf(phone: string, country: string): { code: string; area: NanpAreaCode } | null {
+  if (!AREA_CODE_COUNTRIES.has(country) || !phone.startsWith('1')) return null;
+  return areaCodeEntry(phone.slice(1, 4), country);
+}
+
+function areaCodeEntry(code: string, country: string): { code: string; area: NanpAreaCode } | null {
+  const area = Object.hasOwn(NANP_AREA_CODES, code) ? NANP_AREA_CODES[code] : undefined;
+  // The number's country comes from libphonenumber's metadata; a table entry of the other country is not trusted.
+  return area && area.region.startsWith(`${country}-`) ? { code, area } : null;
+}
 
 /** Custom-field tags that hold a contact's time zone. */
 export const TIME_ZONE_FIELD_TAGS: readonly string[] = ['timezone', 'time_zone'];
@@ -214,7 +231,10 @@ export function nextCommonOpening(w: SendingWindow, zones: readonly string[], at
 /** Where a recipient is, for quiet hours. */
 export interface RecipientPlace {
   country: string;
-  /** 'US-FL', 'US-OK' when the area code says so. */
+  /**
+   * The state or province of a US or Canadian number's area code (ISO 3166-2, e.g. 'US-CA', 'CA-BC'; space-separated
+   * for a code covering several), null when the area code does not say (another country, a toll-free number).
+   */
   region: string | null;
   /** Time zones the recipient may be in; several: the strictest window across them. */
   zones: string[];
@@ -257,14 +277,34 @@ export function zonesOfCountry(country: string): string[] {
   return zones;
 }
 
+const areaZoneCache = new Map<string, string[]>();
+/** The area code's zones the runtime knows (all of them, for every supported Node); empty: use the country's. */
+function zonesOfArea(code: string, area: NanpAreaCode): string[] {
+  let zones = areaZoneCache.get(code);
+  if (!zones) {
+    zones = area.zones.filter((z) => zoneOf(z) !== null);
+    areaZoneCache.set(code, zones);
+  }
+  return zones;
+}
+
+/**
+ * The one rule of where a recipient is, for recipientPlace and decodePlace: the contact's own zone, else the area
+ * code's zones, else the country's; the window is given, narrowed by the area code's state statute.
+ */
+function placeOf(country: string, known: { code: string; area: NanpAreaCode } | null, own: string | null, given: SendingWindow): RecipientPlace {
+  const region = known?.area.region ?? null;
+  const statute = region !== null ? STATE_WINDOWS[region] : undefined;
+  // An account's override cannot loosen a state statute; with no common minute the statute's window decides.
+  const window = statute ? (intersectWindows(given, statute) ?? statute) : given;
+  if (own !== null) return { country, region, zones: [own], window, zoneSource: 'contact' };
+  const zones = known ? zonesOfArea(known.code, known.area) : [];
+  if (zones.length > 0) return { country, region, zones: [...zones], window, zoneSource: 'area_code' };
+  return { country, region, zones: zonesOfCountry(country), window, zoneSource: 'country' };
+}
+
 export function recipientPlace(input: PlaceInput, overrides?: Readonly<Record<string, WindowSpec>>): RecipientPlace {
-  let window = countryWindow(input.country, overrides);
-  const region = input.country === 'US' && input.phone.startsWith('1') ? REGION_AREA_CODES[input.phone.slice(1, 4)] : undefined;
-  if (region) window = intersectWindows(window, region.window) ?? region.window;
-  const own = contactTimeZone(input.customFields);
-  if (own) return { country: input.country, region: region?.region ?? null, zones: [own], window, zoneSource: 'contact' };
-  if (region) return { country: input.country, region: region.region, zones: [...region.zones], window, zoneSource: 'area_code' };
-  return { country: input.country, region: null, zones: zonesOfCountry(input.country), window, zoneSource: 'country' };
+  return placeOf(input.country, areaCodeOf(input.phone, input.country), contactTimeZone(input.customFields), countryWindow(input.country, overrides));
 }
 
 /**
@@ -275,6 +315,16 @@ export function deferUntil(place: RecipientPlace, at: number): number | null {
   const zones = place.zones;
   const opening = zones.length === 1 ? nextOpening(place.window, zones[0]!, at) : (nextCommonOpening(place.window, zones, at) ?? nextOpening(place.window, zones[0]!, at));
   return opening > at ? opening : null;
+}
+
+/**
+ * The zone a deferred message waits for: of the place's zones, the first whose window was still closed a minute
+ * before the opening (a Florida panhandle number deferred at night waits for 08:00 Central, the later clock); the
+ * first zone when none was (zones without a common window).
+ */
+export function openingZone(place: RecipientPlace, opening: number): string {
+  if (place.zones.length === 1) return place.zones[0]!;
+  return place.zones.find((z) => !isInsideWindow(place.window, z, opening - MINUTE)) ?? place.zones[0]!;
 }
 
 const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
@@ -350,6 +400,7 @@ export function formatWindowLines(windows: Readonly<Record<string, WindowSpec>>)
  * row holds tens of bytes even for a country with 29 zones.
  */
 export function encodePlace(place: RecipientPlace, phone: string): string {
+  // The area code is kept when the table placed the number (zones, statute), so decodePlace finds the same entry.
   const area = place.region !== null ? phone.slice(1, 4) : '';
   const own = place.zoneSource === 'contact' ? place.zones[0]! : '';
   return `${place.country}|${area}|${own}|${place.window.start}-${place.window.end}|${place.window.days.join('')}`;
@@ -361,8 +412,8 @@ export function decodePlace(s: string): RecipientPlace | null {
   if (!m) return null;
   const [, country, area, own, start, end, days] = m as unknown as [string, string, string, string, string, string, string];
   const window: SendingWindow = { start: Number(start), end: Number(end), days: [...days].map(Number) };
-  const region = area !== '' ? REGION_AREA_CODES[area] : undefined;
-  if (own !== '' && zoneOf(own) !== null) return { country, region: region?.region ?? null, zones: [own], window, zoneSource: 'contact' };
-  if (region) return { country, region: region.region, zones: [...region.zones], window, zoneSource: 'area_code' };
-  return { country, region: null, zones: zonesOfCountry(country), window, zoneSource: 'country' };
+  // The window was judged at accept time (statute included) and is kept as stored; placeOf narrows it only by a
+  // statute, which it already satisfies.
+  const known = area !== '' ? areaCodeEntry(area, country) : null;
+  return placeOf(country, known, own !== '' && zoneOf(own) !== null ? own : null, window);
 }

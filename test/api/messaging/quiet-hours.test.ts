@@ -56,7 +56,7 @@ describe('quiet hours on', () => {
   let deferredIds: string[] = [];
   const berlinNumbers = [fresh(), fresh()];
   const newYorkContact = fresh(); // a German number whose contact lives in New York
-  const us = '+12127365001'; // New York area code: the strictest US window (Honolulu 11:00, New York 17:00): open
+  const us = '+12127365001'; // New York area code: Eastern time, 17:00: open
   const florida = '+13057365001'; // Miami: 17:00 EDT, inside Florida's 08:00–20:00
 
   beforeAll(async () => {
@@ -238,6 +238,37 @@ describe('quiet hours on', () => {
     expect((await t.api('POST', `/api/rcs/previews/${off}/send`, {}, { key: acc.apiKey })).body.error.code).toBe('PREVIEW_STALE');
     await setQuiet({ quietHours: true, approvalRequired: true });
   });
+
+  it('a US number goes by its area code (issue #42): Los Angeles at 09:00 Pacific goes out; toll-free waits for the whole country', async () => {
+    // 16:00Z on Thursday 11 June: 09:00 in Los Angeles, 12:00 in New York, 06:00 in Honolulu, 18:00 in Berlin.
+    clock.set(Date.UTC(2026, 5, 11, 16, 0));
+    const la = '+13107365001';
+    const tollFree = '+18007365001';
+    const preview = await t.api('POST', '/api/rcs/previews/send-batch', batch([la, tollFree]), { key: acc.apiKey });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(201);
+    // The preview and the send agree: one recipient waits, for 08:00 in Honolulu (18:00Z).
+    const waits = { enabled: true, transactional: false, deferred: 1, earliestOpening: '2026-06-11T18:00:00.000Z', latestOpening: '2026-06-11T18:00:00.000Z' };
+    expect(preview.body.data.quietHours).toEqual(waits);
+    const r = await t.api('POST', '/api/rcs/send-batch', batch([la, tollFree]), { key: acc.apiKey });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body.quietHours).toEqual(waits);
+    await drain();
+    const byPhone = new Map((await messagesOfJob(r.body.jobId)).map((m) => [`+${m.phone}`, m]));
+    expect(byPhone.get(la)).toMatchObject({ status: expect.stringMatching(/SENT|DELIVERED|READ/), quiet_place: 'US|310||480-1260|1234567' });
+    expect(await simRows(t, byPhone.get(la)!.id)).toHaveLength(1);
+    expect(byPhone.get(tollFree)).toMatchObject({ status: 'SCHEDULED', due_at: Date.UTC(2026, 5, 11, 18), time_zone: 'Pacific/Honolulu', quiet_place: 'US|||480-1260|1234567' });
+
+    // 03:00Z: 20:00 in Los Angeles (open) and 23:00 in New York (quiet until 08:00 Eastern).
+    clock.set(Date.UTC(2026, 5, 12, 3, 0));
+    const evening = await t.api('POST', '/api/rcs/send', text('+13237365002'), { key: acc.apiKey });
+    expect(evening.status, JSON.stringify(evening.body)).toBe(200);
+    expect(evening.body.status).toMatch(/SENT|DELIVERED|READ/);
+    expect(evening.body).not.toHaveProperty('deferredUntil');
+    const east = await t.api('POST', '/api/rcs/send', text('+12127365002'), { key: acc.apiKey });
+    expect(east.body).toMatchObject({ status: 'SCHEDULED', deferredUntil: '2026-06-12T12:00:00.000Z' });
+    expect((await messageRow(t, east.body.messageRecordId))!.time_zone).toBe('America/New_York');
+    clock.set(NIGHT_IN_BERLIN);
+  });
 });
 
 describe("quiet hours on the console's settings page", () => {
@@ -249,6 +280,7 @@ describe("quiet hours on the console's settings page", () => {
     expect(page.text).not.toMatch(/name="quietHours"[^>]*checked/);
     expect(page.text).toContain('France: 08:00–20:00, Monday to Saturday; nothing on Sundays.');
     expect(page.text).toContain('Florida or Oklahoma area code 08:00–20:00');
+    expect(page.text).toContain('for US and Canadian numbers their area code');
     const base = { csrf: WebClient.hidden(page.text, 'csrf'), name: 'Quiet Co', timezone: 'Europe/Berlin', approvalRequired: 'on', unsubscribeUrl: '', formPerFormPerHour: '30', formPerFormPerDay: '200', formPerAccountPerHour: '100', formPerAccountPerDay: '1000', optOutConfirmation: 'on' };
     expect((await c.post('/console/settings', { ...base, quietHours: 'on', quietHoursWindows: 'de 09:00-20:00\nFR 08:00-19:00 Mon-Fri' })).status).toBe(303);
     expect(await t.ctx.services.accounts.get(other.accountId)).toMatchObject({ quietHours: true, quietHoursWindows: { DE: { start: '09:00', end: '20:00' }, FR: { start: '08:00', end: '19:00', days: [1, 2, 3, 4, 5] } } });

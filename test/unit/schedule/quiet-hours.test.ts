@@ -11,6 +11,8 @@ import {
   parseDays,
   encodePlace,
   decodePlace,
+  areaCodeOf,
+  openingZone,
   parseWindowLines,
   formatWindowLines,
   recipientPlace,
@@ -90,8 +92,8 @@ describe('quiet hours: country rules', () => {
     const zones = zonesOfCountry('US');
     expect(zones).toContain('Pacific/Honolulu');
     expect(zones[0]).toBe('America/New_York');
-    const place = recipientPlace({ phone: '12125550100', country: 'US' }); // 212: New York, not in the region table
-    expect(place).toMatchObject({ zoneSource: 'country', region: null });
+    const place = recipientPlace({ phone: '18005550100', country: 'US' }); // toll-free: no area, the whole country
+    expect(place).toMatchObject({ zoneSource: 'country', region: null, zones: zones });
     // 08:00 EDT is 02:00 in Honolulu: wait until 08:00 HST (18:00Z).
     expect(iso(deferUntil(place, utc('2026-06-10T12:00:00Z')))).toBe('2026-06-10T18:00:00.000Z');
     // 16:00 EDT / 10:00 HST: inside everywhere.
@@ -163,6 +165,10 @@ describe('quiet hours: the place stored on a message', () => {
   it('encodes and decodes country, area code, contact zone and window', () => {
     for (const input of [
       { phone: '13055550100', country: 'US' },
+      { phone: '12135550100', country: 'US' },
+      { phone: '17785550100', country: 'CA' },
+      { phone: '18335550100', country: 'US' },
+      { phone: '12135550100', country: 'US', customFields: { timezone: 'America/Chicago' } },
       { phone: '18505550100', country: 'US' },
       { phone: '12125550100', country: 'US' },
       { phone: '4915112345678', country: 'DE', customFields: { timezone: 'America/New_York' } },
@@ -174,6 +180,95 @@ describe('quiet hours: the place stored on a message', () => {
       expect(decodePlace(encoded)).toEqual(place);
     }
     expect(encodePlace(recipientPlace({ phone: '13055550100', country: 'US' }), '13055550100')).toBe('US|305||480-1200|1234567');
+    expect(encodePlace(recipientPlace({ phone: '12135550100', country: 'US' }), '12135550100')).toBe('US|213||480-1260|1234567');
+    expect(encodePlace(recipientPlace({ phone: '18335550100', country: 'US' }), '18335550100')).toBe('US|||480-1260|1234567');
+    // A row written before the NANP table (no area code for a non-FL/OK number) keeps the country's strictest window.
+    expect(decodePlace('US|||480-1260|1234567')).toMatchObject({ zoneSource: 'country', zones: zonesOfCountry('US') });
     expect(decodePlace('garbage')).toBeNull();
+  });
+});
+
+describe('quiet hours: US and Canadian numbers by their area code (issue #42)', () => {
+  // Wednesday 14 January 2026: PST is UTC−8, EST UTC−5, HST UTC−10.
+  const at = (hhmmZ: string) => utc(`2026-01-14T${hhmmZ}:00Z`);
+  const la = recipientPlace({ phone: '12135550100', country: 'US' });
+  const ny = recipientPlace({ phone: '12125550100', country: 'US' });
+
+  it('a Los Angeles number keeps Pacific time: open at 09:00 and at 20:30 Pacific, not held until 10:00 the next day', () => {
+    expect(la).toEqual({ country: 'US', region: 'US-CA', zones: ['America/Los_Angeles'], window: DEFAULT_WINDOW, zoneSource: 'area_code' });
+    for (const code of ['310', '323', '424', '818']) expect(recipientPlace({ phone: `1${code}5550100`, country: 'US' }).zones).toEqual(['America/Los_Angeles']);
+    expect(deferUntil(la, at('17:00'))).toBeNull(); // 09:00 PST (07:00 in Honolulu, 12:00 in New York)
+    expect(deferUntil(la, utc('2026-01-15T04:30:00Z'))).toBeNull(); // 20:30 PST, 23:30 in New York
+    // What the whole-country rule did with the same number: 08:00 in Honolulu, 10:00 PST.
+    const whole = { ...la, region: null, zones: zonesOfCountry('US'), zoneSource: 'country' as const };
+    expect(iso(deferUntil(whole, at('17:00')))).toBe('2026-01-14T18:00:00.000Z');
+    expect(iso(deferUntil(whole, utc('2026-01-15T04:30:00Z')))).toBe('2026-01-15T18:00:00.000Z');
+    // Before 08:00 Pacific it waits for 08:00 Pacific, the same morning.
+    expect(iso(deferUntil(la, at('15:30')))).toBe('2026-01-14T16:00:00.000Z');
+  });
+
+  it('a New York number at the same instants is judged by Eastern time', () => {
+    expect(ny).toMatchObject({ region: 'US-NY', zones: ['America/New_York'], zoneSource: 'area_code' });
+    expect(deferUntil(ny, at('14:00'))).toBeNull(); // 09:00 EST; 06:00 in Los Angeles, which waits
+    expect(iso(deferUntil(la, at('14:00')))).toBe('2026-01-14T16:00:00.000Z');
+    expect(iso(deferUntil(ny, utc('2026-01-15T04:30:00Z')))).toBe('2026-01-15T13:00:00.000Z'); // 23:30 EST → 08:00 EST
+  });
+
+  it('a code split between two zones is held while either is quiet, and waits for the later clock', () => {
+    const ky = recipientPlace({ phone: '12705550100', country: 'US' }); // western Kentucky: Eastern and Central
+    expect(ky).toMatchObject({ region: 'US-KY', zones: ['America/New_York', 'America/Chicago'], window: DEFAULT_WINDOW });
+    // 08:30 EST is 07:30 CST: quiet in the Central part → 08:00 CST.
+    const morning = deferUntil(ky, at('13:30'));
+    expect(iso(morning)).toBe('2026-01-14T14:00:00.000Z');
+    expect(openingZone(ky, morning!)).toBe('America/Chicago');
+    expect(deferUntil(ky, at('17:00'))).toBeNull(); // 12:00 EST, 11:00 CST
+    // 20:30 CST is 21:30 EST: quiet in the Eastern part → 08:00 CST the next morning, when both are open.
+    expect(iso(deferUntil(ky, utc('2026-01-15T02:30:00Z')))).toBe('2026-01-15T14:00:00.000Z');
+    // The Florida panhandle (850) the same, under Florida's 20:00 close.
+    const pensacola = recipientPlace({ phone: '18505550100', country: 'US' });
+    expect(iso(deferUntil(pensacola, utc('2026-01-15T01:30:00Z')))).toBe('2026-01-15T14:00:00.000Z'); // 20:30 EST / 19:30 CST
+    // Idaho's 208 spans Mountain and Pacific: 08:30 MST is 07:30 PST.
+    const boise = recipientPlace({ phone: '12085550100', country: 'US' });
+    expect(iso(deferUntil(boise, at('15:30')))).toBe('2026-01-14T16:00:00.000Z');
+    expect(openingZone(boise, utc('2026-01-14T16:00:00Z'))).toBe('America/Los_Angeles');
+  });
+
+  it('an overlay code is placed like its base code', () => {
+    for (const [overlay, base] of [['364', '270'], ['448', '850'], ['986', '208'], ['930', '812'], ['458', '541'], ['879', '709']] as const) {
+      const o = recipientPlace({ phone: `1${overlay}5550100`, country: overlay === '879' ? 'CA' : 'US' });
+      const b = recipientPlace({ phone: `1${base}5550100`, country: base === '709' ? 'CA' : 'US' });
+      expect(o, overlay).toEqual(b);
+    }
+    // Florida's statute follows its overlays too (448 over 850, 689 over 407).
+    expect(recipientPlace({ phone: '16895550100', country: 'US' })).toMatchObject({ region: 'US-FL', zones: ['America/New_York'], window: { end: 1200 } });
+  });
+
+  it('a toll-free or unplaced number falls back to the country; a number of another NANP country keeps its own', () => {
+    for (const phone of ['18005550100', '18885550100', '19005550100']) {
+      expect(areaCodeOf(phone, 'US')).toBeNull();
+      expect(recipientPlace({ phone, country: 'US' })).toMatchObject({ region: null, zoneSource: 'country', zones: zonesOfCountry('US') });
+    }
+    expect(recipientPlace({ phone: '12735550100', country: 'CA' })).toMatchObject({ region: null, zoneSource: 'country', zones: zonesOfCountry('CA') });
+    expect(recipientPlace({ phone: '17875550100', country: 'PR' })).toMatchObject({ region: null, zones: ['America/Puerto_Rico'], zoneSource: 'country' });
+    // The table is trusted only for the country libphonenumber gave the number.
+    expect(areaCodeOf('12135550100', 'CA')).toBeNull();
+    expect(areaCodeOf('12135550100', 'US')).toMatchObject({ code: '213' });
+  });
+
+  it('a Canadian number uses its province: Vancouver (604) on Pacific time; 778 covers all of British Columbia', () => {
+    const van = recipientPlace({ phone: '16045550100', country: 'CA' });
+    expect(van).toMatchObject({ country: 'CA', region: 'CA-BC', zones: ['America/Vancouver'], zoneSource: 'area_code' });
+    expect(deferUntil(van, at('17:00'))).toBeNull(); // 09:00 PST
+    expect(iso(deferUntil(van, at('15:30')))).toBe('2026-01-14T16:00:00.000Z'); // 07:30 PST → 08:00 PST
+    const bc = recipientPlace({ phone: '17785550100', country: 'CA' });
+    expect(bc.zones).toEqual(['America/Edmonton', 'America/Vancouver']);
+    expect(iso(deferUntil(bc, at('15:30')))).toBe('2026-01-14T16:00:00.000Z'); // 08:30 MST but 07:30 PST
+    // 20:30 PST is 21:30 MST: quiet in the Mountain part (the Peace River, the East Kootenays).
+    expect(iso(deferUntil(bc, utc('2026-01-15T04:30:00Z')))).toBe('2026-01-15T16:00:00.000Z');
+  });
+
+  it("a contact's own zone still decides the clock; the area code's state statute still applies", () => {
+    expect(recipientPlace({ phone: '12135550100', country: 'US', customFields: { timezone: 'America/New_York' } })).toMatchObject({ region: 'US-CA', zones: ['America/New_York'], zoneSource: 'contact', window: DEFAULT_WINDOW });
+    expect(recipientPlace({ phone: '14055550100', country: 'US', customFields: { timezone: 'America/Denver' } })).toMatchObject({ region: 'US-OK', zones: ['America/Denver'], window: { end: 1200 } });
   });
 });

@@ -201,6 +201,23 @@ export function queryValues(report: StoredMergeValues, query: ValuesQuery): { ro
   return { rows: rows.slice(offset, offset + (query.limit ?? 50)), matched: rows.length };
 }
 
+/**
+ * The worst value of every field, for the page's first screen (issue #42): the flagged value that ranks
+ * first across fields, or null when none is flagged. Scans every value, so a report stored in an
+ * older order is still answered right.
+ */
+export function worstValue(report: StoredMergeValues): ValueRow | null {
+  let best: { row: ValueRow; key: number[] } | null = null;
+  for (const f of report.fields) {
+    f.values.forEach((v, index) => {
+      if (!isFlagged(v)) return;
+      const key = riskKey(v.risks);
+      if (best === null || compareRiskKeys(key, best.key) < 0) best = { row: { field: f.name, index, value: v.value, shown: visibleText(v.value), count: v.count, risks: v.risks }, key };
+    });
+  }
+  return (best as { row: ValueRow } | null)?.row ?? null;
+}
+
 /** Per field: how many distinct values, how many flagged, and how many recipients get a flagged one. */
 export function fieldStats(report: StoredMergeValues): { name: string; distinct: number; flaggedValues: number; flaggedRecipients: number }[] {
   return report.fields.map((f) => {

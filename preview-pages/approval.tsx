@@ -3,7 +3,7 @@ import { ErrorNote, Layout, PostForm } from './layout.js';
 import type { ReplacedMedia } from './phone/index.js';
 import { plural, PreviewMockup, WarningsCard } from './preview-mockup.js';
 import { formatTime } from './console/format.js';
-import { MergeValuesCard, type MergeValuesProps } from './merge-values.js';
+import { MergeValuesCard, RISK_LABEL, type MergeValuesProps } from './merge-values.js';
 
 /** One of the first recipients with the message merged for them (SendEstimate.samples). */
 export interface ApprovalSample {
@@ -119,6 +119,7 @@ export function ApprovalPage(p: ApprovalPageProps) {
               {p.recipients.rejected.length > 0 ? ` · ${p.recipients.rejected.length} not sent to` : ''}
             </dd>
           </div>
+          {p.mergeValues?.worst ? <WorstValue worst={p.mergeValues.worst} flagged={p.mergeValues.stats.reduce((n, f) => n + f.flaggedValues, 0)} /> : null}
           <div>
             <dt>Estimated cost</dt>
             <dd data-testid="cost">{p.credits} credits</dd>
@@ -272,6 +273,29 @@ export function ApprovalPage(p: ApprovalPageProps) {
         </aside>
       </div>
     </Layout>
+  );
+}
+
+/**
+ * The flagged value that can do the most to a recipient, on the first screen (issue #42): among 10,000
+ * values an assistant wrote, the one holding a look-alike link or a phone number is named here, above
+ * the decision, with who gets it and a link to every flagged value.
+ */
+function WorstValue({ worst, flagged }: { worst: NonNullable<MergeValuesProps['worst']>; flagged: number }) {
+  return (
+    <div class="worst-value">
+      <dt>Check first</dt>
+      <dd data-testid="worst-value">
+        <code>{`{{${worst.field}}}`}</code> is{' '}
+        <bdi class="flag-text" data-testid="worst-value-text">
+          {worst.shown === '' ? '(empty)' : worst.shown}
+        </bdi>
+        {` for ${plural(worst.count, 'recipient')}`}
+        {worst.recipients.length > 0 ? ` (${worst.recipients.join(', ')}${worst.count > worst.recipients.length ? ', …' : ''})` : ''}
+        {`: ${worst.risks.map((r) => RISK_LABEL[r.code] ?? r.code).join(', ')}. `}
+        <a href="?flagged=1#values">{flagged > 1 ? `All ${plural(flagged, 'flagged value')}` : 'Why it is flagged'}</a>
+      </dd>
+    </div>
   );
 }
 

@@ -21,19 +21,23 @@ export interface MergeValuesProps {
   page: number;
   pageSize: number;
   query: { q: string; field: string; flagged: boolean };
+  /** The flagged value that ranks first across fields (the page's first screen names it), or null. */
+  worst?: MergeValueRow | null | undefined;
   /** Recipients of one value (?field=…&v=…), paged. */
   recipientsOf: { field: string; shown: string; phones: string[]; total: number; page: number; pageSize: number; index: number } | null;
 }
 
-const RISK_LABEL: Record<string, string> = {
-  bidi_control: 'text-direction control',
-  invisible_character: 'invisible characters',
-  written_by_assistant: 'written by an assistant',
+/** Short names of the risks, for the table and the page's first screen. */
+export const RISK_LABEL: Record<string, string> = {
+  lookalike_host: 'look-alike link',
   contains_link: 'link',
   contains_phone: 'phone number',
   contains_email: 'e-mail address',
+  bidi_control: 'text-direction control',
+  invisible_character: 'invisible characters',
   mixed_scripts: 'mixed scripts',
   unusual_length: 'unusually long',
+  written_by_assistant: 'written by an assistant',
 };
 
 /** A query string for this page with some parameters changed (undefined or '' removes one). */

@@ -320,12 +320,38 @@ function MediaUrl({ url, kind }: { url: string | undefined; kind: MediaKind }) {
   ) : null;
 }
 
+/** The thumbnail of a media object with its JSON path: under `contentInfo`, or the placeholder image beside it. */
+function thumbnailOf(media: Media | undefined, path: string): { url: string; path: string } | null {
+  const info = media?.contentInfo;
+  if (info?.thumbnailUrl !== undefined) return { url: info.thumbnailUrl, path: `${path}.contentInfo.thumbnailUrl` };
+  if (media?.thumbnailUrl !== undefined) return { url: media.thumbnailUrl, path: `${path}.thumbnailUrl` };
+  return null;
+}
+
+/**
+ * A thumbnail the recipient's phone loads before (or instead of) the media, on the approval page only
+ * (issue #42): the image as this server fetched it (never from its host), or its host named when the
+ * page does not load it, and its URL as text — every media URL a phone loads is shown or named.
+ */
+function MediaThumbnail({ thumb, resolver }: { thumb: { url: string; path: string } | null; resolver: MediaResolver }) {
+  const reveal = useContext(RevealContext);
+  if (!reveal || !thumb) return null;
+  const host = resolver.replacedHost(thumb.path);
+  return (
+    <div class="media-thumb" data-testid="media-thumbnail">
+      {host === null ? <img src={resolver.src(thumb.url)} alt={`Thumbnail from ${hostOf(thumb.url)}`} /> : null}
+      <p class="media-url">
+        <span class="media-url-label">{host === null ? 'Thumbnail:' : `Thumbnail (from ${host}, not shown here):`}</span> {thumb.url}
+      </p>
+    </div>
+  );
+}
+
 /** An image or video inside a card (height class applied by the card). */
 export function CardMedia({ media, path, resolver, heightClass }: { media: Media; path: string; resolver: MediaResolver; heightClass: string }) {
   const url = media.contentInfo?.fileUrl;
   if (!url) return null;
-  const thumb = media.contentInfo?.thumbnailUrl ?? media.thumbnailUrl;
-  const thumbPath = media.contentInfo?.thumbnailUrl !== undefined ? `${path}.contentInfo.thumbnailUrl` : `${path}.thumbnailUrl`;
+  const thumb = thumbnailOf(media, path);
   const kind = mediaKind(url, media.contentInfo?.contentType, 'image');
   const host = resolver.replacedHost(`${path}.contentInfo.fileUrl`);
   if (host !== null) {
@@ -338,7 +364,7 @@ export function CardMedia({ media, path, resolver, heightClass }: { media: Media
     );
   }
   if (kind === 'video') {
-    const poster = thumb && resolver.replacedHost(thumbPath) === null ? resolver.src(thumb) : undefined;
+    const poster = thumb && resolver.replacedHost(thumb.path) === null ? resolver.src(thumb.url) : undefined;
     return (
       <div class={`card-media ${heightClass}`}>
         <video src={resolver.src(url)} poster={poster} controls preload="metadata" playsInline />
@@ -465,6 +491,7 @@ export function RichCard({ card, path, orientation = 'VERTICAL', imageAlignment 
         </>
       )}
       <MediaUrl url={card.media?.contentInfo?.fileUrl} kind={mediaKind(card.media?.contentInfo?.fileUrl, card.media?.contentInfo?.contentType, 'image')} />
+      <MediaThumbnail thumb={thumbnailOf(card.media, `${path}.media`)} resolver={resolver} />
       <ActionList actions={card.cardActions} />
     </article>
   );
@@ -554,23 +581,24 @@ function MediaMessage({ messageType, content, resolver }: { messageType: Message
   const contentType = fromUrl ? undefined : content.media?.contentInfo?.contentType;
   const kind = messageType === 'file' ? 'file' : messageType === 'audio' ? 'audio' : mediaKind(url, contentType, fallback);
   const caption = content.caption;
+  const thumb = fromUrl ? null : thumbnailOf(content.media, 'content.media');
   if (kind === 'file' || kind === 'audio') {
     return (
       <>
         {kind === 'file' ? <FileTile url={url} path={path} resolver={resolver} /> : <AudioTile url={url} path={path} resolver={resolver} />}
         <MediaUrl url={url} kind={kind} />
+        <MediaThumbnail thumb={thumb} resolver={resolver} />
       </>
     );
   }
-  const thumb = fromUrl ? undefined : (content.media?.contentInfo?.thumbnailUrl ?? content.media?.thumbnailUrl);
-  const thumbPath = content.media?.contentInfo?.thumbnailUrl !== undefined ? 'content.media.contentInfo.thumbnailUrl' : 'content.media.thumbnailUrl';
-  const usableThumb = thumb && resolver.replacedHost(thumbPath) === null ? thumb : undefined;
+  const usableThumb = thumb && resolver.replacedHost(thumb.path) === null ? thumb.url : undefined;
   const tile = <MediaTile url={url} contentType={contentType} thumbnailUrl={usableThumb} path={path} kind={kind} resolver={resolver} />;
   if (!caption) {
     return (
       <>
         {tile}
         <MediaUrl url={url} kind={kind} />
+        <MediaThumbnail thumb={thumb} resolver={resolver} />
       </>
     );
   }
@@ -582,6 +610,7 @@ function MediaMessage({ messageType, content, resolver }: { messageType: Message
         <p class="card-description">{caption}</p>
       </div>
       <MediaUrl url={url} kind={kind} />
+      <MediaThumbnail thumb={thumb} resolver={resolver} />
     </article>
   );
 }

@@ -9,9 +9,13 @@
  *   as "scan.exe"); invisible characters (zero-width, word joiner, BOM, soft hyphen, Hangul fillers, tag
  *   characters) hide text or split words a filter would catch. Both are flagged wherever they appear and
  *   refused inside URLs. A zero-width joiner between emoji is how emoji sequences are written: not flagged.
- * - a link (scheme, `www.`, or a host ending in a common or two-letter top-level domain), a phone number
- *   (7 or more digits with the usual separators) or an e-mail address inside a merged value is flagged:
- *   a merge field is for a name or a date, not for a new call to action.
+ * - a link inside a merged value is flagged: a scheme, `www.`, or a bare host whose last label is a
+ *   top-level domain of the root zone (tlds.ts), with `.` or the dots IDNA maps to it (U+3002, U+FF0E,
+ *   U+FF61) between labels — what a phone's linkifier makes clickable ("bank-secure.support/login"),
+ *   while "e.g.", "Mr.Smith" and "v1.2" end in no top-level domain. A link whose host reads as another
+ *   (internationalised, mixing scripts, or written with look-alike dots or full-width letters) is
+ *   flagged `lookalike_host` as well. A phone number (7 or more digits with the usual separators) or an
+ *   e-mail address is flagged too: a merge field is for a name or a date, not for a new call to action.
  * - mixed scripts: letters of more than one script in one word (Cyrillic "а" in "аpple"), except the
  *   combinations UTS #39 calls highly restrictive (Latin with Han, Hiragana, Katakana, Hangul or Bopomofo).
  * - a host that is not plain ASCII is shown as its punycode beside the Unicode form; a host label mixing
@@ -20,6 +24,7 @@
 // Not node:url: the in-chat preview bundles this module for the browser. WHATWG URL gives the ASCII
 // host (IDNA mapping as browsers do); the punycode package decodes it back for display.
 import punycode from 'punycode/punycode.js';
+import { TOP_LEVEL_DOMAINS } from './tlds.js';
 
 /** The host as a browser resolves it (punycode), or null when it is not a valid host. */
 function asciiHost(host: string): string | null {
@@ -38,7 +43,16 @@ function unicodeHost(ascii: string): string {
   }
 }
 
-export type TextRiskCode = 'bidi_control' | 'invisible_character' | 'contains_link' | 'contains_phone' | 'contains_email' | 'mixed_scripts' | 'unusual_length' | 'written_by_assistant';
+export type TextRiskCode =
+  | 'lookalike_host'
+  | 'contains_link'
+  | 'contains_phone'
+  | 'contains_email'
+  | 'bidi_control'
+  | 'invisible_character'
+  | 'mixed_scripts'
+  | 'unusual_length'
+  | 'written_by_assistant';
 export type LinkRiskCode = 'bidi_control' | 'invisible_character' | 'idn_host' | 'mixed_script_host';
 
 export interface TextRisk {
@@ -47,8 +61,13 @@ export interface TextRisk {
   message: string;
 }
 
-/** Most serious first: the order risky values are listed in. */
-export const RISK_ORDER: readonly TextRiskCode[] = ['bidi_control', 'invisible_character', 'written_by_assistant', 'contains_link', 'contains_phone', 'contains_email', 'mixed_scripts', 'unusual_length'];
+/**
+ * Most serious first, by what the value can do to a recipient (issue #42): send them to a site that
+ * imitates another, then to any site, then make them call or write to someone, then hide or disguise
+ * text; a value merely unusually long or written by an assistant comes after every one of those.
+ * previews/merge-report.ts lists flagged values in this order.
+ */
+export const RISK_ORDER: readonly TextRiskCode[] = ['lookalike_host', 'contains_link', 'contains_phone', 'contains_email', 'bidi_control', 'invisible_character', 'mixed_scripts', 'unusual_length', 'written_by_assistant'];
 
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
@@ -60,7 +79,19 @@ const INVISIBLE_ALL = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064
 const NON_ASCII = /[^\x00-\x7f]/;
 const PICTO = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\ufe0f/u;
 
-const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"]+|(?<![@\p{L}\p{N}._-])(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:com|net|org|info|biz|io|co|me|app|dev|ly|to|gl|xyz|top|site|online|link|click|shop|store|page|live|[a-z]{2})(?![\p{L}\p{N}@-])(?:\/[^\s]*)?/giu;
+/** `.` and the dots IDNA maps to it (ideographic, full-width and half-width ideographic full stops). */
+const DOTS = '.\u3002\uff0e\uff61';
+const DOT_SPLIT = /[.\u3002\uff0e\uff61]/u;
+const LABEL = '[\\p{L}\\p{N}\\p{M}](?:[\\p{L}\\p{N}\\p{M}-]{0,61}[\\p{L}\\p{N}\\p{M}])?';
+/**
+ * A link with a scheme or `www.` (whole match), or a bare host (group 1: labels and dots; group 2: port
+ * and path) starting where no word, dot or e-mail runs into it. Bare hosts are checked against the
+ * root zone by bareLink.
+ */
+const URL_IN_TEXT = new RegExp(
+  `\\b(?:https?://|www[${DOTS}])[^\\s<>"]+|(?<![\\p{L}\\p{N}\\p{M}_@${DOTS}-])((?:${LABEL}[${DOTS}])+${LABEL})(?![\\p{L}\\p{N}\\p{M}_@-])((?::\\d{1,5})?(?:[/?#][^\\s<>"]*)?)`,
+  'giu',
+);
 // Bounded parts: an unbounded run before "@" makes the search quadratic on long text without one.
 const EMAIL_IN_TEXT = /[^\s@<>()"]{1,64}@[^\s@<>()"]{1,255}\.[\p{L}]{2,63}/u;
 /** Text beyond this many characters is not inspected (every field's limit is far below it). */
@@ -147,11 +178,66 @@ const quote = (s: string, max = 80) => {
   return `"${v.length > max ? `${v.slice(0, max - 1)}…` : v}"`;
 };
 
-/** Links in free text (scheme, www., or a host with a common TLD), e-mail addresses excluded. */
+/** Whether a label is a top-level domain of the root zone (any case, full-width letters, or its Unicode form). */
+export function isTopLevelDomain(label: string): boolean {
+  const l = label.normalize('NFKC').toLowerCase();
+  if (TOP_LEVEL_DOMAINS.has(l)) return true;
+  if (!NON_ASCII.test(l)) return false;
+  try {
+    return TOP_LEVEL_DOMAINS.has(punycode.toASCII(l));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A bare host as a linkifier takes it: up to its last label that is a top-level domain ("paypal.com" of
+ * "paypal.com.x", as Android's Linkify stops at a word boundary after a known TLD), with its port and
+ * path only when nothing was cut; null when no label after the first is a top-level domain.
+ */
+function bareLink(host: string, rest: string): string | null {
+  const labels = host.split(DOT_SPLIT);
+  let last = -1;
+  for (let i = labels.length - 1; i >= 1; i--) {
+    if (isTopLevelDomain(labels[i]!)) {
+      last = i;
+      break;
+    }
+  }
+  if (last === -1) return null;
+  if (last === labels.length - 1) return host + rest;
+  let end = 0;
+  for (let i = 0; i <= last; i++) end += labels[i]!.length + (i < last ? 1 : 0);
+  return host.slice(0, end);
+}
+
+/** Links in free text (scheme, www., or a bare host ending in a top-level domain), e-mail addresses excluded. */
 export function linksIn(text: string): string[] {
   const s = text.length > INSPECT_MAX ? text.slice(0, INSPECT_MAX) : text;
   const withoutEmails = s.includes('@') ? s.replace(/[^\s@<>()"]{1,64}@[^\s@<>()"]{1,255}/gu, ' ') : s;
-  return [...withoutEmails.matchAll(URL_IN_TEXT)].map((m) => m[0]);
+  const out: string[] = [];
+  for (const m of withoutEmails.matchAll(URL_IN_TEXT)) {
+    const link = m[1] === undefined ? m[0] : bareLink(m[1], m[2] ?? '');
+    if (link !== null) out.push(link);
+  }
+  return out;
+}
+
+/**
+ * Why a link's host reads as another, or null: an internationalised name (shown as its Unicode form,
+ * going to its punycode), a label mixing scripts, or a host written with look-alike dots or full-width
+ * letters that a browser folds into a plain name (a filter looking for "paypal.com" misses "paypal。com").
+ */
+function lookalike(link: string, v: LinkView): string | null {
+  if (!v.host) return null;
+  const shown = v.unicodeHost ? ` (shown as ${visibleText(v.unicodeHost)})` : '';
+  if (v.risks.some((r) => r.code === 'mixed_script_host')) return `${v.host}${shown} mixes scripts in its name: a look-alike of another site`;
+  if (v.unicodeHost) return `${v.host}${shown} is an internationalised name that can imitate another site`;
+  const written = hostPart(link);
+  if (written !== null && written.toLowerCase() !== v.host && (/[\u3002\uff0e\uff61]/u.test(written) || written.normalize('NFKC') !== written)) {
+    return `${v.host} is written ${quote(written)}, with look-alike characters a filter does not see`;
+  }
+  return null;
 }
 
 export interface TextRiskOptions {
@@ -168,8 +254,12 @@ export function textRisks(text: string, opts: TextRiskOptions = {}): TextRisk[] 
   const out: TextRisk[] = [];
   hiddenRisks(s, out);
   const expects = opts.field;
-  const links = linksIn(s);
-  if (links.length && expects !== 'company_website') out.push({ code: 'contains_link', message: `contains a link: ${links.slice(0, 3).map((l) => linkLabel(l)).join(', ')}` });
+  const links = expects === 'company_website' ? [] : linksIn(s);
+  if (links.length) {
+    const odd = links.map((l) => lookalike(l, linkView(l))).filter((x): x is string => x !== null);
+    if (odd.length) out.push({ code: 'lookalike_host', message: `links to a host that reads as another: ${odd.slice(0, 3).join('; ')}` });
+    out.push({ code: 'contains_link', message: `contains a link: ${links.slice(0, 3).map((l) => linkLabel(l)).join(', ')}` });
+  }
   if (expects !== 'contact_phone' && expects !== 'company_phone' && expects !== 'gdpr_phone' && PHONE_IN_TEXT.test(s)) out.push({ code: 'contains_phone', message: `contains a phone number: ${quote(PHONE_IN_TEXT.exec(s)![0])}` });
   if (expects !== 'contact_email' && expects !== 'company_email' && expects !== 'gdpr_email' && EMAIL_IN_TEXT.test(s)) out.push({ code: 'contains_email', message: `contains an e-mail address: ${quote(EMAIL_IN_TEXT.exec(s)![0])}` });
   mixedScriptRisk(s, out);
@@ -202,7 +292,8 @@ export interface LinkView {
 }
 
 function hostPart(url: string): string | null {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url.trim()) ?? /^(www\.[^/?#\s]*)/i.exec(url.trim()) ?? /^([^/?#\s@]+\.[^/?#\s@]+)(?:[/?#]|$)/.exec(url.trim());
+  const t = url.trim();
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(t) ?? /^(www[.\u3002\uff0e\uff61][^/?#\s]*)/iu.exec(t) ?? /^([^/?#\s@]+[.\u3002\uff0e\uff61][^/?#\s@]+)(?:[/?#]|$)/u.exec(t);
   if (!m) return null;
   const authority = m[1]!;
   const at = authority.lastIndexOf('@');

@@ -47,7 +47,27 @@ export interface MergeReportOptions {
 /** A value this much longer than the field's usual value stands out: at least 3× the median length and 15 characters more, and 20 or more characters. */
 export const UNUSUAL_LENGTH = { factor: 3, extra: 15, min: 20 } as const;
 
-const rank = (risks: readonly TextRisk[]): number => (risks.length === 0 ? RISK_ORDER.length : Math.min(...risks.map((r) => RISK_ORDER.indexOf(r.code))));
+/**
+ * A value's place in the "worst first" order (docs/decisions.md "The worst first"): the positions of its
+ * risks in RISK_ORDER, most serious first; an unflagged value sorts after every flagged one.
+ */
+export function riskKey(risks: readonly TextRisk[]): number[] {
+  if (risks.length === 0) return [RISK_ORDER.length + 1];
+  return risks.map((r) => RISK_ORDER.indexOf(r.code)).sort((a, b) => a - b);
+}
+
+/**
+ * Worst first: the most serious risk decides, then the next one; a value with one more reason after
+ * the same ones ranks above (a phone number an assistant wrote before one a person typed).
+ */
+export function compareRiskKeys(a: readonly number[], b: readonly number[]): number {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] ?? RISK_ORDER.length) - (b[i] ?? RISK_ORDER.length);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -103,9 +123,9 @@ export function buildMergeReport(c: CollectedMergeValues, opts: MergeReportOptio
         risks.push({ code: 'written_by_assistant', message: `was written by ${[...w.by].join(', ')} ${ago(opts.now - w.latest)} before this preview${who} — an assistant, not a person` });
       }
       risks.sort((a, b) => RISK_ORDER.indexOf(a.code) - RISK_ORDER.indexOf(b.code));
-      return { i, entry: { value, count: counts[i]!, risks } };
+      return { i, key: riskKey(risks), entry: { value, count: counts[i]!, risks } };
     });
-    entries.sort((a, b) => rank(a.entry.risks) - rank(b.entry.risks) || b.entry.count - a.entry.count || a.i - b.i);
+    entries.sort((a, b) => compareRiskKeys(a.key, b.key) || b.entry.count - a.entry.count || a.i - b.i);
     const newIndex: number[] = [];
     entries.forEach((e, at) => (newIndex[e.i] = at));
     remap.push(newIndex);
@@ -162,7 +182,7 @@ export interface ValuesQuery {
 /** One page of values, riskiest first, across fields or in one; `matched` counts every value that matches. */
 export function queryValues(report: StoredMergeValues, query: ValuesQuery): { rows: ValueRow[]; matched: number } {
   const q = query.q?.trim().toLowerCase() ?? '';
-  const rows: ValueRow[] = [];
+  let rows: ValueRow[] = [];
   for (const f of report.fields) {
     if (query.field !== undefined && f.name !== query.field) continue;
     f.values.forEach((v, index) => {
@@ -171,10 +191,31 @@ export function queryValues(report: StoredMergeValues, query: ValuesQuery): { ro
       rows.push({ field: f.name, index, value: v.value, shown: visibleText(v.value), count: v.count, risks: v.risks });
     });
   }
-  // Across fields: flagged values of every field before any unflagged one.
-  if (query.field === undefined) rows.sort((a, b) => rank(a.risks) - rank(b.risks));
+  // Across fields: the worst values of every field first (a stable sort keeps each field's order).
+  if (query.field === undefined && report.fields.length > 1) {
+    const keyed = rows.map((r) => ({ r, key: riskKey(r.risks) }));
+    keyed.sort((a, b) => compareRiskKeys(a.key, b.key));
+    rows = keyed.map((k) => k.r);
+  }
   const offset = Math.max(0, query.offset ?? 0);
   return { rows: rows.slice(offset, offset + (query.limit ?? 50)), matched: rows.length };
+}
+
+/**
+ * The worst value of every field, for the page's first screen (issue #42): the flagged value that ranks
+ * first across fields, or null when none is flagged. Scans every value, so a report stored in an
+ * older order is still answered right.
+ */
+export function worstValue(report: StoredMergeValues): ValueRow | null {
+  let best: { row: ValueRow; key: number[] } | null = null;
+  for (const f of report.fields) {
+    f.values.forEach((v, index) => {
+      if (!isFlagged(v)) return;
+      const key = riskKey(v.risks);
+      if (best === null || compareRiskKeys(key, best.key) < 0) best = { row: { field: f.name, index, value: v.value, shown: visibleText(v.value), count: v.count, risks: v.risks }, key };
+    });
+  }
+  return (best as { row: ValueRow } | null)?.row ?? null;
 }
 
 /** Per field: how many distinct values, how many flagged, and how many recipients get a flagged one. */
@@ -220,8 +261,8 @@ const short = (s: string, max = 60) => {
  * beyond that one warning counts the rest and says where they are listed.
  */
 export function mergeValueWarnings(report: StoredMergeValues, limit = 20): ErrorDetail[] {
-  const flagged = report.fields.flatMap((f, fi) => f.values.map((v, vi) => ({ f, fi, v, vi })).filter((x) => isFlagged(x.v)));
-  flagged.sort((a, b) => rank(a.v.risks) - rank(b.v.risks));
+  const flagged = report.fields.flatMap((f, fi) => f.values.map((v, vi) => ({ f, fi, v, vi, key: riskKey(v.risks) })).filter((x) => isFlagged(x.v)));
+  flagged.sort((a, b) => compareRiskKeys(a.key, b.key));
   const out: ErrorDetail[] = flagged.slice(0, limit).map(({ f, fi, v, vi }) => {
     const phones = recipientsWith(report, fi, vi);
     const who = phones.length <= 3 ? phones.join(', ') : `${phones.slice(0, 3).join(', ')} and ${plural(phones.length - 3, 'more')}`;

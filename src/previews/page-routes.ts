@@ -19,7 +19,7 @@ import type { BudgetsService } from '../billing/budgets.js';
 import { shareMedia } from './share-media.js';
 import type { Config } from '../config.js';
 import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
-import { fieldStats, queryValues, recipientMessage, recipientsWith, type StoredMergeValues } from './merge-report.js';
+import { fieldStats, queryValues, recipientMessage, recipientsWith, worstValue, type StoredMergeValues } from './merge-report.js';
 import { visibleText } from '../content/text-risks.js';
 import { loggedIn } from '../platform/http/logged-in.js';
 
@@ -195,7 +195,13 @@ function valuesView(report: StoredMergeValues, query: Request['query']): MergeVa
     pageSize: VALUES_PAGE,
     query: { q, field, flagged },
     recipientsOf,
+    worst: worstOf(report),
   };
+}
+
+function worstOf(report: StoredMergeValues): MergeValuesProps['worst'] {
+  const w = worstValue(report);
+  return w && { ...w, recipients: recipientsWith(report, report.fields.findIndex((f) => f.name === w.field), w.index).slice(0, 3) };
 }
 
 /** ?phone=: any recipient's whole merged message, rebuilt from the values the preview recorded. */

@@ -109,10 +109,12 @@ describe('the share page of a 10,000-recipient batch lists what differs between 
       const card = page.locator('[data-testid=merge-values]');
       expect(await card.locator('[data-testid=merge-field]').textContent()).toMatch(/contact_first_name.*3 flagged values/);
 
-      // Riskiest first: the bidi override (the riskiest kind) and then the assistant's value head the table.
-      const first = rows(page).first();
-      expect(await first.locator('.merge-value').textContent()).toBe('⟦U+202E⟧exe.nacs');
-      expect(await first.getAttribute('class')).toBe('flagged-row');
+      // Worst first (issue #42): the link to a look-alike host, then the assistant's phone number, then the bidi override.
+      const look = rows(page).first();
+      expect(await look.locator('.merge-value').textContent()).toBe(LOOKALIKE);
+      expect(await look.getAttribute('class')).toBe('flagged-row');
+      expect(await look.locator('[data-risk=lookalike_host]').count()).toBe(1);
+      expect(await look.locator('[data-risk=mixed_scripts]').count()).toBe(1);
       const urgent = rows(page).nth(1);
       expect(await urgent.locator('.merge-value').textContent()).toBe(BAD);
       expect(await urgent.textContent()).toContain('written by an assistant');
@@ -120,9 +122,9 @@ describe('the share page of a 10,000-recipient batch lists what differs between 
       const link = urgent.locator(`a[href="?phone=${encodeURIComponent(planted)}#mockup"]`);
       expect(await link.textContent()).toBe(planted);
       expect(await link.isVisible()).toBe(true);
-      const look = rows(page).nth(2);
-      expect(await look.locator('.merge-value').textContent()).toBe(LOOKALIKE);
-      expect(await look.locator('[data-risk=mixed_scripts]').count()).toBe(1);
+      const bidi = rows(page).nth(2);
+      expect(await bidi.locator('.merge-value').textContent()).toBe('⟦U+202E⟧exe.nacs');
+      expect(await bidi.getAttribute('class')).toBe('flagged-row');
       // Unflagged values follow, the most common first; none of them is marked.
       expect(await rows(page).nth(3).getAttribute('class')).toBeNull();
       expect(await rows(page).count()).toBe(50);

@@ -59,7 +59,7 @@ describe('every merged value of a batch preview', () => {
     const field = p.mergeValues.fields.find((f: { name: string }) => f.name === 'contact_first_name');
     expect(field).toMatchObject({ distinct: 12, flaggedValues: 1, more: 2 });
     // Riskiest first: the value with a phone number heads the list.
-    expect(field.values[0]).toEqual({ value: BAD, recipients: 1, risks: ['written_by_assistant', 'contains_phone', 'unusual_length'] });
+    expect(field.values[0]).toEqual({ value: BAD, recipients: 1, risks: ['contains_phone', 'unusual_length', 'written_by_assistant'] });
     const warning = p.warnings.find((w: { code: string }) => w.code === 'risky_merge_value');
     expect(warning.path).toBe('merge.contact_first_name');
     expect(warning.message).toContain(BAD);
@@ -137,8 +137,9 @@ describe('the MCP door', () => {
       expect(r.isError).not.toBe(true);
       const p = body(r);
       const values = p.mergeValues.fields[0].values as { value: string; risks: string[] }[];
-      expect(values[0]).toMatchObject({ value: 'file ⟦U+202E⟧exe.nacs', risks: ['bidi_control'] });
-      expect(values[1]!.risks).toEqual(['contains_link', 'mixed_scripts', 'unusual_length']);
+      // Worst first (issue #42): a link to a look-alike host can do more to a recipient than a reversed name.
+      expect(values[0]).toMatchObject({ value: 'Visit \u0430pple.com/login', risks: ['lookalike_host', 'contains_link', 'mixed_scripts', 'unusual_length'] });
+      expect(values[1]).toMatchObject({ value: 'file ⟦U+202E⟧exe.nacs', risks: ['bidi_control'] });
       const messages = (p.warnings as { code: string; message: string }[]).filter((w) => w.code === 'risky_merge_value').map((w) => w.message);
       expect(messages.join('\n')).toContain('xn--pple-43d.com (shown as \u0430pple.com)');
       expect(messages.join('\n')).toContain('⟦U+202E⟧');

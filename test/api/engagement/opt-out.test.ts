@@ -214,6 +214,22 @@ describe('one confirmation per opt-out (issue #28)', () => {
     expect(await confirmations(p)).toHaveLength(2);
   });
 
+  it('two STOPs from one number at the same moment: exactly one confirmation goes out (issue #42)', async () => {
+    // Two different incoming messages (their own carrierMessageIds) handled at once, as two instances or a network's
+    // parallel webhooks deliver them. On PostgreSQL the second opt-out, finding the number already out, used to cancel
+    // the confirmation the first had just queued: 0 of 5 numbers heard back.
+    const phones = [930, 931, 932, 933, 934].map(num);
+    for (const p of phones) expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    clock.advance(1_000);
+    await Promise.all(phones.flatMap((p) => [t.reply(p, t.account.senders.rcs, 'STOP'), t.reply(p, t.account.senders.rcs, 'Stop')]));
+    for (const p of phones) {
+      const sent = await confirmations(p);
+      expect(sent, p).toHaveLength(1);
+      expect(['SENT', 'DELIVERED', 'READ'], p).toContain(sent[0]!.status);
+      expect((await t.api('POST', '/api/rcs/send', text(p))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    }
+  });
+
   it('the text is the account’s own when set, and none is sent when the account turned it off', async () => {
     await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmationText: 'Abgemeldet bei {{company_name}}. START für neue Nachrichten.' });
     try {

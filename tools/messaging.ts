@@ -29,7 +29,7 @@ export const RcsSendOutputSchema = z.object({
   scheduleTime: z.string().optional(),
   localScheduleTime: z.string().optional(),
   effectiveTimezone: z.string().optional(),
-  timezoneSource: z.enum(['request', 'account']).optional(),
+  timezoneSource: z.enum(['request', 'account', 'recipient']).optional().describe('recipient: quiet hours held an immediate send back (scheduled true) in the recipient\'s zone'),
   deferredUntil: z.string().optional().describe('Quiet hours: sent at this time (UTC)'),
 });
 

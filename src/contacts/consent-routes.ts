@@ -15,7 +15,7 @@ export function contactConsentRoutes({ contactConsent }: { contactConsent: Pick<
       operationId: 'getContactConsent',
       summary: 'The consent record of a contact or number, newest first',
       description:
-        '{id} is a contact id (ct_…) or a phone number, as in GET /contacts/{id}. By number it keeps answering after the contact was deleted: the record and the opt-out belong to the number. Append-only: no route changes it. `status` says where the number stands now.',
+        '{id} is a contact id (ct_…) or a phone number, as in GET /contacts/{id}. Both keep answering after the contact was deleted: the record and the opt-out belong to the number, and a deleted contact\'s id answers the record of the number its latest event names (`status.contactId` is then the number\'s contact now, or null). Append-only: no route changes it. `status` says where the number stands now.',
       tags: TAGS,
       auth: 'contacts:read',
       params: IdParams,

@@ -45,7 +45,7 @@ export function consentDetail(e: ConsentEvent): string | null {
 }
 
 /** What reading a contact's consent uses of the suppression area. */
-export type ConsentReader = Pick<ConsentRecord, 'history' | 'status' | 'known'>;
+export type ConsentReader = Pick<ConsentRecord, 'history' | 'status' | 'known' | 'lastPhoneOfContact'>;
 
 export interface ContactConsentDeps {
   db: Db;
@@ -54,9 +54,10 @@ export interface ContactConsentDeps {
 
 /**
  * The consent record of a contact or number (GET /api/v1/contacts/{id}/consent, get_contact, the console). `{id}`
- * as in GET /contacts/{id}: a contact id — its current number's record — or a phone number, which keeps answering
- * after the contact was deleted (the record and the opt-out are per number). 400 INVALID_ID for neither; 404 for an
- * unknown contact id, and for a number the account has no contact, no event and no opt-out of.
+ * as in GET /contacts/{id}: a contact id — its current number's record — or a phone number. Both keep answering after
+ * the contact was deleted (the record and the opt-out are per number): a deleted contact's id answers the record of
+ * the number its latest event names (issue #42). 400 INVALID_ID for neither; 404 for a contact id the account has no
+ * contact and no event of, and for a number the account has no contact, no event and no opt-out of.
  */
 export class ContactConsent {
   constructor(private readonly d: ContactConsentDeps) {}
@@ -67,8 +68,14 @@ export class ContactConsent {
     const ref = contactRef(idOrPhone);
     if (ref.id !== null) {
       const row = await this.d.db.selectFrom('contacts').select(['id', 'disabled', 'phone']).where('id', '=', ref.id).where('account_id', '=', accountId).executeTakeFirst();
-      if (!row) throw notFound('Contact');
-      ({ phone, ...contact } = row);
+      if (row) ({ phone, ...contact } = row);
+      else {
+        // Deleted (or never this account's): the record, scoped to the account, still names the contact.
+        const last = await this.d.consent.lastPhoneOfContact(accountId, ref.id);
+        if (last === null) throw notFound('Contact');
+        phone = last;
+        contact = await this.d.db.selectFrom('contacts').select(['id', 'disabled']).where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
+      }
     } else {
       if (ref.digits === null) throw notFound('Contact');
       phone = ref.digits;

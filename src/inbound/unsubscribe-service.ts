@@ -42,8 +42,7 @@ export class UnsubscribeService {
     const row = await q
       .selectFrom('unsubscribe_tokens')
       .innerJoin('accounts', 'accounts.id', 'unsubscribe_tokens.account_id')
-      .leftJoin('contacts', (j) => j.onRef('contacts.id', '=', 'unsubscribe_tokens.contact_id').onRef('contacts.account_id', '=', 'unsubscribe_tokens.account_id'))
-      .leftJoin('messages', 'messages.id', 'unsubscribe_tokens.message_id')
+      .innerJoin('messages', (j) => j.onRef('messages.id', '=', 'unsubscribe_tokens.message_id').onRef('messages.account_id', '=', 'unsubscribe_tokens.account_id'))
       .select([
         'unsubscribe_tokens.token_hash',
         'unsubscribe_tokens.account_id',
@@ -51,15 +50,15 @@ export class UnsubscribeService {
         'unsubscribe_tokens.used_at',
         'accounts.name as account_name',
         'accounts.active as account_active',
-        'contacts.phone as contact_phone',
-        'messages.phone as message_phone',
+        'messages.phone as phone',
       ])
       .where('unsubscribe_tokens.token_hash', '=', sha256Hex(token))
       .executeTakeFirst();
-    // The number comes from the contact, or from the message when the contact was deleted since.
-    const phone = row?.contact_phone ?? row?.message_phone ?? null;
-    if (!row || phone === null || row.account_active !== 1) return null;
-    return { ...row, phone };
+    // The number is the one the message went to (issue #42), not the contact's phone now: after the business edits a
+    // contact's number, a link in the old number's inbox still belongs to the person there. Every token names its message
+    // (tokens, old ones included, are issued per message, and a message leaves the log only together with its token).
+    if (!row || row.account_active !== 1) return null;
+    return row;
   }
 
   private async optedOutAt(q: DbOrTx, accountId: string, phone: string): Promise<number | null> {

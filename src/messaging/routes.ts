@@ -46,7 +46,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendBatchRequestSchema,
-      responses: { 200: { description: 'Scheduled', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400], 403: errors[403] },
+      responses: { 200: { description: 'Scheduled: scheduleAt was given, or quiet hours held back every recipient', schema: BatchResponseSchema }, 202: { description: 'Queued for background processing', schema: BatchResponseSchema }, 400: errors[400], 403: errors[403] },
       handler: async ({ principal, body }) => {
         const result = await send.sendBatch(principal.accountId, parseSendBody(SendBatchRequestSchema, body), { spender: spenderOf(principal) });
         return reply(result.scheduled ? 200 : 202, result);

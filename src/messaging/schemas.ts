@@ -97,10 +97,23 @@ const ScheduledFields = {
   timezoneSource: z.enum(['request', 'account']),
 };
 
-/** Immediate RCS send result (spec §2.12). */
+/**
+ * An immediate send that waits for a later time (quiet hours held it back): `scheduled` is true and these say when it
+ * goes, in the zone the hold was computed in — the recipient's (issue #42). Absent when the message went or is queued
+ * to go now (`scheduled` false).
+ */
+const HeldBackFields = {
+  scheduled: z.boolean().describe('true when the message waits for a later time (quiet hours held it back; scheduleTime says when); false when it went or is queued to go now'),
+  scheduleTime: z.string().optional().describe('Held back: when it goes (UTC)'),
+  localScheduleTime: z.string().optional().describe('Held back: the same instant with the offset of effectiveTimezone'),
+  effectiveTimezone: z.string().optional().describe("Held back: the recipient's zone the hold was computed in"),
+  timezoneSource: z.literal('recipient').optional(),
+};
+
+/** Immediate RCS send result (spec §2.12); `scheduled` true when quiet hours held it back. */
 export const SendMessageResponseSchema = z.object({
   success: z.boolean(),
-  scheduled: z.literal(false),
+  ...HeldBackFields,
   messageRecordId: z.string(),
   status: z.string(),
   method: z.enum(['RCS', 'SMS']).nullable().describe('Channel it went out on; null while still queued.'),
@@ -126,7 +139,7 @@ export const ScheduledSendResponseSchema = z.object({
 export const SendSmsResponseSchema = z.object({
   success: z.boolean(),
   messageId: z.string(),
-  scheduled: z.literal(false),
+  ...HeldBackFields,
   queued: z.boolean(),
   status: z.string(),
   smsSegments: z.number().int(),
@@ -171,7 +184,7 @@ export const BatchResponseSchema = z.object({
   success: z.literal(true),
   jobId: z.string(),
   status: JobStatusSchema,
-  scheduled: z.boolean(),
+  scheduled: z.boolean().describe('true when nothing goes now: scheduleAt was given, or quiet hours held back every recipient (scheduleTime is then the first one\'s opening, timezoneSource recipient)'),
   queued: z.boolean(),
   totalRequested: z.number().int().describe('phoneNumbers given'),
   accepted: z.number().int().describe('Messages created (after normalising and de-duplicating)'),
@@ -185,7 +198,7 @@ export const BatchResponseSchema = z.object({
   scheduleTime: z.string().optional(),
   localScheduleTime: z.string().optional(),
   effectiveTimezone: z.string().optional(),
-  timezoneSource: z.enum(['request', 'account']).optional(),
+  timezoneSource: z.enum(['request', 'account', 'recipient']).optional(),
   quietHours: QuietHoursSummarySchema.optional(),
 });
 export type BatchResponse = z.infer<typeof BatchResponseSchema>;

@@ -16,6 +16,7 @@ import { analyzeSms } from '../sms/index.js';
 import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type MergeBase } from './compose.js';
 import type { Dispatcher } from './dispatcher.js';
 import { scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
+import { instantIn } from '../schedule/index.js';
 import { chargeBudget, type Spender } from '../billing/budgets.js';
 import { debitSend } from '../billing/ledger.js';
 import { milliToCredits, priceMessage } from '../billing/pricing.js';
@@ -191,10 +192,25 @@ export interface SendDeps {
   links: LinkTokens;
 }
 
+/**
+ * A send held back to a later time though it was not scheduled (quiet hours, issue #42): `scheduled: true`, when it
+ * goes (UTC, and with the offset of the zone the hold was computed in — the recipient's) and `deferredUntil`, the same
+ * instant, as before.
+ */
+export interface HeldBackFields {
+  scheduled: true;
+  scheduleTime: string;
+  localScheduleTime: string;
+  effectiveTimezone: string;
+  timezoneSource: 'recipient';
+  deferredUntil: string;
+}
+
 /** What the RCS send endpoint and tool answer for an immediate send (spec §2.12). */
 export interface RcsSendResult {
   success: boolean;
-  scheduled: false;
+  /** true when the message waits for a later time (HeldBackFields), false when it went or is queued to go now. */
+  scheduled: boolean;
   messageRecordId: string;
   status: string;
   method: 'RCS' | 'SMS' | null;
@@ -205,6 +221,10 @@ export interface RcsSendResult {
   fallbackReason?: string;
   creditsEstimated: number;
   error?: string;
+  scheduleTime?: string;
+  localScheduleTime?: string;
+  effectiveTimezone?: string;
+  timezoneSource?: 'recipient';
   /** Quiet hours deferred the message to this opening of the recipient's window (UTC). */
   deferredUntil?: string;
 }
@@ -228,13 +248,18 @@ export interface ScheduledResult {
 export interface SmsSendResult {
   success: boolean;
   messageId: string;
-  scheduled: false;
+  /** As RcsSendResult's. */
+  scheduled: boolean;
   queued: boolean;
   status: string;
   smsSegments: number;
   smsEncoding: 'GSM-7' | 'Unicode';
   creditsEstimated: number;
   error?: string;
+  scheduleTime?: string;
+  localScheduleTime?: string;
+  effectiveTimezone?: string;
+  timezoneSource?: 'recipient';
   deferredUntil?: string;
 }
 
@@ -427,14 +452,13 @@ export class SendService {
     return {
       success: row.status !== 'FAILED',
       messageId: row.id,
-      scheduled: false,
+      ...heldBack(row),
       queued: row.pending === 1,
       status: row.status,
       smsSegments: row.sms_segments ?? 0,
       smsEncoding: (row.sms_encoding ?? 'GSM-7') as 'GSM-7' | 'Unicode',
       creditsEstimated: milliToCredits(row.credits_cost_milli ?? 0),
       ...(row.error ? { error: row.error } : {}),
-      ...(row.status === 'SCHEDULED' && row.scheduled_at !== null ? { deferredUntil: new Date(row.scheduled_at).toISOString() } : {}),
     };
   }
 
@@ -486,7 +510,10 @@ export class SendService {
       // Quiet hours can defer any row past the last slice: the job completes when the latest row is due.
       let lastDue = 0;
       for (const r of rows) if (r.message.due_at > lastDue) lastDue = r.message.due_at;
-      return { job, res: sent, schedule, body, charged, leased, lastDue, quietHours: quiet?.summary() ?? null };
+      // Quiet hours held back every recipient: nothing goes now, the batch answers as scheduled from its first message.
+      let first: NewMessage | null = null;
+      if (!schedule && rows.every((r) => r.message.status === 'SCHEDULED')) for (const r of rows) if (!first || r.message.due_at < first.due_at) first = r.message;
+      return { job, res: sent, schedule, body, charged, leased, lastDue, held: first, quietHours: quiet?.summary() ?? null };
     }));
     if ('dryRun' in outcome) return outcome;
     if (!outcome.schedule) {
@@ -498,7 +525,7 @@ export class SendService {
       success: true,
       jobId: job.id,
       status: schedule ? 'scheduled' : 'processing',
-      scheduled: schedule !== null,
+      scheduled: schedule !== null || outcome.held !== null,
       queued: schedule === null,
       totalRequested: body.phoneNumbers.length,
       accepted: res.accepted,
@@ -511,7 +538,9 @@ export class SendService {
       estimatedCompletionTime: new Date(outcome.lastDue).toISOString(),
       ...(schedule
         ? { scheduleTime: schedule.utc, localScheduleTime: schedule.localTime, effectiveTimezone: schedule.effectiveTimezone, timezoneSource: schedule.timezoneSource }
-        : {}),
+        : outcome.held
+          ? heldBackTime(outcome.held)
+          : {}),
       ...(outcome.quietHours ? { quietHours: outcome.quietHours } : {}),
     };
   }
@@ -721,7 +750,7 @@ export class SendService {
     const countrySupported = sent.fallback_reason !== 'RCS_COUNTRY_NOT_SUPPORTED';
     return {
       success: sent.status !== 'FAILED',
-      scheduled: false,
+      ...heldBack(sent),
       messageRecordId: sent.id,
       status: sent.status,
       method: sent.method,
@@ -802,11 +831,28 @@ function assertSkipAllowed(skipContactCreation: boolean, sender: SendersTable): 
   }
 }
 
+/**
+ * When the row of an immediate send waits for a later time — quiet hours deferred it (status SCHEDULED until the
+ * recipient's window opens) — the answer says so and when it goes (HeldBackFields); else `scheduled: false`.
+ */
+function heldBack(row: MessagesTable): HeldBackFields | { scheduled: false } {
+  if (row.status !== 'SCHEDULED' || row.pending !== 1) return { scheduled: false };
+  const time = heldBackTime(row);
+  return { scheduled: true, ...time, deferredUntil: time.scheduleTime };
+}
+
+/** When a held-back message goes: UTC, and local in the zone its hold was computed in (the recipient's). */
+function heldBackTime(row: Pick<MessagesTable, 'due_at' | 'time_zone'>): Omit<HeldBackFields, 'scheduled' | 'deferredUntil'> {
+  const zone = row.time_zone ?? 'UTC';
+  const at = instantIn(row.due_at, zone);
+  return { scheduleTime: at.utc, localScheduleTime: at.localTime, effectiveTimezone: zone, timezoneSource: 'recipient' };
+}
+
 /** An immediate RCS send that quiet hours deferred: queued, SCHEDULED until the recipient's window opens. */
 function deferredRcsResult(row: MessagesTable): RcsSendResult {
   return {
     success: true,
-    scheduled: false,
+    ...heldBack(row),
     messageRecordId: row.id,
     status: row.status,
     method: null,
@@ -816,7 +862,6 @@ function deferredRcsResult(row: MessagesTable): RcsSendResult {
     fallbackUsed: row.fallback_used === 1,
     ...(row.fallback_reason ? { fallbackReason: row.fallback_reason } : {}),
     creditsEstimated: milliToCredits(row.credits_cost_milli ?? 0),
-    deferredUntil: new Date(row.due_at).toISOString(),
   };
 }
 

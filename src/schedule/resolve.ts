@@ -93,6 +93,9 @@ const instant = (ms: number, zone: string): ScheduleInstant => ({
   localTime: DateTime.fromMillis(ms, { zone }).toISO() ?? new Date(ms).toISOString(),
 });
 
+/** An instant as UTC (…Z) and as the local time with the zone's offset (…+02:00): how answers name a time. */
+export const instantIn = instant;
+
 /** Instants whose local reading in the zone is the given wall time: 0 (gap), 1, or 2 (overlap). */
 function instantsForWallTime(zone: IANAZone, wallMs: number): number[] {
   const offsets = new Set([zone.offset(wallMs - DAY), zone.offset(wallMs), zone.offset(wallMs + DAY)]);

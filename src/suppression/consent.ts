@@ -160,6 +160,23 @@ export class ConsentRecord implements ConsentRecorder {
     return (await this.status(accountId, phone)).optedOut;
   }
 
+  /**
+   * The number a contact had at its latest event on the record (digits), or null when the record never names the
+   * contact. For a deleted contact's id, whose contacts row is gone: the record keeps contact_id (index 036).
+   */
+  async lastPhoneOfContact(accountId: string, contactId: string): Promise<string | null> {
+    const r = await this.d.db
+      .selectFrom('consent_events')
+      .select('phone')
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return r?.phone ?? null;
+  }
+
   /** The number's history, newest first, cursor-paged. */
   async history(accountId: string, phone: string, page: { limit: number; cursor?: string | undefined }): Promise<CursorPage<ConsentEvent>> {
     const q = this.d.db.selectFrom('consent_events').selectAll().where('account_id', '=', accountId).where('phone', '=', phone);

@@ -189,13 +189,17 @@ export class OptOutService {
             : `replied ${input.keyword ?? 'STOP'}`;
       await this.d.contacts.disableForOptOut(tx, contact.id, `${OPTED_OUT_REASON_PREFIX}: ${why}`, input.at);
     }
-    // Everything not yet handed to a carrier: scheduled messages and queued batch slices.
+    // Everything not yet handed to a carrier: scheduled messages and queued batch slices. Not the automatic answers
+    // (source SYSTEM: an opt-out's confirmation, HELP's details), which the opt-out does not stop (queueSystemText): a
+    // second STOP at the same moment finds the number already out, and on PostgreSQL its transaction sees the first
+    // one's confirmation committed and still queued — cancelling it left the person with no confirmation at all.
     const pending = await tx
       .selectFrom('messages')
       .select('id')
       .where('account_id', '=', input.accountId)
       .where('phone', '=', input.phone)
       .where('direction', '=', 'OUTBOUND')
+      .where('source', '!=', 'SYSTEM')
       // Unary plus: SQLite's planner (no statistics) must not read this through messages_dispatch (pending, due_at),
       // every queued message of every account, instead of the number's own index; adding any column to messages tips
       // its estimate that way (SQLite's "disqualifying WHERE clause terms using unary +"; a no-op on PostgreSQL).

@@ -37,6 +37,8 @@ describe('quiet hours over MCP', () => {
     const sent = await call('rcs_send_batch', { preview_id: p.body.preview_id });
     expect(sent.isError, JSON.stringify(sent.body)).toBe(false);
     expect(sent.body.quietHours).toMatchObject({ deferred: 2, earliestOpening: '2026-06-11T06:00:00.000Z' });
+    // One recipient goes now: not held back as a whole.
+    expect(sent.body.scheduled).toBe(false);
   });
 
   it('sms_preview of a transactional message says it is exempt; sms_send sends it at night; without the mark it waits', async () => {
@@ -48,6 +50,13 @@ describe('quiet hours over MCP', () => {
     expect(sent.body.status, JSON.stringify(sent.body)).toMatch(/SENT|DELIVERED/);
     const night = await call('rcs_preview', { phoneNumber: '+4915112348104', messageType: 'text', content: { text: 'Sale' }, sendernameId: a.senders.rcs });
     const deferred = await call('rcs_send', { preview_id: night.body.preview_id });
-    expect(deferred.body).toMatchObject({ status: 'SCHEDULED', queued: true, deferredUntil: '2026-06-11T06:00:00.000Z' });
+    const held = { scheduled: true, scheduleTime: '2026-06-11T06:00:00.000Z', localScheduleTime: '2026-06-11T08:00:00.000+02:00', effectiveTimezone: 'Europe/Berlin', timezoneSource: 'recipient', deferredUntil: '2026-06-11T06:00:00.000Z' };
+    expect(deferred.body).toMatchObject({ ...held, status: 'SCHEDULED', queued: true });
+    // sms_send too (issue #42): held back is scheduled, with the time it goes.
+    const smsNight = await call('sms_preview', { phoneNumber: '+4915112348105', message: 'Sale tonight', sendernameId: a.senders.sms });
+    const smsDeferred = await call('sms_send', { preview_id: smsNight.body.preview_id });
+    expect(smsDeferred.isError, JSON.stringify(smsDeferred.body)).toBe(false);
+    expect(smsDeferred.body).toMatchObject({ ...held, status: 'SCHEDULED', queued: true });
+    expect(sent.body.scheduled).toBe(false);
   });
 });

@@ -48,6 +48,7 @@ const EXPECTED: Record<string, string[]> = {
   '034_messages_follow_by_trigger': ['messaging'],
   '035_messages_status_out_of_indexes': ['messaging'],
   '036_consent_reviews': ['suppression', 'messaging'],
+  '037_consent_events_by_contact': ['suppression'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

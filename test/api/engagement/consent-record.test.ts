@@ -250,10 +250,12 @@ describe('declared consent through the API', () => {
   });
 });
 
+let deletedId: string;
+
 describe('deleting the contact keeps the opt-out and the record', () => {
   const D = num(1400);
 
-  it('by number the record stays readable; by the old contact id it is 404', async () => {
+  it('by number and by the old contact id the record stays readable (issue #42)', async () => {
     expect((await t.api('POST', '/api/v1/contacts', { phone: D, consentSource: 'Web shop checkout box' })).status).toBe(201);
     expect((await t.api('POST', '/api/rcs/send', text(D))).status).toBe(200);
     clock.advance(60_000);
@@ -271,8 +273,14 @@ describe('deleting the contact keeps the opt-out and the record', () => {
     expect(r.body.data[0].receivedText).toBe('unsubscribe');
     // Every way of writing the number finds it.
     expect((await consentOf(`00${D.slice(1)}`)).body.data).toHaveLength(2);
-    expect((await consentOf(id)).status).toBe(404);
+    // The deleted contact's id answers the same record: the events keep contact_id.
+    const byId = await consentOf(id);
+    expect(byId.status).toBe(200);
+    expect(byId.body).toEqual(r.body);
+    expect((await consentOf(id, '?limit=1')).body.data.map((e: any) => e.kind)).toEqual(['opt_out']);
+    expect((await t.api('GET', `/api/v1/contacts/${id}`)).status).toBe(404);
     expect((await t.api('POST', '/api/rcs/send', text(D))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    deletedId = id;
   });
 });
 
@@ -332,6 +340,9 @@ describe('reading: paging, errors, tenants', () => {
     expect((await consentOf(id, '', other.apiKey)).status).toBe(404);
     expect((await consentOf(num(1200), '', other.apiKey)).status).toBe(404);
     expect((await consentOf(num(1400), '', other.apiKey)).status).toBe(404);
+    // A deleted contact's id too: the record it answers from is the owner's only.
+    expect((await consentOf(deletedId, '', other.apiKey)).status).toBe(404);
+    expect((await consentOf(deletedId)).status).toBe(200);
     const theirs = await exportCsv(other.apiKey);
     expect(theirs.status).toBe(200);
     expect(theirs.rows).toEqual([[...CONSENT_CSV_COLUMNS]]);

@@ -216,6 +216,22 @@ describe('one confirmation per opt-out (issue #28)', () => {
     expect(await confirmations(p)).toHaveLength(2);
   });
 
+  it('two STOPs from one number at the same moment: exactly one confirmation goes out (issue #42)', async () => {
+    // Two different incoming messages (their own carrierMessageIds) handled at once, as two instances or a network's
+    // parallel webhooks deliver them. On PostgreSQL the second opt-out, finding the number already out, used to cancel
+    // the confirmation the first had just queued: 0 of 5 numbers heard back.
+    const phones = [930, 931, 932, 933, 934].map(num);
+    for (const p of phones) expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
+    clock.advance(1_000);
+    await Promise.all(phones.flatMap((p) => [t.reply(p, t.account.senders.rcs, 'STOP'), t.reply(p, t.account.senders.rcs, 'Stop')]));
+    for (const p of phones) {
+      const sent = await confirmations(p);
+      expect(sent, p).toHaveLength(1);
+      expect(['SENT', 'DELIVERED', 'READ'], p).toContain(sent[0]!.status);
+      expect((await t.api('POST', '/api/rcs/send', text(p))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    }
+  });
+
   it('the text is the account’s own when set, and none is sent when the account turned it off', async () => {
     await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmationText: 'Abgemeldet bei {{company_name}}. START für neue Nachrichten.' });
     try {
@@ -392,6 +408,35 @@ describe('the unsubscribe link /u/<token>', () => {
     const web = new WebClient(t.url);
     expect((await web.get('/u/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await web.get('/u/%3Cscript%3E')).status).toBe(404);
+  });
+
+  it('a link opts out the number it was sent to, even after the contact’s phone was edited (issue #42)', async () => {
+    const OLD = num(734);
+    const NEW = num(735);
+    const r = await t.api('POST', '/api/rcs/send', text(OLD, { content: { text: 'Deals. Opt out: {{unsubscribe_link}}' } }));
+    expect(r.status).toBe(200);
+    const received = (await t.ctx.services.virtualPhone!.view(t.account.accountId, OLD)).threads[0]!.items.find((i) => i.kind === 'out' && i.messageId === r.body.messageRecordId);
+    const link = /\/u\/([A-Za-z0-9_-]+)/.exec(JSON.stringify(received))![1]!;
+    // The business gives the contact a new number; the link in the old number's inbox is still the old person's.
+    const id = (await contact(OLD)).id;
+    expect((await t.api('PUT', `/api/v1/contacts/${id}`, { phone: NEW })).status).toBe(200);
+
+    const web = new WebClient(t.url);
+    const page = await web.get(`/u/${link}`);
+    expect(page.status).toBe(200);
+    const ending = (html: string) => /ending in (?:<strong[^>]*>)?(\d+)/.exec(html)?.[1];
+    expect(ending(page.text)).toBe(OLD.slice(-4));
+    const done = await web.post(`/u/${link}`, { csrf: WebClient.hidden(page.text, 'csrf') });
+    expect(done.text).toContain('You are unsubscribed');
+    expect(ending(done.text)).toBe(OLD.slice(-4));
+    expect(await t.ctx.services.optOuts.isOptedOut(t.account.accountId, OLD.slice(1))).toBe(true);
+    expect(await t.ctx.services.optOuts.isOptedOut(t.account.accountId, NEW.slice(1))).toBe(false);
+    // The contact, now at the new number, was not disabled and still gets messages; the old number gets none.
+    expect((await contact(NEW)).disabled).toBe(false);
+    expect((await t.api('POST', '/api/rcs/send', text(NEW))).status).toBe(200);
+    expect((await t.api('POST', '/api/rcs/send', text(OLD, { skipContactCreation: true }))).body.error.code).toBe('CONTACT_OPTED_OUT');
+    const record = await t.api('GET', `/api/v1/contacts/${encodeURIComponent(OLD)}/consent`);
+    expect(record.body.data[0]).toMatchObject({ kind: 'opt_out', source: 'link', messageId: r.body.messageRecordId });
   });
 
   it('the account’s custom unsubscribe URL is used as is: no token is issued', async () => {

@@ -73,6 +73,8 @@ describe('quiet hours on', () => {
     expect(r.body).toMatchObject({
       accepted: 5,
       status: 'processing',
+      // Three go now: the batch is not held back as a whole.
+      scheduled: false,
       quietHours: { enabled: true, transactional: false, deferred: 2, earliestOpening: '2026-06-11T06:00:00.000Z', latestOpening: '2026-06-11T06:00:00.000Z' },
       estimatedCompletionTime: '2026-06-11T06:00:00.000Z',
     });
@@ -90,6 +92,23 @@ describe('quiet hours on', () => {
     expect(log).toMatchObject({ status: 'SCHEDULED', scheduledAt: '2026-06-11T06:00:00.000Z' });
     const job = (await t.api('GET', `/api/rcs/batch/${r.body.jobId}/status`, undefined, { key: acc.apiKey })).body.job;
     expect(job.progress).toMatchObject({ total: 5, pending: 2 });
+    expect(r.body).not.toHaveProperty('scheduleTime');
+  });
+
+  it('a batch whose every recipient is held back answers scheduled: true from its first opening (issue #42)', async () => {
+    const r = await t.api('POST', '/api/rcs/send-batch', batch([fresh(), fresh()]), { key: acc.apiKey });
+    // 200 as for a scheduled batch (spec §4.1: 200 when scheduled, 202 when queued to go now).
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({
+      scheduled: true,
+      queued: true,
+      scheduleTime: '2026-06-11T06:00:00.000Z',
+      localScheduleTime: '2026-06-11T08:00:00.000+02:00',
+      effectiveTimezone: 'Europe/Berlin',
+      timezoneSource: 'recipient',
+      quietHours: { deferred: 2 },
+    });
+    for (const m of await messagesOfJob(r.body.jobId)) expect(m).toMatchObject({ status: 'SCHEDULED', due_at: BERLIN_0800 });
   });
 
   it('a deferred message is delivered once, when the clock passes its opening', async () => {
@@ -154,11 +173,13 @@ describe('quiet hours on', () => {
   it('a single send at night is queued until 08:00 local (RCS and SMS); cancelling it works like a scheduled one', async () => {
     const r = await t.api('POST', '/api/rcs/send', text(fresh()), { key: acc.apiKey });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ success: true, scheduled: false, status: 'SCHEDULED', queued: true, method: null, deferredUntil: '2026-06-11T06:00:00.000Z' });
+    // Held back: the answer says scheduled, and when it goes (issue #42).
+    const held = { scheduled: true, scheduleTime: '2026-06-11T06:00:00.000Z', localScheduleTime: '2026-06-11T08:00:00.000+02:00', effectiveTimezone: 'Europe/Berlin', timezoneSource: 'recipient', deferredUntil: '2026-06-11T06:00:00.000Z' };
+    expect(r.body).toMatchObject({ success: true, ...held, status: 'SCHEDULED', queued: true, method: null });
     expect(await simRows(t, r.body.messageRecordId)).toHaveLength(0);
     const sms = await t.api('POST', '/api/rcs/send-sms', { phoneNumber: fresh(), message: 'Sale tonight', sendernameId: acc.senders.sms }, { key: acc.apiKey });
     expect(sms.status, JSON.stringify(sms.body)).toBe(200);
-    expect(sms.body).toMatchObject({ status: 'SCHEDULED', queued: true, deferredUntil: '2026-06-11T06:00:00.000Z' });
+    expect(sms.body).toMatchObject({ ...held, status: 'SCHEDULED', queued: true });
     expect((await t.api('DELETE', `/api/messages/${r.body.messageRecordId}`, undefined, { key: acc.apiKey })).status).toBe(200);
     expect(await messageRow(t, r.body.messageRecordId)).toBeUndefined();
   });
@@ -167,10 +188,13 @@ describe('quiet hours on', () => {
     const r = await t.api('POST', '/api/rcs/send', text(fresh(), { content: { text: 'Your code is 123456' }, transactional: true }), { key: acc.apiKey });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.status).toMatch(/SENT|DELIVERED|READ/);
+    expect(r.body).toMatchObject({ scheduled: false });
     expect(r.body).not.toHaveProperty('deferredUntil');
+    expect(r.body).not.toHaveProperty('scheduleTime');
     expect(await simRows(t, r.body.messageRecordId)).toHaveLength(1);
     const sms = await t.api('POST', '/api/rcs/send-sms', { phoneNumber: fresh(), message: 'Your code is 654321', sendernameId: acc.senders.sms, transactional: true }, { key: acc.apiKey });
     expect(sms.body.status, JSON.stringify(sms.body)).toMatch(/SENT|DELIVERED/);
+    expect(sms.body.scheduled).toBe(false);
     const b = await t.api('POST', '/api/rcs/send-batch', batch([fresh(), fresh()], { transactional: true }), { key: acc.apiKey });
     expect(b.body.quietHours).toEqual({ enabled: true, transactional: true, deferred: 0 });
     await drain();

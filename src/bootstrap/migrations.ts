@@ -65,7 +65,7 @@ export type MigrationArea = keyof typeof MIGRATION_PARTS;
  * audit trail (append-only approval records, the credential and expiry notice of previews, the preview of a message),
  * 032 a sender's own consent words, 033 instances and their heartbeats (who holds a claim), 034 messages without
  * per-row foreign-key checks on PostgreSQL (statement triggers follow a deleted account or job), 035 `status` out of the
- * messages indexes on jobs and contacts.
+ * messages indexes on jobs and contacts, 036 consent replies in the word's language (account settings).
  *
  * To add one (docs/storage.md "Migrations"): a file `NNN_name.ts` in each owning area's `migrations/` folder, listed
  * in that folder's index.ts, and a line here; test/unit/migration-parts.test.ts holds the same list and fails until it
@@ -106,6 +106,7 @@ export const MIGRATION_ORDER: Readonly<Record<string, readonly MigrationArea[]>>
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
   '034_messages_follow_by_trigger': ['messaging'],
   '035_messages_status_out_of_indexes': ['messaging'],
+  '036_consent_reply_texts': ['accounts'],
 };
 
 /** This version's migrations, one Kysely migration per name, for openDatabase and the copy to PostgreSQL. */

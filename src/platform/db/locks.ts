@@ -25,6 +25,8 @@ export const LOCK_SPACES = {
    * (issue #27; numbered after the issue so parallel branches adding 19_007 do not collide).
    */
   formConfirmationCaps: 27_001,
+  /** Account settings: `<account>`, around merging the account's reply texts per language (issue #42, its replies' part). */
+  accountReplyTexts: 42_201,
 } as const;
 
 export type LockSpace = keyof typeof LOCK_SPACES;

@@ -226,7 +226,8 @@ export function settingsConsole({ accounts, clock, logger }: SettingsConsoleDeps
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.flatMap((k) => (formConfirmationLimits[k] === '' ? [] : [[k, Number(formConfirmationLimits[k])]]))),
       optOutConfirmation: form.optOutConfirmation,
       optOutConfirmationText: form.optOutConfirmationText === '' ? null : form.optOutConfirmationText,
-      consentReplyLanguage: form.consentReplyLanguage,
+      // Not posted: kept, like a reply text's box.
+      consentReplyLanguage: posted('consentReplyLanguage') ? form.consentReplyLanguage : undefined,
       consentReplyTexts: Object.fromEntries(REPLY_KINDS.map((k) => [k, Object.fromEntries(Object.entries(replyTexts[k]).map(([l, v]) => [l, v === '' ? null : v]))])),
       quietHours: form.quietHours,
       quietHoursWindows: windows.windows,

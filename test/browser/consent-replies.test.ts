@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimulatedNetwork } from '../../src/carriers/simulated/network.js';
 import { REPLY_DEFAULTS, REPLY_LANGUAGES } from '../../src/accounts/reply-texts.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { seriousAxeViolations } from './axe.js';
@@ -64,7 +65,7 @@ describe('replies in the person’s language on the Settings page', () => {
 
       // What a French recipient gets.
       const phone = `+3361234${String(width).padStart(4, '0')}`;
-      await (t.ctx.carriers as { userReply(m: { from: string; senderId: string; channel: 'RCS'; text: string }): Promise<void> }).userReply({ from: phone, senderId: t.account.senders.rcs, channel: 'RCS', text: 'ARRÊT' });
+      await (t.ctx.carriers as SimulatedNetwork).userReply({ from: phone, senderId: t.account.senders.rcs, channel: 'RCS', text: 'ARRÊT' });
       const sent = await t.ctx.db.selectFrom('messages').select('text').where('account_id', '=', t.account.accountId).where('phone', '=', phone.slice(1)).where('campaign_name', '=', 'opt-out-confirmation').execute();
       const name = (await t.ctx.services.accounts.get(t.account.accountId)).name;
       expect(sent.map((m) => m.text)).toEqual([text.replace('{{company_name}}', name)]);

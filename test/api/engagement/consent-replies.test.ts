@@ -175,6 +175,9 @@ describe('the settings: validation and partial changes', () => {
     // A box posted empty restores the default; a box not posted keeps its text.
     expect((await c.post('/console/settings', { ...base, consentReplyLanguage: 'fr', reply_confirmation_de: '' })).status).toBe(303);
     expect((await t.ctx.services.accounts.get(a.accountId)).consentReplyTexts).toEqual({ confirmation: {}, help: { pl: 'Pomoc {{company_name}}' } });
+    // The language not posted: kept.
+    expect((await c.post('/console/settings', base)).status).toBe(303);
+    expect(await t.ctx.services.accounts.get(a.accountId)).toMatchObject({ consentReplyLanguage: 'fr', consentReplyTexts: { confirmation: {}, help: { pl: 'Pomoc {{company_name}}' } } });
     const bad = await c.post('/console/settings', { ...base, consentReplyLanguage: 'fr', reply_help_fr: 'y'.repeat(321) });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('consentReplyTexts.help.fr');

@@ -13,10 +13,11 @@ import { listTimezones } from '../schedule/timezones.js';
 import { formatWindowLines, parseWindowLines } from '../schedule/quiet-hours.js';
 import type { ApiKeysService } from './api-keys.js';
 import { ApiKeysPage } from './api-keys-page.js';
+import { REPLY_KINDS, REPLY_LANGUAGES } from './reply-texts.js';
 import { AccountSettingsSchema, COMPANY_FIELDS, FORM_CONFIRMATION_LIMIT_DEFAULTS, type CompanyField, type CompanyProfile, type FormConfirmationLimitName } from './schemas.js';
 import type { AccountsService } from './service.js';
 import { assertSessionCsrf } from './session-middleware.js';
-import { limitInput, SettingsPage, type SettingsForm } from './settings-page.js';
+import { limitInput, replyInput, SettingsPage, type SettingsForm } from './settings-page.js';
 import { loggedIn } from '../platform/http/logged-in.js';
 
 /*
@@ -174,6 +175,8 @@ export function settingsConsole({ accounts, clock, logger }: SettingsConsoleDeps
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.map((k) => [k, String(account.formConfirmationLimits[k])])) as SettingsForm['formConfirmationLimits'],
       optOutConfirmation: account.optOutConfirmation,
       optOutConfirmationText: account.optOutConfirmationText ?? '',
+      consentReplyLanguage: account.consentReplyLanguage,
+      replyTexts: { confirmation: account.consentReplyTexts.confirmation, help: account.consentReplyTexts.help },
       quietHours: account.quietHours,
       quietHoursWindows: formatWindowLines(account.quietHoursWindows),
     };
@@ -190,6 +193,15 @@ export function settingsConsole({ accounts, clock, logger }: SettingsConsoleDeps
     }
     // Typed as text; an empty box leaves that limit as it is, anything that is no whole number is refused by the schema.
     const formConfirmationLimits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, field(req, limitInput(k)).trim()])) as SettingsForm['formConfirmationLimits'];
+    // The reply texts the page posted (a language's box that is not in the body leaves that text as it is).
+    const posted = (name: string) => typeof (req.body as Record<string, unknown> | undefined)?.[name] === 'string';
+    const replyTexts: SettingsForm['replyTexts'] = { confirmation: {}, help: {} };
+    for (const kind of REPLY_KINDS) {
+      for (const lang of REPLY_LANGUAGES) {
+        const name = replyInput(kind, lang);
+        if (name !== 'optOutConfirmationText' && posted(name)) replyTexts[kind][lang] = field(req, name).trim();
+      }
+    }
     const form: SettingsForm = {
       name: field(req, 'name').trim(),
       timezone: field(req, 'timezone').trim(),
@@ -199,6 +211,8 @@ export function settingsConsole({ accounts, clock, logger }: SettingsConsoleDeps
       formConfirmationLimits,
       optOutConfirmation: field(req, 'optOutConfirmation') === 'on',
       optOutConfirmationText: field(req, 'optOutConfirmationText').trim(),
+      consentReplyLanguage: field(req, 'consentReplyLanguage').trim() || 'en',
+      replyTexts,
       quietHours: field(req, 'quietHours') === 'on',
       quietHoursWindows: field(req, 'quietHoursWindows').trim(),
     };
@@ -212,6 +226,9 @@ export function settingsConsole({ accounts, clock, logger }: SettingsConsoleDeps
       formConfirmationLimits: Object.fromEntries(LIMIT_NAMES.flatMap((k) => (formConfirmationLimits[k] === '' ? [] : [[k, Number(formConfirmationLimits[k])]]))),
       optOutConfirmation: form.optOutConfirmation,
       optOutConfirmationText: form.optOutConfirmationText === '' ? null : form.optOutConfirmationText,
+      // Not posted: kept, like a reply text's box.
+      consentReplyLanguage: posted('consentReplyLanguage') ? form.consentReplyLanguage : undefined,
+      consentReplyTexts: Object.fromEntries(REPLY_KINDS.map((k) => [k, Object.fromEntries(Object.entries(replyTexts[k]).map(([l, v]) => [l, v === '' ? null : v]))])),
       quietHours: form.quietHours,
       quietHoursWindows: windows.windows,
     });

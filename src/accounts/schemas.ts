@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { COMPANY_MERGE_FIELDS } from '../merge/fields.js';
 import { windowFromSpec, type WindowSpec } from '../schedule/quiet-hours.js';
 import { isValidIanaZone } from './timezone.js';
+import { REPLY_DEFAULTS, REPLY_KINDS, REPLY_LANGUAGES, REPLY_TEXT_MAX, type ConsentReplyTexts, type ReplyKind, type ReplyLanguage } from './reply-texts.js';
 
 /** The company merge fields of spec §2.13, kept per account (the list lives with the merge engine). */
 export const COMPANY_FIELDS = COMPANY_MERGE_FIELDS;
@@ -32,8 +33,28 @@ export type FormConfirmationLimitName = keyof typeof FORM_CONFIRMATION_LIMIT_DEF
 export type FormConfirmationLimits = Record<FormConfirmationLimitName, number>;
 
 /** The confirmation of an opt-out by keyword or chip (issue #28), when the account has not written its own. */
-export const OPT_OUT_CONFIRMATION_DEFAULT = 'You are unsubscribed from {{company_name}}, no more messages. Reply START to resubscribe.';
-export const OPT_OUT_CONFIRMATION_MAX = 320;
+export const OPT_OUT_CONFIRMATION_DEFAULT = REPLY_DEFAULTS.en.confirmation;
+export const OPT_OUT_CONFIRMATION_MAX = REPLY_TEXT_MAX;
+
+const LANGUAGE_LIST = REPLY_LANGUAGES.join(', ');
+
+/** One kind of reply's texts by language code (src/accounts/reply-texts.ts): a text sets it, null or blank: the default. */
+const ReplyTextsByLanguageSchema = z.strictObject(
+  Object.fromEntries(REPLY_LANGUAGES.map((l) => [l, z.string().trim().max(REPLY_TEXT_MAX).nullable().optional()])) as Record<ReplyLanguage, z.ZodOptional<z.ZodNullable<z.ZodString>>>,
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `Unknown language ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}: use one of ${LANGUAGE_LIST}` : undefined) },
+);
+
+/**
+ * The account's own confirmation and HELP texts per language (issue #42). A partial change keeps the languages it does
+ * not name. confirmation.en is the same setting as optOutConfirmationText.
+ */
+export const ConsentReplyTextsSchema = z.strictObject(
+  Object.fromEntries(REPLY_KINDS.map((k) => [k, ReplyTextsByLanguageSchema.optional()])) as Record<ReplyKind, z.ZodOptional<typeof ReplyTextsByLanguageSchema>>,
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `Unknown reply ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}: use confirmation or help` : undefined) },
+);
+export type ConsentReplyTextsInput = z.infer<typeof ConsentReplyTextsSchema>;
+
+export const ReplyLanguageSchema = z.enum(REPLY_LANGUAGES, { error: `must be one of ${LANGUAGE_LIST}` });
 
 /** Countries an account may override a quiet-hours window for, at most. */
 export const QUIET_HOURS_OVERRIDES_MAX = 60;
@@ -68,12 +89,24 @@ export const AccountSettingsSchema = z
     optOutConfirmation: z.boolean().optional(),
     /** The confirmation's text ({{company_name}} is replaced); null or blank: the default text. */
     optOutConfirmationText: z.string().trim().max(OPT_OUT_CONFIRMATION_MAX).nullable().optional(),
+    /** The language of replies to English words and to the sender's own words (default en); null: en. */
+    consentReplyLanguage: ReplyLanguageSchema.nullable().optional(),
+    /** The account's own confirmation and HELP texts per language; see ConsentReplyTextsSchema. */
+    consentReplyTexts: ConsentReplyTextsSchema.optional(),
     /** Quiet hours (default off): marketing messages wait for the recipient's local sending window. */
     quietHours: z.boolean().optional(),
     /** Per-country window overrides; replaces the whole set; null or {}: the defaults. */
     quietHoursWindows: QuietHoursWindowsSchema.nullable().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    // One setting under two names: both given must agree.
+    const en = s.consentReplyTexts?.confirmation?.en;
+    const blank = (v: string | null | undefined) => (v === '' ? null : v);
+    if (en !== undefined && s.optOutConfirmationText !== undefined && blank(en) !== blank(s.optOutConfirmationText)) {
+      ctx.addIssue({ code: 'custom', path: ['consentReplyTexts', 'confirmation', 'en'], message: 'is optOutConfirmationText under another name; give one of them, or both the same' });
+    }
+  });
 export type AccountSettingsInput = z.infer<typeof AccountSettingsSchema>;
 
 export interface Account {
@@ -89,6 +122,10 @@ export interface Account {
   optOutConfirmation: boolean;
   /** The account's own confirmation text; null: OPT_OUT_CONFIRMATION_DEFAULT. */
   optOutConfirmationText: string | null;
+  /** The language of replies to English words and the sender's own words (default en). */
+  consentReplyLanguage: ReplyLanguage;
+  /** The account's own reply texts per language (confirmation.en is optOutConfirmationText); a language missing: its default. */
+  consentReplyTexts: ConsentReplyTexts;
   /** Quiet hours on: marketing messages outside the recipient's local window are deferred to its opening. */
   quietHours: boolean;
   /** The account's per-country window overrides (empty: the defaults of src/schedule/quiet-hours.ts). */

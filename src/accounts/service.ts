@@ -3,6 +3,7 @@ import type { BillingService } from '../billing/service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
+import { lockForTransaction } from '../platform/db/locks.js';
 import { fromBool, parseJson, toBool } from '../platform/db/sql.js';
 import type { Selectable, Updateable } from 'kysely';
 import type { AccountsTable } from './tables.js';
@@ -13,6 +14,7 @@ import { parseOrThrow } from '../platform/validation.js';
 import { AccountSettingsSchema, FORM_CONFIRMATION_LIMIT_DEFAULTS, type Account, type AccountSettingsInput, type CompanyProfile } from './schemas.js';
 import { isValidIanaZone } from './timezone.js';
 import type { WindowSpec } from '../schedule/quiet-hours.js';
+import { readReplyTexts, replyLanguageOf, REPLY_KINDS, REPLY_LANGUAGES, type ConsentReplyTexts } from './reply-texts.js';
 
 export interface CreateAccountInput {
   name: string;
@@ -40,11 +42,20 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   },
   optOutConfirmation: toBool(row.opt_out_confirmation),
   optOutConfirmationText: row.opt_out_confirmation_text,
+  consentReplyLanguage: replyLanguageOf(row.consent_reply_language),
+  consentReplyTexts: replyTextsOf(row),
   quietHours: toBool(row.quiet_hours),
   quietHoursWindows: parseJson<Record<string, WindowSpec>>(row.quiet_hours_windows, {}),
   active: toBool(row.active),
   createdAt: toIso(row.created_at)!,
 });
+
+/** The account's own reply texts, the English confirmation (opt_out_confirmation_text) among them. */
+function replyTextsOf(row: Pick<Selectable<AccountsTable>, 'consent_reply_texts' | 'opt_out_confirmation_text'>): ConsentReplyTexts {
+  const stored = readReplyTexts(row.consent_reply_texts);
+  const { en: _ignored, ...confirmation } = stored.confirmation;
+  return { confirmation: row.opt_out_confirmation_text ? { en: row.opt_out_confirmation_text, ...confirmation } : confirmation, help: stored.help };
+}
 
 export interface AccountsDeps {
   db: Db;
@@ -78,6 +89,8 @@ export class AccountsService {
       opt_out_confirmation_text: null,
       quiet_hours: 0,
       quiet_hours_windows: null,
+      consent_reply_language: null,
+      consent_reply_texts: null,
     };
     // The balance starts at 0 and the starting credits are a ledger entry, in the same transaction.
     const write = async (t: DbOrTx) => {
@@ -121,15 +134,44 @@ export class AccountsService {
     if (limits?.perAccountPerDay !== undefined) patch.form_confirmations_account_day = limits.perAccountPerDay;
     if (input.optOutConfirmation !== undefined) patch.opt_out_confirmation = fromBool(input.optOutConfirmation);
     if (input.optOutConfirmationText !== undefined) patch.opt_out_confirmation_text = input.optOutConfirmationText === null || input.optOutConfirmationText === '' ? null : input.optOutConfirmationText;
+    if (input.consentReplyLanguage !== undefined) patch.consent_reply_language = input.consentReplyLanguage === null || input.consentReplyLanguage === 'en' ? null : input.consentReplyLanguage;
     if (input.quietHours !== undefined) patch.quiet_hours = fromBool(input.quietHours);
     if (input.quietHoursWindows !== undefined) {
       const w = input.quietHoursWindows;
       patch.quiet_hours_windows = w === null || Object.keys(w).length === 0 ? null : JSON.stringify(Object.fromEntries(Object.keys(w).sort().map((k) => [k, w[k]!])));
     }
-    if (Object.keys(patch).length > 0) {
-      const res = await this.d.db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) throw notFound('Account');
-    }
+    const texts = input.consentReplyTexts;
+    const write = async (t: DbOrTx) => {
+      if (texts !== undefined) {
+        // Per language: a text sets it, null or blank removes it, a language not named keeps its text.
+        await lockForTransaction(t, 'accountReplyTexts', [id]);
+        const row = await t.selectFrom('accounts').select('consent_reply_texts').where('id', '=', id).executeTakeFirst();
+        if (!row) throw notFound('Account');
+        const next = readReplyTexts(row.consent_reply_texts);
+        const merged: Record<string, Record<string, string>> = {};
+        for (const kind of REPLY_KINDS) {
+          const own: Record<string, string> = { ...next[kind] };
+          if (kind === 'confirmation') delete own.en;
+          for (const lang of REPLY_LANGUAGES) {
+            const v = texts[kind]?.[lang];
+            if (v === undefined) continue;
+            // The English confirmation is opt_out_confirmation_text (issue #28's setting, same meaning).
+            if (kind === 'confirmation' && lang === 'en') patch.opt_out_confirmation_text = v === null || v === '' ? null : v;
+            else if (v === null || v === '') delete own[lang];
+            else own[lang] = v;
+          }
+          merged[kind] = Object.fromEntries(REPLY_LANGUAGES.filter((l) => own[l] !== undefined).map((l) => [l, own[l]!]));
+        }
+        patch.consent_reply_texts = Object.keys(merged.confirmation!).length + Object.keys(merged.help!).length === 0 ? null : JSON.stringify(merged);
+      }
+      if (Object.keys(patch).length > 0) {
+        const res = await t.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) throw notFound('Account');
+      }
+    };
+    // Read, merge and write in one transaction, so two changes of different languages both stay.
+    if (texts !== undefined) await inTransaction(this.d.db, write);
+    else await write(this.d.db);
     return this.get(id);
   }
 

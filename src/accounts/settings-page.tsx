@@ -1,6 +1,7 @@
 import { PostForm } from '../../preview-pages/layout.js';
 import { FORM_CONFIRMATION_LIMIT_DEFAULTS, FORM_CONFIRMATION_LIMIT_MAX, OPT_OUT_CONFIRMATION_DEFAULT, OPT_OUT_CONFIRMATION_MAX, type CompanyField, type FormConfirmationLimitName } from './schemas.js';
 import { ConsoleFrame, type ConsoleUser } from '../../preview-pages/console/frame.js';
+import { REPLY_DEFAULTS, REPLY_KINDS, REPLY_LANGUAGE_NAMES, REPLY_LANGUAGES, REPLY_TEXT_MAX, type ReplyKind, type ReplyLanguage } from './reply-texts.js';
 
 export interface SettingsForm {
   name: string;
@@ -13,6 +14,10 @@ export interface SettingsForm {
   optOutConfirmation: boolean;
   /** Empty: the default text. */
   optOutConfirmationText: string;
+  /** The language of replies to English words and the sender's own words (en, de, …). */
+  consentReplyLanguage: string;
+  /** The account's own reply texts as typed, by kind and language (empty: the default); the English confirmation is optOutConfirmationText. */
+  replyTexts: Record<ReplyKind, Partial<Record<ReplyLanguage, string>>>;
   quietHours: boolean;
   /** Per-country window overrides as typed, one a line: `DE 09:00-20:00`, `FR 08:00-20:00 Mon-Sat`. */
   quietHoursWindows: string;
@@ -20,6 +25,11 @@ export interface SettingsForm {
 
 /** The name of a limit's input: formPerFormPerHour, … */
 export const limitInput = (name: FormConfirmationLimitName): string => `form${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+/** The name of a reply text's input: reply_confirmation_de, reply_help_fr, … (the English confirmation is optOutConfirmationText). */
+export const replyInput = (kind: ReplyKind, lang: ReplyLanguage): string => (kind === 'confirmation' && lang === 'en' ? 'optOutConfirmationText' : `reply_${kind}_${lang}`);
+
+const REPLY_LABELS: Readonly<Record<ReplyKind, string>> = { confirmation: 'Opt-out confirmation', help: 'HELP answer' };
 
 const LIMIT_LABELS: ReadonlyArray<[FormConfirmationLimitName, string]> = [
   ['perFormPerHour', 'Per form, per hour'],
@@ -142,10 +152,57 @@ export function SettingsPage({ user, accountName, form, timezones, companyFields
             </span>
           </label>
           <label>
-            Confirmation text
+            Confirmation text (English)
             <textarea name="optOutConfirmationText" maxlength={OPT_OUT_CONFIRMATION_MAX} rows={2} placeholder={OPT_OUT_CONFIRMATION_DEFAULT}>{form.optOutConfirmationText}</textarea>
             <span class="hint">Leave empty for the default: {OPT_OUT_CONFIRMATION_DEFAULT}</span>
           </label>
+        </section>
+
+        <section class="card stack" id="consent-replies">
+          <h2>Replies in the person's language</h2>
+          <p class="muted small">
+            The opt-out confirmation and the answer to HELP are written in the language of the word the person sent: ARRÊT gets
+            the French confirmation, HILFE the German answer. A word of two languages (STOPPEN, PARAR) takes the language of the
+            person's country. English words such as STOP, and the sender's own words, get the language chosen here. Each
+            language has a default (shown greyed in its box); write your own to replace it. In your text{' '}
+            {'{{company_name}}'} is the company name, {'{{company_contacts}}'} its phone, e-mail and website, and{' '}
+            {'{{stop_keyword}}'} the sender's opt-out keyword.
+          </p>
+          <label>
+            Language of replies to STOP, HELP and the sender's own words
+            <select name="consentReplyLanguage">
+              {REPLY_LANGUAGES.map((l) => (
+                <option value={l} selected={l === form.consentReplyLanguage}>
+                  {REPLY_LANGUAGE_NAMES[l]}
+                </option>
+              ))}
+            </select>
+          </label>
+          {REPLY_LANGUAGES.map((lang) => {
+            const own = REPLY_KINDS.some((k) => (k === 'confirmation' && lang === 'en' ? form.optOutConfirmationText : form.replyTexts[k][lang]));
+            return (
+              <details class="reply-texts" open={own} data-lang={lang}>
+                <summary>
+                  {REPLY_LANGUAGE_NAMES[lang]}
+                  {own ? ' — your own text' : ''}
+                </summary>
+                <div class="field-grid">
+                  {REPLY_KINDS.map((kind) =>
+                    kind === 'confirmation' && lang === 'en' ? (
+                      <p class="muted small">The English confirmation is the confirmation text above.</p>
+                    ) : (
+                      <label>
+                        {REPLY_LABELS[kind]} ({REPLY_LANGUAGE_NAMES[lang]})
+                        <textarea name={replyInput(kind, lang)} lang={lang} maxlength={REPLY_TEXT_MAX} rows={3} placeholder={kind === 'confirmation' ? REPLY_DEFAULTS[lang].confirmation : REPLY_DEFAULTS[lang].help}>
+                          {form.replyTexts[kind][lang] ?? ''}
+                        </textarea>
+                      </label>
+                    ),
+                  )}
+                </div>
+              </details>
+            );
+          })}
         </section>
 
         <section class="card" id="quiet-hours">

@@ -34,6 +34,10 @@ export interface AccountsTable {
   quiet_hours: ColumnType<number, number | undefined, number>;
   /** JSON object of per-country window overrides (`{"DE": {"start": "09:00", "end": "20:00", "days": [1,…]}}`); null: none (migration 029). */
   quiet_hours_windows: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The language of replies to English words and the sender's own words (en, de, …; migration 038); null: en. */
+  consent_reply_language: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON `{"confirmation": {"de": "…"}, "help": {"fr": "…"}}`: the account's own reply texts by language; null: none (migration 038). */
+  consent_reply_texts: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PricesTable {

@@ -66,7 +66,8 @@ export type MigrationArea = keyof typeof MIGRATION_PARTS;
  * 032 a sender's own consent words, 033 instances and their heartbeats (who holds a claim), 034 messages without
  * per-row foreign-key checks on PostgreSQL (statement triggers follow a deleted account or job), 035 `status` out of the
  * messages indexes on jobs and contacts, 036 consent reviews (and whether a message is transactional), 037 the consent
- * record by contact (a deleted contact's id still finds it).
+ * record by contact (a deleted contact's id still finds it), 038 consent replies in the word's language (account
+ * settings).
  *
  * To add one (docs/storage.md "Migrations"): a file `NNN_name.ts` in each owning area's `migrations/` folder, listed
  * in that folder's index.ts, and a line here; test/unit/migration-parts.test.ts holds the same list and fails until it
@@ -109,6 +110,7 @@ export const MIGRATION_ORDER: Readonly<Record<string, readonly MigrationArea[]>>
   '035_messages_status_out_of_indexes': ['messaging'],
   '036_consent_reviews': ['suppression', 'messaging'],
   '037_consent_events_by_contact': ['suppression'],
+  '038_consent_reply_texts': ['accounts'],
 };
 
 /** This version's migrations, one Kysely migration per name, for openDatabase and the copy to PostgreSQL. */

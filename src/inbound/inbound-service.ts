@@ -18,7 +18,8 @@ import type { ConsentReviews } from '../suppression/reviews.js';
 import type { SystemText } from '../messaging/send-service.js';
 import { recordReceivedMessage } from '../messaging/received.js';
 import { classifyConsent, readSenderWords } from './consent-words.js';
-import { OPT_OUT_CONFIRMATION_DEFAULT } from '../accounts/schemas.js';
+import { readReplyTexts, replyLanguageOf, replyText } from '../accounts/reply-texts.js';
+import { replyLanguage } from './consent-language.js';
 
 /** The senders table's row (owned by src/senders/, read here through the database's type: no import of a higher area). */
 type SendersTable = Database['senders'];
@@ -53,12 +54,6 @@ export interface InboundDeps {
 export interface SystemReplies {
   queueSystemText(tx: Tx, m: SystemText): Promise<string>;
   handOver(messageId: string): Promise<unknown>;
-}
-
-/** The account's company details in a HELP answer: "Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe." */
-export function helpText(companyName: string, profile: Record<string, string | undefined>, trigger: string): string {
-  const contacts = [profile.company_phone, profile.company_email, profile.company_website].map((v) => v?.trim()).filter((v): v is string => !!v);
-  return `${companyName}${contacts.length ? `: help at ${contacts.join(', ')}` : ''}. Reply ${trigger} to unsubscribe.`;
 }
 
 /**
@@ -141,7 +136,7 @@ export class InboundService implements InboundHandler {
         if (!out.alreadyOptedOut && this.d.replies) {
           const account = await this.company(tx, accountId);
           if (account.opt_out_confirmation === 1) {
-            const body = (account.opt_out_confirmation_text ?? OPT_OUT_CONFIRMATION_DEFAULT).replace(/\{\{\s*company_name\s*\}\}/g, account.companyName);
+            const body = replyText('confirmation', replyLanguage(intent.word, n.country, account.replyLanguage), account, sender.stop_keyword);
             replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'opt-out-confirmation', at: e.at }));
           }
         }
@@ -152,7 +147,7 @@ export class InboundService implements InboundHandler {
         await this.d.optOuts.optIn(tx, { accountId, phone: n.digits, keyword: intent.word, receivedText: text, senderId: sender.id, messageId: row.id, at: e.at });
       } else if (intent?.kind === 'help' && this.d.replies && (await this.mayAnswerHelp(tx, accountId, sender.id, n.digits, e.at))) {
         const account = await this.company(tx, accountId);
-        const body = helpText(account.companyName, account.profile, sender.stop_keyword);
+        const body = replyText('help', replyLanguage(intent.word, n.country, account.replyLanguage), account, sender.stop_keyword);
         replies.push(await this.d.replies.queueSystemText(tx, { accountId, sender, phone: n.digits, country: n.country, contactId: contact.id, text: body, kind: 'help-reply', at: e.at }));
       }
 
@@ -245,11 +240,27 @@ export class InboundService implements InboundHandler {
     return ok;
   }
 
-  /** The account's company details and opt-out confirmation setting (company_name, else the account's name). */
+  /**
+   * The account's company details, opt-out confirmation setting and reply texts (src/accounts/reply-texts.ts: replyText
+   * takes what this returns; company_name, else the account's name).
+   */
   private async company(tx: Tx, accountId: string) {
-    const a = await tx.selectFrom('accounts').select(['name', 'company_profile', 'opt_out_confirmation', 'opt_out_confirmation_text']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const a = await tx
+      .selectFrom('accounts')
+      .select(['name', 'company_profile', 'opt_out_confirmation', 'opt_out_confirmation_text', 'consent_reply_language', 'consent_reply_texts'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     const profile = parseJson<Record<string, string | undefined>>(a.company_profile, {});
-    return { ...a, opt_out_confirmation: Number(a.opt_out_confirmation), profile, companyName: profile.company_name?.trim() || a.name };
+    return {
+      ...a,
+      opt_out_confirmation: Number(a.opt_out_confirmation),
+      profile,
+      companyName: profile.company_name?.trim() || a.name,
+      companyProfile: profile,
+      optOutConfirmationText: a.opt_out_confirmation_text,
+      consentReplyTexts: readReplyTexts(a.consent_reply_texts),
+      replyLanguage: replyLanguageOf(a.consent_reply_language),
+    };
   }
 
   private async record(tx: Tx, row: InteractionsTable, contact: EngagementContact): Promise<void> {

@@ -49,6 +49,7 @@ const EXPECTED: Record<string, string[]> = {
   '035_messages_status_out_of_indexes': ['messaging'],
   '036_consent_reviews': ['suppression', 'messaging'],
   '037_consent_events_by_contact': ['suppression'],
+  '038_consent_reply_texts': ['accounts'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

@@ -6,6 +6,7 @@ import * as m024 from './024_login_devices.js';
 import * as m025 from './025_form_confirmation_limits.js';
 import * as m027 from './027_opt_out_confirmation.js';
 import * as m029 from './029_quiet_hours.js';
+import * as m038 from './038_consent_reply_texts.js';
 
 /**
  * The accounts area's parts of the numbered migrations: the statements on its own tables, by the migration's global
@@ -20,4 +21,5 @@ export const migrationParts: MigrationParts = {
   '025_form_confirmation_limits': m025,
   '027_opt_out_confirmation': m027,
   '029_quiet_hours': m029,
+  '038_consent_reply_texts': m038,
 };

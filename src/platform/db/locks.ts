@@ -27,6 +27,8 @@ export const LOCK_SPACES = {
   formConfirmationCaps: 27_001,
   /** Consent reviews: `<account>|<phone>`, around finding the number's open review and opening or closing one (issue #42). */
   consentReview: 42_001,
+  /** Account settings: `<account>`, around merging the account's reply texts per language (issue #42, its replies' part). */
+  accountReplyTexts: 42_201,
 } as const;
 
 export type LockSpace = keyof typeof LOCK_SPACES;

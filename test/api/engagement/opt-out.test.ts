@@ -165,6 +165,12 @@ describe('opt-out words of every language, short stop sentences, START and HELP 
   it('HELP (and its equivalents) is answered with the company’s details through the same sender, free, in the log', async () => {
     await t.ctx.services.accounts.updateSettings(t.account.accountId, { companyProfile: { company_name: 'Demo Company', company_phone: '+49 30 1234567', company_email: 'help@example.com', company_website: 'https://example.com' } });
     const before = await credits();
+    // In the word's language (issue #42): test/api/engagement/consent-replies.test.ts has the rest.
+    const answers: Record<string, string> = {
+      HELP: 'Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe.',
+      Hilfe: 'Demo Company: Hilfe unter +49 30 1234567, help@example.com, https://example.com. Antworten Sie STOPP, um sich abzumelden.',
+      aide: 'Aide Demo Company : +49 30 1234567, help@example.com, https://example.com. Répondez STOP pour vous désinscrire.',
+    };
     for (const w of ['HELP', 'Hilfe', 'aide']) {
       const p = await fresh();
       const spent = await credits();
@@ -172,7 +178,7 @@ describe('opt-out words of every language, short stop sentences, START and HELP 
       const out = await t.ctx.db.selectFrom('messages').selectAll().where('phone', '=', p.slice(1)).where('direction', '=', 'OUTBOUND').where('campaign_name', '=', 'help-reply').execute();
       expect(out, w).toHaveLength(1);
       expect(out[0]).toMatchObject({
-        text: 'Demo Company: help at +49 30 1234567, help@example.com, https://example.com. Reply STOP to unsubscribe.',
+        text: answers[w],
         sendername_id: t.account.senders.rcs,
         source: 'SYSTEM',
         credits_cost_milli: 0,
@@ -238,7 +244,8 @@ describe('one confirmation per opt-out (issue #28)', () => {
       const p = num(901);
       expect((await t.api('POST', '/api/rcs/send', text(p))).status).toBe(200);
       clock.advance(1_000);
-      await t.reply(p, t.account.senders.rcs, 'Stopp');
+      // The account's text is the English one: STOP gets it (Stopp would get the German default, issue #42).
+      await t.reply(p, t.account.senders.rcs, 'STOP');
       expect((await confirmations(p)).map((m) => m.text)).toEqual(['Abgemeldet bei Demo Company. START für neue Nachrichten.']);
       await t.ctx.services.accounts.updateSettings(t.account.accountId, { optOutConfirmation: false });
       const q = num(902);

@@ -106,6 +106,7 @@ export const MIGRATION_ORDER: Readonly<Record<string, readonly MigrationArea[]>>
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
   '034_messages_follow_by_trigger': ['messaging'],
   '035_messages_status_out_of_indexes': ['messaging'],
+  '036_budget_holds': ['billing'],
 };
 
 /** This version's migrations, one Kysely migration per name, for openDatabase and the copy to PostgreSQL. */

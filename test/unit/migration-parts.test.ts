@@ -47,6 +47,7 @@ const EXPECTED: Record<string, string[]> = {
   '033_instance_heartbeats': ['platform', 'messaging', 'webhooks'],
   '034_messages_follow_by_trigger': ['messaging'],
   '035_messages_status_out_of_indexes': ['messaging'],
+  '036_budget_holds': ['billing'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

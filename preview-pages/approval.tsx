@@ -54,7 +54,7 @@ export interface ApprovalPageProps {
   campaignName: string | null;
   credits: number;
   /** The daily budget of the credential that made the preview, when it has one (issue #29). */
-  budget?: { label: string; dailyCredits: number; usedToday: number; resetsAt: string; wouldPass: boolean } | null | undefined;
+  budget?: { label: string; dailyCredits: number; usedToday: number; heldByOthers: number; resetsAt: string; wouldPass: boolean } | null | undefined;
   warnings: { path: string; code: string; message: string }[];
   templateGroups: { id: string; name: string }[];
   notice?: string | undefined;
@@ -129,7 +129,8 @@ export function ApprovalPage(p: ApprovalPageProps) {
               <dt>Daily budget</dt>
               <dd data-testid="budget" class="budget-line">
                 This assistant ({p.budget.label}) has used {p.budget.usedToday} of {p.budget.dailyCredits} credits today
-                {p.budget.wouldPass ? '; this send would pass the limit and will be refused' : ''} (resets{' '}
+                {p.budget.heldByOthers > 0 ? `, and other approved previews hold ${p.budget.heldByOthers}` : ''}
+                {p.budget.wouldPass ? '; this send would pass the limit, so it cannot be approved or sent before the reset' : ''} (resets{' '}
                 <time datetime={p.budget.resetsAt}>{utc(p.budget.resetsAt)}</time>).
               </dd>
             </div>

@@ -1,11 +1,16 @@
 import { ErrorNote, Layout, PostForm } from './layout.js';
 
-export function LoginPage({ csrf, next, error, email }: { csrf: string; next: string; error?: string | undefined; email?: string | undefined }) {
+/**
+ * The login form. The code field is optional: left empty, the code is asked on the next page. While
+ * failed attempts slow the form (`slowed`), password and code together still let the person in.
+ */
+export function LoginPage({ csrf, next, error, email, slowed = false }: { csrf: string; next: string; error?: string | undefined; email?: string | undefined; slowed?: boolean }) {
   return (
     <Layout title="Log in">
       <section class="card">
         <h1>Log in</h1>
         <ErrorNote message={error} />
+        {slowed ? <p>If this is your account, enter your password and the code from your authenticator app together: with both you can log in now.</p> : null}
         <PostForm action="/login" class="stack" csrf={csrf}>
           <input type="hidden" name="next" value={next} />
           <label>
@@ -15,6 +20,10 @@ export function LoginPage({ csrf, next, error, email }: { csrf: string; next: st
           <label>
             Password
             <input type="password" name="password" autocomplete="current-password" required />
+          </label>
+          <label>
+            Code from your authenticator app {slowed ? null : <span class="muted">(optional: asked next if left empty)</span>}
+            <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength={7} />
           </label>
           <button type="submit">Continue</button>
         </PostForm>

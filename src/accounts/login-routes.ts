@@ -29,7 +29,14 @@ export function loginRoutes({ sessions, login, config }: { sessions: SessionsSer
       csrf = randomToken(24);
       setCookie(res, LOGIN_CSRF_COOKIE, csrf, { secure });
     }
-    sendPage(res, h(LoginPage, { csrf, next: safeNext(req.query.next ?? field(req, 'next')), error, email: field(req, 'email') || undefined }), status);
+    sendPage(res, h(LoginPage, { csrf, next: safeNext(req.query.next ?? field(req, 'next')), error, email: field(req, 'email') || undefined, slowed: status === 429 }), status);
+  };
+
+  /** Both factors passed: the full session, the known-device cookie, and the login form's CSRF cookie gone. */
+  const finishLogin = (res: Response, full: { cookie: string }, device: string) => {
+    setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: config.sessionTtlMs });
+    setCookie(res, DEVICE_COOKIE, device, { secure, maxAgeMs: KNOWN_DEVICE_TTL_MS, path: DEVICE_COOKIE_PATH });
+    clearCookie(res, LOGIN_CSRF_COOKIE, secure);
   };
 
   router.get('/login', (req, res) => {
@@ -43,9 +50,16 @@ export function loginRoutes({ sessions, login, config }: { sessions: SessionsSer
     if (!cookie || !token || !safeEqual(cookie, token)) {
       return showLogin(req, res, 403, 'The form has expired. Please try again.');
     }
+    // The code is optional here: given with the password, the login finishes in one step, and it is
+    // the one way in while strangers' failures slow this email (login.ts, issue #42).
+    const code = field(req, 'code').trim();
     try {
-      const { userId, accountId } = await login.checkPassword(field(req, 'email'), field(req, 'password'), req.ip ?? 'unknown', readCookie(req, DEVICE_COOKIE));
+      const { userId, accountId, deviceToken } = await login.checkPassword(field(req, 'email'), field(req, 'password'), req.ip ?? 'unknown', readCookie(req, DEVICE_COOKIE), code === '' ? undefined : code);
       await sessions.destroy(readCookie(req, SESSION_COOKIE));
+      if (deviceToken !== undefined) {
+        finishLogin(res, await sessions.create(userId, accountId, true), deviceToken);
+        return res.redirect(303, safeNext(field(req, 'next')));
+      }
       const pending = await sessions.create(userId, accountId, false);
       setCookie(res, SESSION_COOKIE, pending.cookie, { secure });
       res.redirect(303, `/login/totp?next=${encodeURIComponent(safeNext(field(req, 'next')))}`);
@@ -79,10 +93,7 @@ export function loginRoutes({ sessions, login, config }: { sessions: SessionsSer
       for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
       return sendPage(res, h(TotpPage, { csrf: s.csrfToken, next: safeNext(field(req, 'next')), error: err.message }), err.status);
     }
-    const full = await sessions.promote(cookie, s.user.id, s.accountId);
-    setCookie(res, SESSION_COOKIE, full.cookie, { secure, maxAgeMs: config.sessionTtlMs });
-    setCookie(res, DEVICE_COOKIE, device, { secure, maxAgeMs: KNOWN_DEVICE_TTL_MS, path: DEVICE_COOKIE_PATH });
-    clearCookie(res, LOGIN_CSRF_COOKIE, secure);
+    finishLogin(res, await sessions.promote(cookie, s.user.id, s.accountId), device);
     res.redirect(303, safeNext(field(req, 'next')));
   });
 

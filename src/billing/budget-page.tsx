@@ -41,7 +41,7 @@ export function BudgetCell({ budget, usageHref, action, csrf, hidden, name }: { 
             <input type="hidden" name={k} value={v} />
           ))}
           <label>
-            Credits per UTC day
+            Credits per day (the account's time zone)
             <input name="dailyCredits" inputMode="decimal" placeholder="no limit" value={budget.dailyCredits === null ? '' : String(budget.dailyCredits)} aria-describedby="limits-hint" />
           </label>
           <label>
@@ -62,7 +62,7 @@ export function LimitsHint() {
   return (
     <p class="muted small" id="limits-hint">
       Limits hold for every send and preview of the credential, on MCP and REST: a send that would pass the day's credits or reach more recipients is
-      refused with BUDGET_EXCEEDED. The day is the UTC day; refunds of failed messages do not give budget back. Leave a field empty for no limit.
+      refused with BUDGET_EXCEEDED. The day is the account's day (its time zone); an approved preview holds its credits until it is sent, rejected or expires; refunds of failed messages do not give budget back. Leave a field empty for no limit.
     </p>
   );
 }
@@ -78,7 +78,7 @@ export interface UsagePageProps {
   days: readonly DailyUsage[];
 }
 
-/** One credential's last 30 days: credits charged and messages accepted per UTC day, on the Credits chart. */
+/** One credential's last 30 days: credits charged and messages accepted per day of the account's zone, on the Credits chart. */
 export function UsagePage({ user, accountName, active, label, backHref, budget, days }: UsagePageProps) {
   return (
     <ConsoleFrame user={user} accountName={accountName} active={active} title={`Usage of ${label}`}>
@@ -86,6 +86,7 @@ export function UsagePage({ user, accountName, active, label, backHref, budget, 
         <h1>Usage of {label}</h1>
         <p>
           {limitsText(budget)}. Today: {budget.dailyCredits !== null ? `${n(budget.creditsUsedToday)} of ${n(budget.dailyCredits)} credits` : `${n(budget.creditsUsedToday)} credits`}, {messages(budget.messagesToday)}
+          {budget.dailyCredits !== null && budget.creditsHeld > 0 ? `, ${n(budget.creditsHeld)} held by approved previews` : ''}
           {budget.dailyCredits !== null ? ` (resets ${budget.resetsAt.replace('T', ' ').slice(0, 16)} UTC)` : ''}.
         </p>
         <p class="muted">

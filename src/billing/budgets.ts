@@ -1,13 +1,17 @@
 /**
- * Budgets per credential (issue #29): an API key or a connected OAuth app may carry two limits, credits per UTC
- * day and recipients per send. A send (and the dry run of its preview) is charged against its credential's
- * counter for the day in the transaction that debits the account (SendService.persist → chargeBudget), by one
- * conditional upsert: on PostgreSQL the counter row stays locked until that transaction ends and the condition
- * is evaluated on its latest version, so sends through any number of instances cannot pass the last credit
- * together. Refunds of failed or cancelled messages give credits back to the account, not budget back to the
- * credential (docs/decisions.md "Budgets per credential").
+ * Budgets per credential (issue #29, #42): an API key or a connected OAuth app may carry two limits, credits per
+ * day of the account's time zone and recipients per send. A send (and the dry run of its preview) is charged
+ * against its credential's counter for the day in the transaction that debits the account (SendService.persist →
+ * chargeBudget); a person's approval of a preview holds the preview's credits against the same budget
+ * (holdBudget) until it is sent, rejected or expires, so what is approved can go. Both first lock the day's
+ * counter row (an upsert: on PostgreSQL the row stays locked until the transaction ends), then read the day's
+ * spend and the live holds with fresh statements, then write: approvals and sends through any number of
+ * instances are serialised per credential and cannot pass the last credit together. Refunds of failed or
+ * cancelled messages give credits back to the account, not budget back to the credential (docs/decisions.md
+ * "Budgets per credential", "Budgets: the account's day, holds of approved previews").
  */
 import { sql } from 'kysely';
+import { DateTime } from 'luxon';
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { AppError, notFound } from '../platform/errors.js';
@@ -21,10 +25,23 @@ export const MAX_RECIPIENTS_LIMIT = 10_000;
 /** A daily budget above this is a typo, not a budget. */
 export const MAX_DAILY_CREDITS = 1_000_000_000;
 
-/** The UTC day number of an instant (what credential_spend.day holds). */
-export const utcDay = (ms: number): number => Math.floor(ms / DAY_MS);
-/** The next 00:00 UTC after `ms`: when the daily budget resets. */
-export const nextUtcMidnight = (ms: number): number => (utcDay(ms) + 1) * DAY_MS;
+/** The instant in the account's zone (UTC when the zone is unknown to the runtime). */
+const inZone = (ms: number, zone: string): DateTime => {
+  const d = DateTime.fromMillis(ms, { zone });
+  return d.isValid ? d : DateTime.fromMillis(ms, { zone: 'utc' });
+};
+/**
+ * The account-local calendar date of an instant as a day number, days from 1970-01-01 to that date (what
+ * credential_spend.day holds): the budget's day is the account's day.
+ */
+export const localDay = (ms: number, zone: string): number => {
+  const d = inZone(ms, zone);
+  return Math.floor(Date.UTC(d.year, d.month - 1, d.day) / DAY_MS);
+};
+/** The next local midnight after `ms` in the account's zone (DST-aware): when the daily budget resets. */
+export const nextLocalMidnight = (ms: number, zone: string): number => inZone(ms, zone).startOf('day').plus({ days: 1 }).toMillis();
+/** A day number as its date (YYYY-MM-DD). */
+const dayDate = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The credential a send is charged to: an API key (`key_…`) or an OAuth client (its client_id). */
 export interface Spender {
@@ -42,7 +59,7 @@ export function spenderOf(principal: Principal): Spender | undefined {
 }
 
 export interface CredentialLimits {
-  /** Credits per UTC day; null: no limit. */
+  /** Credits per day of the account's time zone; null: no limit. */
   dailyCredits: number | null;
   /** Recipients per send; null: no limit. */
   maxRecipients: number | null;
@@ -52,9 +69,11 @@ export interface CredentialLimits {
 export interface BudgetStatus extends CredentialLimits {
   creditsUsedToday: number;
   messagesToday: number;
-  /** dailyCredits − used (never below 0); null without a daily limit. */
+  /** Credits held by approved previews that were not sent yet and have not expired. */
+  creditsHeld: number;
+  /** dailyCredits − used − held (never below 0); null without a daily limit. */
   creditsLeftToday: number | null;
-  /** ISO 8601: the next 00:00 UTC. */
+  /** ISO 8601 UTC: the next midnight of the account's time zone. */
   resetsAt: string;
 }
 
@@ -109,69 +128,151 @@ function exceeded(message: string, extra: Record<string, unknown>, nextStep: str
   return new AppError('BUDGET_EXCEEDED', message, { extra: { ...extra, nextStep } });
 }
 
+/** The account's time zone (accounts.timezone, read only): the budget's day is the account's day. */
+export async function accountZone(db: DbOrTx, accountId: string): Promise<string> {
+  const row = await db.selectFrom('accounts').select('timezone').where('id', '=', accountId).executeTakeFirst();
+  return row?.timezone ?? 'UTC';
+}
+
+interface Charge {
+  accountId: string;
+  spender: Spender;
+  amountMilli: number;
+  recipients: number;
+  /** The account's time zone (accounts.timezone). */
+  zone: string;
+}
+
+function overRecipients(c: Charge, max: number, what: 'send' | 'approve'): AppError {
+  return exceeded(
+    what === 'send'
+      ? `This send goes to ${c.recipients} recipients but ${c.spender.label} may reach at most ${max} per send. Nothing was sent or charged.`
+      : `This preview goes to ${c.recipients} recipients but ${c.spender.label} may reach at most ${max} per send, so it could not be sent. Nothing was approved.`,
+    { limit: 'maxRecipients', maxRecipients: max, recipients: c.recipients, credential: c.spender.label },
+    `Split the recipients into sends of at most ${max}, or ask the user to raise this credential's recipient limit in the console.`,
+  );
+}
+
 /**
- * Charges a send to its credential, in the transaction that debits the account: refuses with 403
- * BUDGET_EXCEEDED when it goes to more recipients than the credential may reach per send or costs more than is
- * left of its credits today; otherwise adds the cost and the messages to today's counter (also for credentials
- * without limits: the console's per-credential chart reads the counters).
+ * Locks the credential's counter row of `day` until the transaction ends (an upsert that changes nothing: on
+ * PostgreSQL the row lock; on SQLite the write lock), so what is read next — the day's spend and the live holds,
+ * each by a statement of its own and so seeing what a transaction that held the lock before committed — cannot
+ * change before this transaction writes.
  */
-export async function chargeBudget(tx: DbOrTx, c: { accountId: string; spender: Spender; amountMilli: number; recipients: number }, now: number): Promise<void> {
-  const row = await tx
-    .selectFrom('credential_limits')
-    .select(['daily_credits_milli', 'max_recipients'])
-    .where('account_id', '=', c.accountId)
-    .where('credential_id', '=', c.spender.id)
-    .executeTakeFirst();
-  const resetsAt = new Date(nextUtcMidnight(now)).toISOString();
-  const max = row?.max_recipients ?? null;
-  if (max !== null && c.recipients > max) {
-    throw exceeded(
-      `This send goes to ${c.recipients} recipients but ${c.spender.label} may reach at most ${max} per send. Nothing was sent or charged.`,
-      { limit: 'maxRecipients', maxRecipients: max, recipients: c.recipients, credential: c.spender.label },
-      `Split the recipients into sends of at most ${max}, or ask the user to raise this credential's recipient limit in the console.`,
-    );
-  }
-  const limit = row?.daily_credits_milli ?? null;
-  const day = utcDay(now);
+async function lockDay(tx: DbOrTx, accountId: string, credentialId: string, day: number): Promise<void> {
   const t = sql.table('credential_spend');
-  const fits = limit === null ? null : sql<boolean>`${t}.spent_milli + ${c.amountMilli} <= ${limit}`;
-  const res =
-    limit !== null && c.amountMilli > limit
-      ? null
-      : await tx
-          .insertInto('credential_spend')
-          .values({ account_id: c.accountId, credential_id: c.spender.id, day, spent_milli: c.amountMilli, messages: c.recipients })
-          .onConflict((oc) => {
-            const update = oc.columns(['account_id', 'credential_id', 'day']).doUpdateSet({
-              spent_milli: sql<number>`${t}.spent_milli + ${c.amountMilli}`,
-              messages: sql<number>`${t}.messages + ${c.recipients}`,
-            });
-            return fits ? update.where(fits) : update;
-          })
-          .executeTakeFirst();
-  if (res && Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) return;
-  const spent = await tx
-    .selectFrom('credential_spend')
-    .select('spent_milli')
-    .where('account_id', '=', c.accountId)
-    .where('credential_id', '=', c.spender.id)
-    .where('day', '=', day)
-    .executeTakeFirst();
-  const used = Number(spent?.spent_milli ?? 0);
-  const left = Math.max(0, (limit ?? 0) - used);
-  throw exceeded(
-    `This send costs ${milliToCredits(c.amountMilli)} credits but ${c.spender.label} has ${milliToCredits(left)} of its ${milliToCredits(limit ?? 0)} credits per day left; the budget resets at ${resetsAt} (00:00 UTC). Nothing was sent or charged.`,
+  await tx
+    .insertInto('credential_spend')
+    .values({ account_id: accountId, credential_id: credentialId, day, spent_milli: 0, messages: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'credential_id', 'day']).doUpdateSet({ spent_milli: sql<number>`${t}.spent_milli` }))
+    .execute();
+}
+
+/** The day's spend and the credits held by live holds of the credential (read after lockDay). */
+async function useOf(tx: DbOrTx, accountId: string, credentialId: string, day: number, now: number): Promise<{ used: number; held: number }> {
+  const [spent, held] = await Promise.all([
+    tx.selectFrom('credential_spend').select('spent_milli').where('account_id', '=', accountId).where('credential_id', '=', credentialId).where('day', '=', day).executeTakeFirst(),
+    tx
+      .selectFrom('budget_holds')
+      .select((eb) => eb.fn.sum<number>('credits_milli').as('milli'))
+      .where('account_id', '=', accountId)
+      .where('credential_id', '=', credentialId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst(),
+  ]);
+  return { used: Number(spent?.spent_milli ?? 0), held: Number(held?.milli ?? 0) };
+}
+
+function overCredits(c: Charge, limit: number, use: { used: number; held: number }, resetsAt: string, what: 'send' | 'approve'): AppError {
+  const left = Math.max(0, limit - use.used - use.held);
+  const heldNote = use.held > 0 ? ` (${milliToCredits(use.held)} of them held by approved previews not sent yet)` : '';
+  const head =
+    what === 'send'
+      ? `This send costs ${milliToCredits(c.amountMilli)} credits but ${c.spender.label} has ${milliToCredits(left)} of its ${milliToCredits(limit)} credits per day left`
+      : `This preview costs ${milliToCredits(c.amountMilli)} credits but ${c.spender.label} has ${milliToCredits(left)} of its ${milliToCredits(limit)} credits per day left`;
+  const tail = what === 'send' ? 'Nothing was sent or charged.' : 'It cannot be approved until then: nothing was approved.';
+  return exceeded(
+    `${head}${heldNote}; the budget resets at ${resetsAt} (midnight in the account's time zone). ${tail}`,
     {
       limit: 'dailyCredits',
-      dailyCredits: milliToCredits(limit ?? 0),
-      creditsUsedToday: milliToCredits(used),
+      dailyCredits: milliToCredits(limit),
+      creditsUsedToday: milliToCredits(use.used),
+      creditsHeld: milliToCredits(use.held),
       creditsLeftToday: milliToCredits(left),
       creditsRequired: milliToCredits(c.amountMilli),
       resetsAt,
       credential: c.spender.label,
     },
-    `Tell the user this credential's daily budget is used up (${milliToCredits(left)} of ${milliToCredits(limit ?? 0)} credits left until ${resetsAt}); send to fewer recipients, wait for the reset, or ask the user to raise the limit in the console. Do not retry before then.`,
+    `Tell the user this credential's daily budget is used up or held by approved previews (${milliToCredits(left)} of ${milliToCredits(limit)} credits left until ${resetsAt}); send to fewer recipients, wait for the reset, or ask the user to raise the limit in the console. Do not retry before then.`,
   );
+}
+
+async function limitsRow(tx: DbOrTx, accountId: string, credentialId: string) {
+  return tx.selectFrom('credential_limits').select(['daily_credits_milli', 'max_recipients']).where('account_id', '=', accountId).where('credential_id', '=', credentialId).executeTakeFirst();
+}
+
+/**
+ * Charges a send to its credential, in the transaction that debits the account: refuses with 403
+ * BUDGET_EXCEEDED when it goes to more recipients than the credential may reach per send or costs more than is
+ * left of its credits today, counting what approved previews hold (the send of a held preview releases its hold
+ * first: releaseHold); otherwise adds the cost and the messages to today's counter (also for credentials
+ * without limits: the console's per-credential chart reads the counters).
+ */
+export async function chargeBudget(tx: DbOrTx, c: Charge, now: number): Promise<void> {
+  const row = await limitsRow(tx, c.accountId, c.spender.id);
+  const max = row?.max_recipients ?? null;
+  if (max !== null && c.recipients > max) throw overRecipients(c, max, 'send');
+  const limit = row?.daily_credits_milli ?? null;
+  const day = localDay(now, c.zone);
+  const t = sql.table('credential_spend');
+  if (limit !== null) {
+    const resetsAt = new Date(nextLocalMidnight(now, c.zone)).toISOString();
+    if (c.amountMilli > limit) throw overCredits(c, limit, { used: 0, held: 0 }, resetsAt, 'send');
+    await lockDay(tx, c.accountId, c.spender.id, day);
+    const use = await useOf(tx, c.accountId, c.spender.id, day, now);
+    if (use.used + use.held + c.amountMilli > limit) throw overCredits(c, limit, use, resetsAt, 'send');
+  }
+  await tx
+    .insertInto('credential_spend')
+    .values({ account_id: c.accountId, credential_id: c.spender.id, day, spent_milli: c.amountMilli, messages: c.recipients })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'credential_id', 'day']).doUpdateSet({
+        spent_milli: sql<number>`${t}.spent_milli + ${c.amountMilli}`,
+        messages: sql<number>`${t}.messages + ${c.recipients}`,
+      }),
+    )
+    .execute();
+}
+
+/**
+ * A person approves a preview: its estimated credits and recipients are held against the daily budget of the
+ * credential that made it, or the approval is refused with 403 BUDGET_EXCEEDED when the preview could not be
+ * sent (more recipients than a send may have, or more credits than are left today after the spend and the other
+ * live holds). Runs in the approval's transaction; approving again replaces the preview's hold. Without a daily
+ * limit nothing is held.
+ */
+export async function holdBudget(tx: DbOrTx, c: Charge & { previewId: string; expiresAt: number }, now: number): Promise<void> {
+  const row = await limitsRow(tx, c.accountId, c.spender.id);
+  const max = row?.max_recipients ?? null;
+  if (max !== null && c.recipients > max) throw overRecipients(c, max, 'approve');
+  await releaseHold(tx, c.previewId);
+  const limit = row?.daily_credits_milli ?? null;
+  if (limit === null) return;
+  const day = localDay(now, c.zone);
+  await lockDay(tx, c.accountId, c.spender.id, day);
+  // Holds past their preview's expiry count no more; they go when the credential holds again.
+  await tx.deleteFrom('budget_holds').where('account_id', '=', c.accountId).where('credential_id', '=', c.spender.id).where('expires_at', '<=', now).execute();
+  const use = await useOf(tx, c.accountId, c.spender.id, day, now);
+  if (use.used + use.held + c.amountMilli > limit) throw overCredits(c, limit, use, new Date(nextLocalMidnight(now, c.zone)).toISOString(), 'approve');
+  await tx
+    .insertInto('budget_holds')
+    .values({ preview_id: c.previewId, account_id: c.accountId, credential_id: c.spender.id, credits_milli: c.amountMilli, recipients: c.recipients, created_at: now, expires_at: c.expiresAt })
+    .execute();
+}
+
+/** The preview was sent (its send is charged instead), rejected or expired: it holds nothing any more. */
+export async function releaseHold(tx: DbOrTx, previewId: string): Promise<void> {
+  await tx.deleteFrom('budget_holds').where('preview_id', '=', previewId).execute();
 }
 
 export interface BudgetsDeps {
@@ -224,30 +325,45 @@ export class BudgetsService {
     );
   }
 
-  /** Limits and today's use of every credential of the account that has either, by credential id. */
+  /** Limits, today's use and holds of every credential of the account that has any, by credential id. */
   async statuses(accountId: string): Promise<Map<string, BudgetStatus>> {
     const now = this.d.clock.now();
-    const [limits, spent] = await Promise.all([
+    const zone = await accountZone(this.d.db, accountId);
+    const [limits, spent, holds] = await Promise.all([
       this.limits(accountId),
-      this.d.db.selectFrom('credential_spend').select(['credential_id', 'spent_milli', 'messages']).where('account_id', '=', accountId).where('day', '=', utcDay(now)).execute(),
+      this.d.db.selectFrom('credential_spend').select(['credential_id', 'spent_milli', 'messages']).where('account_id', '=', accountId).where('day', '=', localDay(now, zone)).execute(),
+      this.d.db
+        .selectFrom('budget_holds')
+        .select(['credential_id', (eb) => eb.fn.sum<number>('credits_milli').as('milli')])
+        .where('account_id', '=', accountId)
+        .where('expires_at', '>', now)
+        .groupBy('credential_id')
+        .execute(),
     ]);
     const used = new Map(spent.map((s) => [s.credential_id, { milli: Number(s.spent_milli), messages: Number(s.messages) }]));
+    const held = new Map(holds.map((h) => [h.credential_id, Number(h.milli)]));
     const out = new Map<string, BudgetStatus>();
-    for (const id of new Set([...limits.keys(), ...used.keys()])) out.set(id, statusOf(limits.get(id) ?? NO_LIMITS, used.get(id), now));
+    for (const id of new Set([...limits.keys(), ...used.keys(), ...held.keys()])) out.set(id, statusOf(limits.get(id) ?? NO_LIMITS, used.get(id), held.get(id) ?? 0, now, zone));
     return out;
+  }
+
+  /** The credits a preview's approval holds now (0: none, or expired). */
+  async holdOf(accountId: string, previewId: string): Promise<number> {
+    const row = await this.d.db.selectFrom('budget_holds').select('credits_milli').where('account_id', '=', accountId).where('preview_id', '=', previewId).where('expires_at', '>', this.d.clock.now()).executeTakeFirst();
+    return milliToCredits(Number(row?.credits_milli ?? 0));
   }
 
   /** One credential's limits and today's use. */
   async status(accountId: string, credentialId: string): Promise<BudgetStatus> {
-    return (await this.statuses(accountId)).get(credentialId) ?? statusOf(NO_LIMITS, undefined, this.d.clock.now());
+    return (await this.statuses(accountId)).get(credentialId) ?? statusOf(NO_LIMITS, undefined, 0, this.d.clock.now(), await accountZone(this.d.db, accountId));
   }
 
   /**
-   * The last `days` UTC days of one credential, oldest first, in the Credits chart's shape: credits charged at
+   * The last `days` days (of the account's time zone) of one credential, oldest first, in the Credits chart's shape: credits charged at
    * accept and messages accepted (under the key ACCEPTED: the counters do not follow each message's status).
    */
   async daily(accountId: string, credentialId: string, days: number): Promise<DailyUsage[]> {
-    const today = utcDay(this.d.clock.now());
+    const today = localDay(this.d.clock.now(), await accountZone(this.d.db, accountId));
     const rows = await this.d.db
       .selectFrom('credential_spend')
       .select(['day', 'spent_milli', 'messages'])
@@ -259,14 +375,14 @@ export class BudgetsService {
     const out: DailyUsage[] = [];
     for (let d = today - days + 1; d <= today; d++) {
       const r = byDay.get(d);
-      out.push({ day: new Date(d * DAY_MS).toISOString().slice(0, 10), spent: milliToCredits(Number(r?.spent_milli ?? 0)), messages: r && Number(r.messages) > 0 ? { ACCEPTED: Number(r.messages) } : {} });
+      out.push({ day: dayDate(d), spent: milliToCredits(Number(r?.spent_milli ?? 0)), messages: r && Number(r.messages) > 0 ? { ACCEPTED: Number(r.messages) } : {} });
     }
     return out;
   }
 
-  /** Credits and messages of the last `days` UTC days per credential of the account (the lists' 30-day column). */
+  /** Credits and messages of the last `days` days per credential of the account (the lists' 30-day column). */
   async totals(accountId: string, days: number): Promise<Map<string, { credits: number; messages: number }>> {
-    const today = utcDay(this.d.clock.now());
+    const today = localDay(this.d.clock.now(), await accountZone(this.d.db, accountId));
     const rows = await this.d.db
       .selectFrom('credential_spend')
       .select(['credential_id', (eb) => eb.fn.sum<number>('spent_milli').as('milli'), (eb) => eb.fn.sum<number>('messages').as('messages')])
@@ -279,10 +395,10 @@ export class BudgetsService {
 
   /** The overview of each of `credentialIds` (with or without limits or use), by credential id. */
   async overview(accountId: string, credentialIds: readonly string[]): Promise<Record<string, BudgetOverview>> {
-    const [statuses, totals] = await Promise.all([this.statuses(accountId), this.totals(accountId, USAGE_DAYS)]);
+    const [statuses, totals, zone] = await Promise.all([this.statuses(accountId), this.totals(accountId, USAGE_DAYS), accountZone(this.d.db, accountId)]);
     const now = this.d.clock.now();
     const out: Record<string, BudgetOverview> = {};
-    for (const id of credentialIds) out[id] = { ...(statuses.get(id) ?? statusOf(NO_LIMITS, undefined, now)), last30: totals.get(id) ?? { credits: 0, messages: 0 } };
+    for (const id of credentialIds) out[id] = { ...(statuses.get(id) ?? statusOf(NO_LIMITS, undefined, 0, now, zone)), last30: totals.get(id) ?? { credits: 0, messages: 0 } };
     return out;
   }
 
@@ -297,13 +413,14 @@ export class BudgetsService {
   }
 }
 
-function statusOf(limits: CredentialLimits, used: { milli: number; messages: number } | undefined, now: number): BudgetStatus {
+function statusOf(limits: CredentialLimits, used: { milli: number; messages: number } | undefined, heldMilli: number, now: number, zone: string): BudgetStatus {
   const usedMilli = used?.milli ?? 0;
   return {
     ...limits,
     creditsUsedToday: milliToCredits(usedMilli),
     messagesToday: used?.messages ?? 0,
-    creditsLeftToday: limits.dailyCredits === null ? null : milliToCredits(Math.max(0, creditsToMilli(limits.dailyCredits) - usedMilli)),
-    resetsAt: new Date(nextUtcMidnight(now)).toISOString(),
+    creditsHeld: milliToCredits(heldMilli),
+    creditsLeftToday: limits.dailyCredits === null ? null : milliToCredits(Math.max(0, creditsToMilli(limits.dailyCredits) - usedMilli - heldMilli)),
+    resetsAt: new Date(nextLocalMidnight(now, zone)).toISOString(),
   };
 }

@@ -30,18 +30,18 @@ export interface CredentialLimitsTable {
   /** `key_…` of an API key, or the client_id of an OAuth client. */
   credential_id: string;
   kind: 'key' | 'app';
-  /** Credits per UTC day in 1/1000 credits; null: no daily limit. */
+  /** Credits per day of the account's time zone in 1/1000 credits; null: no daily limit. */
   daily_credits_milli: number | null;
   /** Recipients per send; null: no limit. */
   max_recipients: number | null;
   updated_at: number;
 }
 
-/** Migration 030: what one credential's sends were charged on one UTC day (the budget's counter). */
+/** Migration 030: what one credential's sends were charged on one day of the account's time zone (the budget's counter). */
 export interface CredentialSpendTable {
   account_id: string;
   credential_id: string;
-  /** UTC day number: epoch ms / 86,400,000, rounded down. */
+  /** The account-local calendar date as a day number (days from 1970-01-01 to that date); UTC days before issue #42. */
   day: number;
   /** Credits charged at accept that day, 1/1000 credits (refunds do not give budget back). */
   spent_milli: number;
@@ -49,10 +49,26 @@ export interface CredentialSpendTable {
   messages: number;
 }
 
+/** Migration 039: what an approved preview holds of its credential's daily budget until it is sent, rejected or expires. */
+export interface BudgetHoldsTable {
+  preview_id: string;
+  account_id: string;
+  /** The credential that made the preview (`key_…` or an OAuth client_id). */
+  credential_id: string;
+  /** The preview's estimated cost, 1/1000 credits. */
+  credits_milli: number;
+  /** The preview's recipients. */
+  recipients: number;
+  created_at: number;
+  /** The preview's expiry: a hold counts only before it. */
+  expires_at: number;
+}
+
 export interface BillingTables {
   credit_ledger: CreditLedgerTable;
   credential_limits: CredentialLimitsTable;
   credential_spend: CredentialSpendTable;
+  budget_holds: BudgetHoldsTable;
 }
 
 declare module '../platform/db/schema.js' {

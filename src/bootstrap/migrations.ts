@@ -67,7 +67,7 @@ export type MigrationArea = keyof typeof MIGRATION_PARTS;
  * per-row foreign-key checks on PostgreSQL (statement triggers follow a deleted account or job), 035 `status` out of the
  * messages indexes on jobs and contacts, 036 consent reviews (and whether a message is transactional), 037 the consent
  * record by contact (a deleted contact's id still finds it), 038 consent replies in the word's language (account
- * settings).
+ * settings), 039 budget holds of approved previews.
  *
  * To add one (docs/storage.md "Migrations"): a file `NNN_name.ts` in each owning area's `migrations/` folder, listed
  * in that folder's index.ts, and a line here; test/unit/migration-parts.test.ts holds the same list and fails until it
@@ -111,6 +111,7 @@ export const MIGRATION_ORDER: Readonly<Record<string, readonly MigrationArea[]>>
   '036_consent_reviews': ['suppression', 'messaging'],
   '037_consent_events_by_contact': ['suppression'],
   '038_consent_reply_texts': ['accounts'],
+  '039_budget_holds': ['billing'],
 };
 
 /** This version's migrations, one Kysely migration per name, for openDatabase and the copy to PostgreSQL. */

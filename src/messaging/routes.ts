@@ -18,7 +18,7 @@ import { parseSendBody } from './prepare.js';
 import { spenderOf } from '../billing/budgets.js';
 
 const JobIdParams = z.object({ jobId: z.string() });
-const errors = { 400: { description: 'Validation error (details name the paths)' }, 403: { description: 'Missing permission, approval required, or BUDGET_EXCEEDED: a limit of the credential (credits per UTC day, recipients per send)' }, 404: { description: 'Not found' } };
+const errors = { 400: { description: 'Validation error (details name the paths)' }, 403: { description: 'Missing permission, approval required, or BUDGET_EXCEEDED: a limit of the credential (credits per day of the account time zone, recipients per send)' }, 404: { description: 'Not found' } };
 
 /** Sending, jobs, queue and stats under {base_url} (spec §4.1). Thin: the services hold the rules. */
 export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs: JobsService; stats: StatsService }): RouteSpec[] {

@@ -17,7 +17,7 @@ import { companyValues, mergeContextFor, mergeRcs, mergeSmsText, todayFor, type 
 import type { Dispatcher } from './dispatcher.js';
 import { scheduleFor, usableSender, type ScheduleOk } from './prepare.js';
 import { instantIn } from '../schedule/index.js';
-import { chargeBudget, type Spender } from '../billing/budgets.js';
+import { chargeBudget, releaseHold, type Spender } from '../billing/budgets.js';
 import { debitSend } from '../billing/ledger.js';
 import { milliToCredits, priceMessage } from '../billing/pricing.js';
 import type { ConversationPricing } from './pricing.js';
@@ -722,7 +722,10 @@ export class SendService {
   private async persist(tx: Tx, c: Common, rows: { message: NewMessage; token: ReturnType<typeof issueUnsubscribeLink>['row'] }[], job: ReturnType<SendService['jobRow']> | null, spender?: Spender): Promise<number> {
     const total = rows.reduce((s, r) => s + (r.message.credits_cost_milli ?? 0), 0);
     const single = rows.length === 1 ? rows[0]!.message : null;
-    if (spender) await chargeBudget(tx, { accountId: c.account.id, spender, amountMilli: total, recipients: rows.length }, c.now);
+    // A preview's send turns what its approval held into the charge: the hold goes first, so it is not counted twice.
+    const previewId = rows[0]?.message.preview_id ?? null;
+    if (previewId !== null) await releaseHold(tx, previewId);
+    if (spender) await chargeBudget(tx, { accountId: c.account.id, spender, amountMilli: total, recipients: rows.length, zone: c.account.timezone }, c.now);
     await debitSend(
       tx,
       {

@@ -15,7 +15,7 @@ import type { PreviewsTable } from './tables.js';
 import { isAppError } from '../platform/errors.js';
 import { sendPage } from '../platform/http/pages.js';
 import type { PreviewsService } from './service.js';
-import type { BudgetsService } from '../billing/budgets.js';
+import type { BudgetStatus, BudgetsService } from '../billing/budgets.js';
 import { shareMedia } from './share-media.js';
 import type { Config } from '../config.js';
 import type { MergeValuesProps } from '../../preview-pages/merge-values.js';
@@ -33,7 +33,7 @@ const SLUG_RE = /^[A-Za-z0-9_-]{10,64}$/;
  * account sees them; approve, reject and save-as-template are form POSTs with the session's CSRF
  * token. Another account's slug is a plain 404, like an unknown one.
  */
-export function previewPages({ previews, senders, templates, budgets, accounts, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; budgets: Pick<BudgetsService, 'status'>; accounts: Pick<AccountsService, 'get'>; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
+export function previewPages({ previews, senders, templates, budgets, accounts, clock, config }: { previews: PreviewsService; senders: SendersService; templates: TemplatesService; budgets: Pick<BudgetsService, 'status' | 'holdOf'>; accounts: Pick<AccountsService, 'get'>; clock: Clock; config: Pick<Config, 'publicUrl'> }): Router {
   const router = Router();
 
   async function render(req: Request, res: Response, slug: string, extra: { notice?: string; error?: string; status?: number } = {}) {
@@ -53,6 +53,7 @@ export function previewPages({ previews, senders, templates, budgets, accounts, 
     const groups = (await templates.listGroups(accountId, { limit: 100 })).data.map((g) => ({ id: g.id, name: g.name }));
     const spender = previews.spenderOf(row);
     const budget = spender ? await budgets.status(accountId, spender.id) : null;
+    const ownHold = spender ? await budgets.holdOf(accountId, row.id) : 0;
     return {
       user,
       // Times on the page are the account's, as on the console.
@@ -83,7 +84,7 @@ export function previewPages({ previews, senders, templates, budgets, accounts, 
       quietHours: estimate?.quietHours ?? null,
       campaignName: typeof payload.campaignName === 'string' ? payload.campaignName : null,
       credits: estimate?.creditsEstimated ?? 0,
-      budget: spender && budget?.dailyCredits != null ? { label: spender.label, dailyCredits: budget.dailyCredits, usedToday: budget.creditsUsedToday, resetsAt: budget.resetsAt, wouldPass: (row.status === 'pending' || row.status === 'approved') && budget.creditsUsedToday + (estimate?.creditsEstimated ?? 0) > budget.dailyCredits } : null,
+      budget: spender && budget && budget.dailyCredits !== null ? budgetLine(spender.label, { ...budget, dailyCredits: budget.dailyCredits }, row.status, ownHold, estimate?.creditsEstimated ?? 0) : null,
       warnings: parseJson(row.warnings, []),
       templateGroups: groups,
       // Media through this server or as placeholders, never from the assistant's host (share-media.ts).
@@ -249,4 +250,15 @@ function samples(estimate: SendEstimate | null): ApprovalSample[] {
     messageType: x.messageType ?? null,
     content: x.content ?? null,
   }));
+}
+
+/**
+ * The share page's budget line: what the credential used today, what other approved previews hold, and whether this
+ * preview would pass the limit (a waiting one: approving it is refused; an approved one holds its share already).
+ */
+function budgetLine(label: string, b: BudgetStatus & { dailyCredits: number }, status: string, ownHold: number, cost: number) {
+  const heldByOthers = Math.round((b.creditsHeld - ownHold) * 1000) / 1000;
+  const open = status === 'pending' || status === 'approved';
+  const needed = ownHold > 0 ? 0 : cost;
+  return { label, dailyCredits: b.dailyCredits, usedToday: b.creditsUsedToday, heldByOthers, resetsAt: b.resetsAt, wouldPass: open && Math.round((b.creditsUsedToday + b.creditsHeld + needed) * 1000) > Math.round(b.dailyCredits * 1000) };
 }

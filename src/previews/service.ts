@@ -25,7 +25,7 @@ import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson } from '../platform/canonical-json.js';
 import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
-import { spenderOf, type Spender } from '../billing/budgets.js';
+import { accountZone, holdBudget, releaseHold, spenderOf, type Spender } from '../billing/budgets.js';
 import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
 import { approvalCsvLine, approvalsCsvHeader, inboxState, shownFingerprint, type InboxState } from './audit.js';
 import type { PreviewEvents, PreviewFacts } from './events.js';
@@ -513,6 +513,14 @@ export class PreviewsService {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (Number(changed.numUpdatedRows) === 0) throw new AppError('CONFLICT', 'This preview changed state meanwhile (sent or expired); nothing was decided.');
+      // An approval holds the preview's credits and recipients against its credential's budget until it is sent,
+      // rejected or expires, or is refused (BUDGET_EXCEEDED, the transaction rolls back) when the preview could
+      // not go: nobody approves what cannot be sent. A rejection gives the hold back.
+      const spender = this.spenderOf(row);
+      if (decision === 'approved' && spender) {
+        const hold = { accountId, spender, previewId: row.id, amountMilli: Math.round((estimate.creditsEstimated ?? 0) * 1000), recipients: estimate.accepted ?? 0, expiresAt: row.expires_at };
+        await holdBudget(tx, { ...hold, zone: await accountZone(tx, accountId) }, now);
+      } else await releaseHold(tx, row.id);
       const record: PreviewApprovalsTable = {
         id: newId('apv', now),
         account_id: accountId,
@@ -558,6 +566,8 @@ export class PreviewsService {
         // Read again under the row's lock: a send or decision may have landed since the select.
         const current = await tx.selectFrom('previews').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
         if (current.status === 'pending' || current.status === 'approved') await this.d.events.expired(tx, this.facts(current));
+        // An expired preview holds nothing (holds past expiry already count for nothing; this removes the row).
+        await releaseHold(tx, row.id);
       });
     }
     return due.length;

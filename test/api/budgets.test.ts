@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import { ALL_PERMISSIONS, DEFAULT_PERMISSIONS } from '../../src/platform/permissions.js';
@@ -8,14 +9,19 @@ import { decideOnSharePage, oauthToken } from './approval/helpers.js';
 import { body as toolBody, mcpClient } from '../mcp/helpers.js';
 
 /**
- * Budgets per credential (issue #29) on REST and MCP, on the database TEST_DATABASE names: credits per UTC day and
- * recipients per send, refused with 403 BUDGET_EXCEEDED naming the limit, what is left and when it resets — at
- * preview (nothing is stored) and again at send (nothing is sent or charged) — and reset at 00:00 UTC by the test
- * clock. A German SMS costs 0.085 credits, a German RCS message 0.035.
+ * Budgets per credential (issue #29, #42) on REST and MCP, on the database TEST_DATABASE names: credits per day of
+ * the account's time zone (the test account's is Europe/Berlin, UTC+1 in November) and recipients per send, refused
+ * with 403 BUDGET_EXCEEDED naming the limit, what is left and when it resets — at preview (nothing is stored), at
+ * approval (an approved preview holds its credits until it is sent, rejected or expires) and again at send (nothing
+ * is sent or charged) — and reset at the account's midnight by the test clock. A German SMS costs 0.085 credits, a
+ * German RCS message 0.035.
  */
 const DAY = 86_400_000;
-const clock = new FakeClock(Date.UTC(2026, 10, 22, 22, 0, 0));
-const midnight = Date.UTC(2026, 10, 23);
+const clock = new FakeClock(Date.UTC(2026, 10, 22, 21, 0, 0));
+/** 00:00 on 23 November in Berlin. */
+const midnight = Date.UTC(2026, 10, 22, 23);
+/** The next midnight in Berlin after `ms`. */
+const berlinMidnight = (ms: number) => DateTime.fromMillis(ms, { zone: 'Europe/Berlin' }).startOf('day').plus({ days: 1 }).toMillis();
 let t: TestServer;
 let phone = 0;
 const nextPhone = () => `+4915140${String(++phone).padStart(6, '0')}`;
@@ -29,6 +35,16 @@ const limitKey = async (name: string, limits: { dailyCredits?: number | null; ma
   return k;
 };
 
+/** A person logs in and approves on the share page; returns the answer (303, or the page saying why not). */
+async function tryApprove(shareUrl: string) {
+  const web = new WebClient(t.url);
+  const path = new URL(shareUrl).pathname;
+  await web.login(t.account.email, t.account.password, t.account.totpSecret, path, clock.now());
+  clock.advance(31_000);
+  const page = await web.get(path);
+  return web.post(`${path}/approve`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
+}
+
 beforeAll(async () => {
   t = await startTestServer({ clock });
   // Keys without the approval mark send directly on REST; budgets hold for them too.
@@ -39,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('budgets on REST', () => {
-  it('credits per UTC day: the send that would pass the budget is refused with what is left and when it resets; 00:00 UTC resets it', async () => {
+  it("credits per day of the account's zone: the send that would pass the budget is refused with what is left and when it resets; the account's midnight resets it", async () => {
     clock.set(midnight - 2 * 3_600_000);
     const k = await limitKey('daily 0.2', { dailyCredits: 0.2 });
     for (let i = 0; i < 2; i++) expect((await t.api('POST', '/api/rcs/send-sms', sms(), { key: k.key })).status).toBe(200);
@@ -53,26 +69,52 @@ describe('budgets on REST', () => {
       creditsUsedToday: 0.17,
       creditsLeftToday: 0.03,
       creditsRequired: 0.085,
-      resetsAt: '2026-11-23T00:00:00.000Z',
+      resetsAt: '2026-11-22T23:00:00.000Z',
       credential: 'key "daily 0.2"',
     });
     expect(r.body.error.message).toContain('0.03 of its 0.2 credits per day left');
     expect(r.body.error.nextStep).toMatch(/wait for the reset|raise the limit/);
     expect([await messageCount(), await balance()]).toEqual([messages, credits]);
 
-    // The last millisecond of the day is still the same day; 00:00 UTC is a new budget.
+    // The last millisecond of the account's day is still the same day; its midnight (23:00 UTC) is a new budget.
     clock.set(midnight - 1);
     expect((await t.api('POST', '/api/rcs/send-sms', sms(), { key: k.key })).status).toBe(403);
     clock.set(midnight);
     expect((await t.api('POST', '/api/rcs/send-sms', sms(), { key: k.key })).status).toBe(200);
     const status = await t.ctx.services.budgets.status(t.account.accountId, k.info.id);
-    expect(status).toMatchObject({ dailyCredits: 0.2, creditsUsedToday: 0.085, messagesToday: 1, creditsLeftToday: 0.115, resetsAt: '2026-11-24T00:00:00.000Z' });
+    expect(status).toMatchObject({ dailyCredits: 0.2, creditsUsedToday: 0.085, messagesToday: 1, creditsLeftToday: 0.115, resetsAt: '2026-11-23T23:00:00.000Z' });
     const days = await t.ctx.services.budgets.daily(t.account.accountId, k.info.id, 30);
     expect(days).toHaveLength(30);
     expect(days.slice(-2)).toEqual([
       { day: '2026-11-22', spent: 0.17, messages: { ACCEPTED: 2 } },
       { day: '2026-11-23', spent: 0.085, messages: { ACCEPTED: 1 } },
     ]);
+  });
+
+  it("another zone's day: Los Angeles resets at its own midnight, across the end of summer time", async () => {
+    const la = await t.createAccount();
+    await t.ctx.services.accounts.updateSettings(la.accountId, { timezone: 'America/Los_Angeles', approvalRequired: false });
+    const k = await t.ctx.services.apiKeys.create(la.accountId, 'la key', ALL_PERMISSIONS);
+    await t.ctx.services.budgets.setLimits(la.accountId, { id: k.info.id, kind: 'key' }, { dailyCredits: 0.1 });
+    const saved = clock.now();
+    try {
+      // 31 October 2026, 20:00 in Los Angeles (PDT, UTC−7); summer time ends the next night.
+      clock.set(Date.UTC(2026, 10, 1, 3));
+      const send = () => t.api('POST', '/api/rcs/send-sms', { phoneNumber: nextPhone(), message: 'Hi', sendernameId: la.senders.sms }, { key: k.key });
+      expect((await send()).status).toBe(200);
+      const refused = await send();
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', resetsAt: '2026-11-01T07:00:00.000Z' });
+      // 00:00 UTC (17:00 there) is the same day in Los Angeles.
+      clock.set(Date.UTC(2026, 10, 1, 6, 59, 59, 999));
+      expect((await send()).status).toBe(403);
+      clock.set(Date.UTC(2026, 10, 1, 7));
+      expect((await send()).status).toBe(200);
+      // The day after the change has 25 hours: the next reset is 08:00 UTC (PST, UTC−8).
+      expect((await t.ctx.services.budgets.status(la.accountId, k.info.id)).resetsAt).toBe('2026-11-02T08:00:00.000Z');
+    } finally {
+      clock.set(saved);
+    }
   });
 
   it('a send costing more than the whole budget is refused even on a fresh day, and another key is not held back', async () => {
@@ -108,7 +150,7 @@ describe('budgets on REST', () => {
 
   it('the REST preview flow: a preview over the budget is refused and not stored; an approved preview is checked again at send and sent after the reset', async () => {
     // An hour before the reset, so that the approved preview has not expired when the budget resets.
-    clock.set((Math.floor(clock.now() / DAY) + 1) * DAY + 23 * 3_600_000);
+    clock.set(berlinMidnight(berlinMidnight(clock.now())) - 3_600_000);
     const k = await limitKey('assistant key', { dailyCredits: 0.1, maxRecipients: 1 }, true);
     const previews = async () => (await t.ctx.db.selectFrom('previews').select('id').where('account_id', '=', t.account.accountId).execute()).length;
     const stored = await previews();
@@ -120,26 +162,55 @@ describe('budgets on REST', () => {
     expect(twoSegments.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', limit: 'dailyCredits', creditsRequired: 0.17 });
     expect(await previews()).toBe(stored);
 
-    // Two previews that each fit; the person approves both; the first send uses the budget, the second is refused.
+    // Two previews that each fit; the first approval holds its credits, so the second cannot be approved: the
+    // share page says why and leaves it waiting.
     const p1 = (await t.api('POST', '/api/rcs/previews/send-sms', sms(), { key: k.key })).body.data;
     const p2 = (await t.api('POST', '/api/rcs/previews/send-sms', sms(), { key: k.key })).body.data;
     expect([p1.status, p2.status]).toEqual(['pending', 'pending']);
     await decideOnSharePage(t, t.account, p1.share_url, clock.now());
     clock.advance(31_000);
+    expect(await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).toMatchObject({ creditsUsedToday: 0, creditsHeld: 0.085, creditsLeftToday: 0.015 });
+    const refusedApproval = await tryApprove(p2.share_url);
+    expect(refusedApproval.status).toBe(403);
+    expect(refusedApproval.text).toContain('0.085 of them held by approved previews not sent yet');
+    expect(refusedApproval.text).toContain('nothing was approved');
+    expect((await t.api('GET', `/api/rcs/previews/${p2.preview_id}`, undefined, { key: k.key })).body.data.status).toBe('pending');
+    // A new preview counts the hold too.
+    const third = await t.api('POST', '/api/rcs/previews/send-sms', sms(), { key: k.key });
+    expect(third.status).toBe(403);
+    expect(third.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', creditsUsedToday: 0, creditsHeld: 0.085, creditsLeftToday: 0.015 });
+
+    // The send turns the hold into the charge, once.
+    expect((await t.api('POST', `/api/rcs/previews/${p1.preview_id}/send`, undefined, { key: k.key })).status).toBe(200);
+    expect(await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).toMatchObject({ creditsUsedToday: 0.085, creditsHeld: 0, creditsLeftToday: 0.015 });
+    expect((await tryApprove(p2.share_url)).status).toBe(403);
+
+    // After the reset the second can be approved; a rejection gives its hold back; approved again, it is sent.
+    clock.set(berlinMidnight(clock.now()) + 60_000);
     await decideOnSharePage(t, t.account, p2.share_url, clock.now());
     clock.advance(31_000);
-    expect((await t.api('POST', `/api/rcs/previews/${p1.preview_id}/send`, undefined, { key: k.key })).status).toBe(200);
+    expect((await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).creditsHeld).toBe(0.085);
+    await decideOnSharePage(t, t.account, p2.share_url, clock.now(), 'reject');
+    clock.advance(31_000);
+    expect((await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).creditsHeld).toBe(0);
+    await decideOnSharePage(t, t.account, p2.share_url, clock.now());
+    clock.advance(31_000);
     const before = await messageCount();
-    const refused = await t.api('POST', `/api/rcs/previews/${p2.preview_id}/send`, undefined, { key: k.key });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', creditsLeftToday: 0.015 });
-    expect(await messageCount()).toBe(before);
-    // Still approved: it goes once the budget resets.
-    expect((await t.api('GET', `/api/rcs/previews/${p2.preview_id}`, undefined, { key: k.key })).body.data.status).toBe('approved');
-    clock.set((Math.floor(clock.now() / DAY) + 1) * DAY + 60_000);
     const sent = await t.api('POST', `/api/rcs/previews/${p2.preview_id}/send`, undefined, { key: k.key });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(await messageCount()).toBe(before + 1);
+    expect(await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).toMatchObject({ creditsUsedToday: 0.085, creditsHeld: 0 });
+
+    // An approved preview that expires unsent holds nothing any more (the next day: this one's budget is used).
+    clock.set(berlinMidnight(clock.now()) + 60_000);
+    const p4 = (await t.api('POST', '/api/rcs/previews/send-sms', sms(), { key: k.key })).body.data;
+    await decideOnSharePage(t, t.account, p4.share_url, clock.now());
+    clock.advance(31_000);
+    expect((await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).creditsHeld).toBe(0.085);
+    clock.set(Date.parse(p4.expires_at));
+    expect((await t.ctx.services.budgets.status(t.account.accountId, k.info.id)).creditsHeld).toBe(0);
+    await t.ctx.services.previews.noticeExpired();
+    expect(await t.ctx.db.selectFrom('budget_holds').select('preview_id').where('preview_id', '=', p4.preview_id).execute()).toEqual([]);
   });
 
   it('limits are set only on the account\'s own credentials; bad values are refused', async () => {
@@ -188,15 +259,15 @@ describe('budgets on MCP', () => {
   });
 
   it("a connected app's daily credits: sms_preview and the send are refused once the budget is used; the share page shows the use", async () => {
-    clock.set((Math.floor(clock.now() / DAY) + 1) * DAY + 3_600_000);
+    clock.set(berlinMidnight(clock.now()) + 3_600_000);
     await t.ctx.services.budgets.setLimits(t.account.accountId, { id: clientId, kind: 'app' }, { dailyCredits: 0.1 });
     const p1 = await call(app, 'sms_preview', sms());
     const p2 = await call(app, 'sms_preview', sms());
     expect([p1.isError, p2.isError]).toEqual([false, false]);
     await decideOnSharePage(t, t.account, p1.body.share_url, clock.now());
     clock.advance(31_000);
-    await decideOnSharePage(t, t.account, p2.body.share_url, clock.now());
-    clock.advance(31_000);
+    // The first approval holds 0.085 of the 0.1: the second preview cannot be approved.
+    expect((await tryApprove(p2.body.share_url)).status).toBe(403);
     expect((await call(app, 'sms_send', { preview_id: p1.body.preview_id })).isError).toBe(false);
 
     // The share page of the second preview says how much of the budget is used and that this send would pass it.
@@ -207,13 +278,12 @@ describe('budgets on MCP', () => {
     const page = await web.get(path);
     expect(page.text).toMatch(/data-testid="budget"[^>]*>This assistant \(app &quot;[^<]*&quot;\) has used 0.085 of 0.1 credits today; this send would pass the limit/);
 
-    const refused = await call(app, 'sms_send', { preview_id: p2.body.preview_id });
-    expect(refused.isError).toBe(true);
-    expect(refused.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', limit: 'dailyCredits', creditsLeftToday: 0.015, resetsAt: expect.stringMatching(/T00:00:00\.000Z$/) });
-    expect(refused.body.error.nextStep).toBeTruthy();
+    // Not approved, so not sent.
+    expect((await call(app, 'sms_send', { preview_id: p2.body.preview_id })).isError).toBe(true);
     const preview = await call(app, 'sms_preview', sms());
     expect(preview.isError).toBe(true);
-    expect(preview.body.error.code).toBe('BUDGET_EXCEEDED');
+    expect(preview.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', limit: 'dailyCredits', creditsLeftToday: 0.015, resetsAt: expect.stringMatching(/T23:00:00\.000Z$/) });
+    expect(preview.body.error.nextStep).toBeTruthy();
 
     // An API key of the same account is another credential with its own (unlimited) budget.
     expect((await t.api('POST', '/api/rcs/send-sms', sms())).status).toBe(200);

@@ -71,7 +71,8 @@ describe('the approval share page', () => {
     await page.goto(p.shareUrl);
     await page.fill('input[name=email]', t.account.email);
     await page.fill('input[name=password]', t.account.password);
-    await page.click('button[type=submit]');
+    // The login form has an optional code field of its own: wait for the code page.
+    await Promise.all([page.waitForURL(/\/login\/totp/), page.click('button[type=submit]')]);
     await page.fill('input[name=code]', totpCode(t.account.totpSecret));
     await page.click('button[type=submit]');
     await page.waitForURL(p.shareUrl);

@@ -75,7 +75,8 @@ export async function loggedInState(browser: Browser, baseUrl: string, person: {
     await page.goto(`${baseUrl}/login`);
     await page.fill('input[name=email]', person.email);
     await page.fill('input[name=password]', person.password);
-    await page.click('button[type=submit]');
+    // The login form has an optional code field of its own: wait for the code page.
+    await Promise.all([page.waitForURL(/\/login\/totp/), page.click('button[type=submit]')]);
     await page.fill('input[name=code]', totpCode(person.totpSecret));
     await page.click('button[type=submit]');
     await page.waitForURL((u) => u.pathname === '/console');

@@ -56,4 +56,34 @@ describePostgres('a credential budget across two instances on one PostgreSQL dat
     const rows = await a.ctx.db.selectFrom('messages').select('credits_cost_milli').where('id', 'in', messageIds).execute();
     expect(rows.reduce((s, r) => s + Number(r.credits_cost_milli), 0)).toBe(425);
   });
+
+  it('approvals racing on both instances hold at most the budget: the rest are refused, nothing is approved twice', async () => {
+    const accountId = a.account.accountId;
+    const k = await a.ctx.services.apiKeys.create(accountId, 'assistant', ALL_PERMISSIONS, { sendsNeedApproval: true });
+    await a.ctx.services.budgets.setLimits(accountId, { id: k.info.id, kind: 'key' }, { dailyCredits: 0.3 });
+    // Eight previews of one SMS each (0.085): all fit alone, three fit together (0.255), four do not (0.34).
+    const previews = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await a.api('POST', '/api/rcs/previews/send-sms', { phoneNumber: `+49151510${String(i).padStart(5, '0')}`, message: `Hold ${i}`, sendernameId: a.account.senders.sms }, { key: k.key });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      previews.push(r.body.data as { preview_id: string; share_url: string });
+    }
+    const user = await a.ctx.db.selectFrom('users').select(['id', 'email']).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const decisions = await Promise.allSettled(
+      previews.map(async (p, i) => {
+        const server = i % 2 === 0 ? a : b;
+        const slug = new URL(p.share_url).pathname.split('/').pop()!;
+        const row = await server.ctx.db.selectFrom('previews').selectAll().where('id', '=', p.preview_id).executeTakeFirstOrThrow();
+        return server.ctx.services.previews.decide(accountId, slug, 'approved', { userId: user.id, email: user.email, sessionIdHash: 'race', clientIp: null, userAgent: null, shown: server.ctx.services.previews.shownFingerprint(row) });
+      }),
+    );
+    const approved = decisions.filter((d) => d.status === 'fulfilled');
+    const refused = decisions.filter((d): d is PromiseRejectedResult => d.status === 'rejected');
+    expect(approved).toHaveLength(3);
+    expect(refused.map((r) => (r.reason as { code?: string }).code)).toEqual(Array(5).fill('BUDGET_EXCEEDED'));
+    const status = await b.ctx.services.budgets.status(accountId, k.info.id);
+    expect(status).toMatchObject({ creditsUsedToday: 0, creditsHeld: 0.255, creditsLeftToday: 0.045 });
+    const rows = await a.ctx.db.selectFrom('previews').select('status').where('id', 'in', previews.map((p) => p.preview_id)).execute();
+    expect(rows.filter((r) => r.status === 'approved')).toHaveLength(3);
+  });
 });

@@ -50,6 +50,7 @@ const EXPECTED: Record<string, string[]> = {
   '036_consent_reviews': ['suppression', 'messaging'],
   '037_consent_events_by_contact': ['suppression'],
   '038_consent_reply_texts': ['accounts'],
+  '039_budget_holds': ['billing'],
 };
 
 /** The area a migrations folder belongs to: src/<area>/migrations, oauth/migrations, src/platform/db/migrations. */

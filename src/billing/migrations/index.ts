@@ -1,6 +1,7 @@
 import type { MigrationParts } from '../../platform/db/migration-parts.js';
 import * as m018 from './018_credit_ledger.js';
 import * as m030 from './030_credential_budgets.js';
+import * as m039 from './039_budget_holds.js';
 
 /**
  * The billing area's parts of the numbered migrations: the statements on its own tables, by the migration's global
@@ -10,4 +11,5 @@ import * as m030 from './030_credential_budgets.js';
 export const migrationParts: MigrationParts = {
   '018_credit_ledger': m018,
   '030_credential_budgets': m030,
+  '039_budget_holds': m039,
 };

@@ -159,6 +159,11 @@ export function ConsentPage({ user, accountName, timezone, query, standing, even
                 <span class="badge status-approved">Not opted out</span>
               )}
             </li>
+            {standing.underReview ? (
+              <li>
+                <span class="badge status-pending">Marketing paused: a reply waits for review</span>
+              </li>
+            ) : null}
             <li>
               {standing.contactId === null ? (
                 <span class="muted">No contact (deleted or never created)</span>

@@ -13,6 +13,8 @@ export const ConsentStandingSchema = z.object({
   contactDisabled: z.boolean().nullable().describe('null without a contact.'),
   optedOut: z.boolean().describe('On the suppression list: every send to it is refused CONTACT_OPTED_OUT.'),
   optedOutAt: z.string().nullable(),
+  underReview: z.boolean().describe('A reply that may be a request to stop waits for a person: marketing is refused CONSENT_UNDER_REVIEW meanwhile.'),
+  reviewId: z.string().nullable().describe('The open consent review (crv_…): GET /api/v1/consent/reviews/{id}.'),
 });
 export type ConsentStanding = z.infer<typeof ConsentStandingSchema>;
 
@@ -23,6 +25,8 @@ export type ContactConsentPage = CursorPage<ConsentEvent> & { status: ConsentSta
 export const ConsentBriefSchema = z.object({
   optedOut: z.boolean(),
   optedOutAt: z.string().nullable(),
+  underReview: z.boolean().describe('Marketing paused: a reply that may be a request to stop waits for a person of the account.'),
+  reviewId: z.string().nullable(),
   latest: z
     .array(z.object({ kind: ConsentEventSchema.shape.kind, source: ConsentEventSchema.shape.source, occurredAt: z.string(), detail: z.string().nullable() }))
     .describe('Newest first; the whole record: GET /api/v1/contacts/{id}/consent.'),
@@ -83,7 +87,7 @@ export class ContactConsent {
       if (!contact && !(await this.d.consent.known(accountId, phone))) throw notFound('Contact');
     }
     const s = await this.d.consent.status(accountId, phone);
-    return { phone: `+${phone}`, contactId: contact?.id ?? null, contactDisabled: contact ? contact.disabled === 1 : null, optedOut: s.optedOut, optedOutAt: s.optedOutAt };
+    return { phone: `+${phone}`, contactId: contact?.id ?? null, contactDisabled: contact ? contact.disabled === 1 : null, optedOut: s.optedOut, optedOutAt: s.optedOutAt, underReview: s.underReview, reviewId: s.reviewId };
   }
 
   /** Standing and the latest few events of a number (get_contact). */

@@ -5,6 +5,7 @@ import type { ConsentEventsTable } from './tables.js';
 import { newId } from '../platform/ids.js';
 import { keysetPage, type CursorPage } from '../platform/pagination.js';
 import { optedOutPhones } from './opt-outs.js';
+import { openReviewOf } from './review-rows.js';
 import type { ConsentEvent, ConsentEventInput, ConsentRecorder, ConsentStatus } from './schemas.js';
 import { csvCell } from '../platform/csv.js';
 
@@ -150,7 +151,8 @@ export class ConsentRecord implements ConsentRecorder {
   /** Whether the number is on the suppression list and since when. */
   async status(accountId: string, phone: string, q: DbOrTx = this.d.db): Promise<ConsentStatus> {
     const r = await q.selectFrom('opt_outs').select('created_at').where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
-    return { optedOut: r !== undefined, optedOutAt: toIso(r?.created_at ?? null) };
+    const review = await openReviewOf(q, accountId, phone);
+    return { optedOut: r !== undefined, optedOutAt: toIso(r?.created_at ?? null), underReview: review !== undefined, reviewId: review?.id ?? null };
   }
 
   /** Whether the account has anything on record for the number (an event or an opt-out). */

@@ -77,6 +77,9 @@ export interface ConsentRecorder {
 export interface ConsentStatus {
   optedOut: boolean;
   optedOutAt: string | null;
+  /** An open consent review: marketing to the number is paused (issue #42). */
+  underReview: boolean;
+  reviewId: string | null;
 }
 
 

@@ -201,7 +201,7 @@ describe('contacts toolset', () => {
     // get_contact is REST's contact plus its consent standing and latest events (issue #28).
     const byId = await call('get_contact', { id });
     const restContact = await rest('GET', `${CONTACTS}/${id}`);
-    expect(byId).toEqual({ ...restContact, data: { ...restContact.data, consent: { optedOut: false, optedOutAt: null, latest: [] } } });
+    expect(byId).toEqual({ ...restContact, data: { ...restContact.data, consent: { optedOut: false, optedOutAt: null, underReview: false, reviewId: null, latest: [] } } });
     expect(await call('get_contact', { id: `00${p.slice(1)}` })).toEqual(byId);
     expect((await call('get_contact', { id, include: 'customFields' })).data.customFields).toEqual([]);
 

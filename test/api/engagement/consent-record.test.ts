@@ -88,7 +88,7 @@ describe('a form double opt-in', () => {
     expect(r.status).toBe(200);
     const c = await contact(P);
     const sub = (await t.api('GET', `/api/v1/forms/${form.id}/submissions`)).body.data[0];
-    expect(r.body.status).toEqual({ phone: P, contactId: c.id, contactDisabled: false, optedOut: false, optedOutAt: null });
+    expect(r.body.status).toEqual({ phone: P, contactId: c.id, contactDisabled: false, optedOut: false, optedOutAt: null, underReview: false, reviewId: null });
     expect(r.body.data).toHaveLength(1);
     expect(r.body.data[0]).toMatchObject({
       id: expect.stringMatching(/^cev_/),
@@ -265,7 +265,7 @@ describe('deleting the contact keeps the opt-out and the record', () => {
 
     const r = await consentOf(D);
     expect(r.status).toBe(200);
-    expect(r.body.status).toEqual({ phone: D, contactId: null, contactDisabled: null, optedOut: true, optedOutAt: expect.any(String) });
+    expect(r.body.status).toEqual({ phone: D, contactId: null, contactDisabled: null, optedOut: true, optedOutAt: expect.any(String), underReview: false, reviewId: null });
     expect(r.body.data.map((e: any) => [e.kind, e.contactId])).toEqual([
       ['opt_out', id],
       ['opt_in', id],

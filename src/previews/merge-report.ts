@@ -10,6 +10,7 @@
 import { RISK_ORDER, textRisks, visibleText, type TextRisk, type TextRiskCode } from '../content/text-risks.js';
 import type { CollectedMergeValues } from '../messaging/merge-audit.js';
 import type { ErrorDetail } from '../platform/errors.js';
+import { plural } from '../platform/plural.js';
 import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import { mergeContent } from '../content/merge-content.js';
 import { mergeText, TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, type MergeContact, type MergeContext } from '../merge/index.js';
@@ -48,8 +49,6 @@ export interface MergeReportOptions {
 export const UNUSUAL_LENGTH = { factor: 3, extra: 15, min: 20 } as const;
 
 const rank = (risks: readonly TextRisk[]): number => (risks.length === 0 ? RISK_ORDER.length : Math.min(...risks.map((r) => RISK_ORDER.indexOf(r.code))));
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 function ago(ms: number): string {
   const min = Math.max(0, Math.round(ms / 60_000));

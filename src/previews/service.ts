@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import { correctStopKeywords, type Content, type MessageType } from '../content/index.js';
-import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -62,7 +61,7 @@ export interface PreviewDeps {
   send: SendService;
   templates: TemplatesService;
   /** The content warnings /validate gives (custom-field tags known): one source for every door. */
-  contentChecks: Pick<ValidationService, 'warnings'>;
+  contentChecks: Pick<ValidationService, 'warnings' | 'smsWarnings'>;
   /** Told of every new, decided and expired preview inside its transaction (the webhooks area listens). */
   events: PreviewEvents;
 }
@@ -184,7 +183,7 @@ export class PreviewsService {
     const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP', spender: spenderOf(principal) });
     const sms = analyzeSms(textOf(payload.message));
     const warnings: ErrorDetail[] = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
-    warnings.push(...textWarnings(payload.message, 'message'));
+    warnings.push(...(await this.d.contentChecks.smsWarnings(principal.accountId, payload.message)));
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }
 

@@ -35,7 +35,7 @@ const batch = (phoneNumbers: string[]) => ({
 });
 
 /** The text an MCP client reads: every text block of the result. */
-const textBytes = (r: { content?: unknown }) => (r.content as { type: string; text?: string }[]).reduce((n, b) => n + Buffer.byteLength(b.text ?? '', 'utf8'), 0);
+const textBytes = (r: unknown) => ((r as { content: { type: string; text?: string }[] }).content).reduce((n, b) => n + Buffer.byteLength(b.text ?? '', 'utf8'), 0);
 
 describe('a preview answer does not grow with the recipient list', () => {
   it('10,000 recipients answer a few KB on MCP and REST, the order of a 10-recipient preview; the numbers page on their own route', async () => {

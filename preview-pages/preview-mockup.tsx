@@ -1,4 +1,5 @@
 import type { Content, MessageType } from '../src/content/index.js';
+import { plural } from '../src/platform/plural.js';
 import { PhoneFrame, PhonePreview, SmsBubble, type ReplacedMedia } from './phone/index.js';
 
 /** One recipient's merged message, as a preview's sample carries it. */
@@ -56,8 +57,8 @@ export function PreviewMockup({ senderName, fallbackSenderName, rcs, sms, sample
   );
 }
 
-/** "1 recipient", "3 warnings". */
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+/** "1 recipient", "3 warnings": the one helper of every counted text (src/platform/plural.ts). */
+export { plural };
 
 export interface PreviewWarning {
   code: string;

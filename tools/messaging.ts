@@ -3,8 +3,7 @@ import { MessageTypeSchema } from '../src/content/index.js';
 import { BatchResponseSchema } from '../src/messaging/schemas.js';
 import { PreviewToolOutputSchema, withPreviewDisplay } from './preview-display.js';
 import { PREVIEW_APP_TOOL_META } from './preview-app-meta.js';
-import { type PreviewsService } from '../src/previews/service.js';
-import { PreviewSendInputSchema, RcsPayloadSchema, type RcsPayload } from '../src/previews/schemas.js';
+import { PreviewSendInputSchema, RcsPayloadSchema } from '../src/previews/schemas.js';
 import { SendernameSchema, SenderTypeSchema } from '../src/senders/schemas.js';
 import { ValidateResponseSchema, ValidateScheduleTimeResponseSchema } from '../src/validation-api/schemas.js';
 import { SEND_CODES, SEND_TOOL_CODES } from './next-steps.js';
@@ -65,10 +64,6 @@ const rcsSendSteps: NextSteps = {
   ],
 };
 
-/** The previewed payload echoed by an RCS send, expanded as at preview time (templateId, defaults) before comparing. */
-async function echoed(previews: Pick<PreviewsService, 'expandRcs'>, accountId: string, payload: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
-  return payload === undefined ? undefined : (await previews.expandRcs(accountId, payload as RcsPayload)).payload;
-}
 
 export const rcsSend = defineTool({
   name: 'rcs_send',
@@ -82,7 +77,7 @@ export const rcsSend = defineTool({
   errors: SEND_TOOL_CODES,
   nextSteps: rcsSendSteps,
   uses: ['previews'],
-  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs', await echoed(previews, principal.accountId, payload), 'MCP'),
+  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs', await previews.expandEchoedRcs(principal.accountId, preview_id, payload), 'MCP'),
 });
 
 export const rcsSendBatch = defineTool({
@@ -97,7 +92,7 @@ export const rcsSendBatch = defineTool({
   errors: SEND_TOOL_CODES,
   nextSteps: rcsSendSteps,
   uses: ['previews'],
-  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs_batch', await echoed(previews, principal.accountId, payload), 'MCP'),
+  run: async ({ previews, principal }, { preview_id, payload }) => previews.send(principal, preview_id, 'rcs_batch', await previews.expandEchoedRcs(principal.accountId, preview_id, payload), 'MCP'),
 });
 
 export const rcsValidate = defineTool({

@@ -154,7 +154,7 @@ export function ApiKeysPage({ user, accountName, timezone, keys, budgets, limits
       {revoked.length > 0 ? (
         <section class="card">
           <h2>Revoked keys</h2>
-          <table>
+          <table class="stack-table revoked-keys">
             <thead>
               <tr>
                 <th>Name</th>
@@ -166,12 +166,12 @@ export function ApiKeysPage({ user, accountName, timezone, keys, budgets, limits
             <tbody>
               {revoked.map((k) => (
                 <tr data-key-id={k.id} class="revoked">
-                  <td>{k.name}</td>
-                  <td>
+                  <td data-label="Name">{k.name}</td>
+                  <td data-label="Key">
                     <code>{k.prefix}…</code>
                   </td>
-                  <td>{k.sendsNeedApproval ? 'need approval' : 'directly'}</td>
-                  <td>{formatTime(k.revokedAt, timezone)}</td>
+                  <td data-label="Sends">{k.sendsNeedApproval ? 'need approval' : 'directly'}</td>
+                  <td data-label="Revoked">{formatTime(k.revokedAt, timezone)}</td>
                 </tr>
               ))}
             </tbody>

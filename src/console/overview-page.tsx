@@ -54,7 +54,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
           <p class="muted">Nothing is waiting for your approval.</p>
         ) : (
           <div class="wide-table" tabindex={0} role="region" aria-label="Previews awaiting approval">
-            <table>
+            <table class="stack-table">
             <thead>
               <tr>
                 <th>Preview</th>
@@ -67,13 +67,13 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
             <tbody>
               {pendingPreviews.map((p) => (
                 <tr>
-                  <td>
+                  <td data-label="Preview">
                     <a href={p.shareUrl}>{p.summary || p.id}</a>
                   </td>
-                  <td>{p.channel}</td>
-                  <td>{p.recipients}</td>
-                  <td>{formatTime(p.createdAt, tz)}</td>
-                  <td>{formatTime(p.expiresAt, tz)}</td>
+                  <td data-label="Channel">{p.channel}</td>
+                  <td data-label="Recipients">{p.recipients}</td>
+                  <td data-label="Created">{formatTime(p.createdAt, tz)}</td>
+                  <td data-label="Expires">{formatTime(p.expiresAt, tz)}</td>
                 </tr>
               ))}
             </tbody>
@@ -90,7 +90,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
           <p class="muted">No batch jobs yet.</p>
         ) : (
           <div class="wide-table" tabindex={0} role="region" aria-label="Batch progress">
-            <table>
+            <table class="stack-table">
             <thead>
               <tr>
                 <th>Job</th>
@@ -102,17 +102,17 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
             <tbody>
               {batchJobs.map((j) => (
                 <tr>
-                  <td>
+                  <td data-label="Job">
                     {j.campaignName ?? <code>{j.id}</code>}
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <span class="badge">{j.status}</span>
                   </td>
-                  <td>
+                  <td data-label="Progress">
                     <progress max={Math.max(1, j.total)} value={j.processed} /> {j.processed} / {j.total}
                     {j.failed > 0 ? <span class="error"> · {j.failed} failed</span> : null}
                   </td>
-                  <td>{formatTime(j.createdAt, tz)}</td>
+                  <td data-label="Created">{formatTime(j.createdAt, tz)}</td>
                 </tr>
               ))}
             </tbody>
@@ -129,7 +129,7 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
           <p class="muted">No messages yet.</p>
         ) : (
           <div class="wide-table" tabindex={0} role="region" aria-label="Recent messages">
-            <table>
+            <table class="stack-table">
             <thead>
               <tr>
                 <th>To</th>
@@ -143,14 +143,14 @@ export function OverviewPage({ user, account, counts, pendingPreviews, recentMes
             <tbody>
               {recentMessages.map((m) => (
                 <tr>
-                  <td>{m.to}</td>
-                  <td>{m.channel}</td>
-                  <td>
+                  <td data-label="To">{m.to}</td>
+                  <td data-label="Channel">{m.channel}</td>
+                  <td data-label="Status">
                     <span class="badge">{m.status}</span>
                   </td>
-                  <td>{m.senderName ?? '—'}</td>
-                  <td data-testid="approved-by">{m.approvedBy ? `${m.approvedBy}, ${formatTime(m.approvedAt, tz)}` : '—'}</td>
-                  <td>{formatTime(m.createdAt, tz)}</td>
+                  <td data-label="Sender">{m.senderName ?? '—'}</td>
+                  <td data-label="Approved by" data-testid="approved-by">{m.approvedBy ? `${m.approvedBy}, ${formatTime(m.approvedAt, tz)}` : '—'}</td>
+                  <td data-label="Created">{formatTime(m.createdAt, tz)}</td>
                 </tr>
               ))}
             </tbody>

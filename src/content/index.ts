@@ -4,7 +4,7 @@ export * from './schemas.js';
 export * from './issues.js';
 export { validateContent, type ValidateContentOptions } from './check.js';
 export { checkMergedValue, type MergedSlot } from './merged.js';
-export { contentWarnings, smsFactsOf, type WarningInput } from './warnings.js';
+export { contentWarnings, placeholderWarnings, smsFactsOf, smsTextWarnings, type WarningInput } from './warnings.js';
 export { contentIssues } from './zod-issues.js';
 export { correctStopKeywords, normalizeContent } from './normalize.js';
 export { contentSummary } from './summary.js';

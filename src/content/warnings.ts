@@ -69,6 +69,41 @@ function httpUrl(s: string): URL | null {
   }
 }
 
+/** What happens to an unknown placeholder: RCS content keeps it as written, standalone SMS (§2.13 rule 2) empties it. */
+const UNKNOWN_PLACEHOLDER_FATE = {
+  rcs: 'it will not be replaced in RCS and becomes empty in SMS',
+  sms: 'it becomes empty when sent',
+} as const;
+
+/**
+ * The one rule for placeholders in merged text (RCS content, SMS fallbacks, standalone SMS and SMS templates):
+ * `unknown_merge_field` for a name that is neither a built-in nor one of the account's custom-field tags
+ * (`knownMergeFields`; null: none known), `malformed_placeholder` for braces that are no placeholder.
+ */
+export function placeholderWarnings(v: unknown, path: string, knownMergeFields: ReadonlySet<string> | null, channel: 'rcs' | 'sms'): Issue<ContentWarningCode>[] {
+  if (typeof v !== 'string' || (!v.includes('{{') && !v.includes('}}'))) return [];
+  const out: Issue<ContentWarningCode>[] = [];
+  for (const name of findPlaceholders(v)) {
+    if (!BUILTIN_MERGE_FIELD_SET.has(name) && !knownMergeFields?.has(name)) {
+      out.push({ path, code: 'unknown_merge_field', message: `{{${name}}} is neither a built-in merge field nor a custom field of this account; ${UNKNOWN_PLACEHOLDER_FATE[channel]}.` });
+    }
+  }
+  for (const fragment of findMalformedPlaceholders(v)) {
+    out.push({ path, code: 'malformed_placeholder', message: `"${fragment}" is not a valid placeholder ({{name}}, letters, digits and _); it will be sent as written.` });
+  }
+  return out;
+}
+
+/**
+ * The warnings of a standalone SMS text (sms_preview, POST /previews/send-sms): its placeholders, as RCS
+ * content gets them, and hidden or look-alike characters. Its encoding and segments are the dry run's.
+ */
+export function smsTextWarnings(message: unknown, knownMergeFields: ReadonlySet<string> | null, path = 'message'): Issue<ContentWarningCode>[] {
+  const out = placeholderWarnings(message, path, knownMergeFields, 'sms');
+  for (const t of textWarnings(message, path)) out.push({ path: t.path, code: t.code, message: t.message });
+  return out.slice(0, ISSUE_CAP);
+}
+
 class Warnings {
   readonly list: Issue<ContentWarningCode>[] = [];
 
@@ -80,19 +115,7 @@ class Warnings {
 
   /** Fields §2.13 merges: unknown and malformed placeholders. */
   merged(v: unknown, path: string): void {
-    if (typeof v !== 'string' || (!v.includes('{{') && !v.includes('}}'))) return;
-    for (const name of findPlaceholders(v)) {
-      if (!BUILTIN_MERGE_FIELD_SET.has(name) && !this.knownMergeFields?.has(name)) {
-        this.add(
-          path,
-          'unknown_merge_field',
-          `{{${name}}} is neither a built-in merge field nor a custom field of this account; it will not be replaced in RCS and becomes empty in SMS.`,
-        );
-      }
-    }
-    for (const fragment of findMalformedPlaceholders(v)) {
-      this.add(path, 'malformed_placeholder', `"${fragment}" is not a valid placeholder ({{name}}, letters, digits and _); it will be sent as written.`);
-    }
+    for (const i of placeholderWarnings(v, path, this.knownMergeFields, 'rcs')) this.add(i.path, i.code, i.message);
   }
 
   /** Fields sent verbatim although a placeholder in them looks intentional. */

@@ -205,7 +205,7 @@ export function FormsPage({ user, accountName, timezone, forms, choices, values,
         {forms.length === 0 ? (
           <p class="muted">No forms yet.</p>
         ) : (
-          <table>
+          <table class="stack-table forms">
             <thead>
               <tr>
                 <th>Name</th>
@@ -218,17 +218,17 @@ export function FormsPage({ user, accountName, timezone, forms, choices, values,
             <tbody>
               {forms.map((f) => (
                 <tr data-form-id={f.id}>
-                  <td>
+                  <td data-label="Name">
                     <a href={`/console/forms/${f.id}`}>{f.name}</a> {f.active ? null : <span class="badge">closed</span>}
                     {f.doubleOptIn ? <span class="badge">double opt-in</span> : null}
                     <LimitWarning form={f} timezone={timezone} />
                   </td>
-                  <td class="url-cell">
+                  <td class="url-cell" data-label="Public page">
                     <a href={`/f/${f.slug}`}>{f.url}</a>
                   </td>
-                  <td>{f.submissions.pending}</td>
-                  <td>{f.submissions.confirmed}</td>
-                  <td>{formatTime(f.createdAt, timezone)}</td>
+                  <td data-label="Pending">{f.submissions.pending}</td>
+                  <td data-label="Confirmed">{f.submissions.confirmed}</td>
+                  <td data-label="Created">{formatTime(f.createdAt, timezone)}</td>
                 </tr>
               ))}
             </tbody>
@@ -279,7 +279,7 @@ export function FormDetailPage({ user, accountName, timezone, form, submissions,
         {submissions.length === 0 ? (
           <p class="muted">No submissions yet.</p>
         ) : (
-          <table class="submissions">
+          <table class="stack-table submissions">
             <thead>
               <tr>
                 <th>Submitted</th>
@@ -292,20 +292,20 @@ export function FormDetailPage({ user, accountName, timezone, form, submissions,
             <tbody>
               {submissions.map((s) => (
                 <tr data-submission-id={s.id}>
-                  <td>{formatTime(s.submittedAt, timezone)}</td>
-                  <td>
+                  <td data-label="Submitted">{formatTime(s.submittedAt, timezone)}</td>
+                  <td data-label="Number">
                     {s.contact.phone}
                     <br />
                     <span class="small muted">contact {s.contact.action}</span>
                   </td>
-                  <td class="small">
+                  <td class="small" data-label="Data">
                     {[s.data.firstName, s.data.email, ...s.data.customFields.map((f) => `${f.label}: ${f.value}`)].filter(Boolean).join(' · ') || '—'}
                   </td>
-                  <td>
+                  <td data-label="Opt-in">
                     <span class={`badge ${s.status === 'CONFIRMED' ? 'status-approved' : 'status-pending'}`}>{s.status}</span>
                     {s.confirmedAt ? <p class="small muted">{formatTime(s.confirmedAt, timezone)}</p> : null}
                   </td>
-                  <td class="small">{s.confirmationSent ? 'sent' : (s.confirmationNote ?? 'not sent')}</td>
+                  <td class="small" data-label="Confirmation SMS">{s.confirmationSent ? 'sent' : (s.confirmationNote ?? 'not sent')}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from './protocol-versions.js';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { ToolDef } from '../../tools/types.js';
 import type { McpDeps } from './deps.js';
@@ -34,8 +35,8 @@ const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 const LEGACY_META = new Set(['progressToken']);
 const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, 'progressToken']);
 const CLIENT_INFO_KEYS = new Set(['name', 'version', 'title']);
-const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']);
-const MODERN_VERSION = '2026-07-28';
+const LEGACY_VERSIONS = new Set(LEGACY_PROTOCOL_VERSIONS);
+const MODERN_VERSION = MODERN_PROTOCOL_VERSION;
 
 const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) => {
   for (const k in o) if (!allowed.has(k)) return false;

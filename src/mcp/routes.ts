@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { McpDeps } from './deps.js';
 import { AppError, errorBody } from '../platform/errors.js';
@@ -12,6 +13,8 @@ import { answerFast, fastCall } from './fast-path.js';
 import { malformedParams } from './params-check.js';
 import { mcpServerFactory, type McpCaller } from './server.js';
 import { hostAllowed } from './cors.js';
+import { unsupportedVersionAnswer } from './protocol-versions.js';
+import type { Logger } from '../platform/logger.js';
 
 const NO_FILTER = parseToolFilter({});
 /** The tools a JSON-RPC body calls (single message or batch). */
@@ -82,6 +85,7 @@ export const mcpBodyError: ErrorRequestHandler = (err: unknown, _req, res, next)
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
   const status = notARequest ? 400 : refused.status;
+  _req.logNote = message;
   writeJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: parseError ? -32700 : -32600, message, data: { code: notARequest ? 'VALIDATION_ERROR' : refused.code } } }));
 };
 
@@ -104,9 +108,16 @@ function isJsonText(text: string): boolean {
  * sessions, no standalone stream), the tool filters, and the headers of every answer.
  */
 export function mcpHandler(ctx: McpDeps, opts: { fastPath?: boolean } = {}): RequestHandler {
-  // The default response mode answers JSON unless a handler streams notifications, which none does.
+  // The SDK reports every request it refuses (wrong Content-Type, not JSON-RPC, an empty or invalid batch, a 2026
+  // envelope that does not match its headers) through the same onerror as its own failures. Which one it was shows in
+  // the answer's status, known only once the SDK answered: the reports wait beside the request (errorsOf) until then.
+  const reports = new AsyncLocalStorage<SdkReports>();
   const handler = createMcpHandler(mcpServerFactory(ctx), {
-    onerror: (err) => ctx.logger.warn({ err }, 'mcp request refused or failed'),
+    onerror: (err) => {
+      const pending = reports.getStore();
+      if (pending && !pending.settled) pending.errors.push(err);
+      else ctx.logger.warn({ err }, 'mcp request failed');
+    },
   });
   const node = toNodeHandler(handler, { onerror: (err) => ctx.logger.error({ err }, 'mcp handler failed') });
   return async (req: Request, res: Response) => {
@@ -124,7 +135,13 @@ export function mcpHandler(ctx: McpDeps, opts: { fastPath?: boolean } = {}): Req
     req.principal = principal;
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      res.status(405).json(errorBody(new AppError('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: use POST (no SSE stream, no sessions)')));
+      refuse(req, res, 405, -32000, 'Method not allowed: this MCP endpoint is stateless, use POST (no SSE stream, no sessions)', 'METHOD_NOT_ALLOWED');
+      return;
+    }
+    const unsupported = unsupportedVersionAnswer(req);
+    if (unsupported) {
+      req.logNote = (unsupported.body.error as { message: string }).message;
+      writeJson(res, unsupported.status, JSON.stringify(unsupported.body));
       return;
     }
     // Most connections use the bare endpoint: no query string to parse then.
@@ -156,6 +173,35 @@ export function mcpHandler(ctx: McpDeps, opts: { fastPath?: boolean } = {}): Req
     // The SDK's pass-through auth slot; the credential itself is never handed on.
     const auth: AuthInfo = { token: '', clientId: principal.subjectId, scopes: [...principal.permissions], extra: caller as unknown as Record<string, unknown> };
     (req as Request & { auth?: AuthInfo }).auth = auth;
-    await node(req, noStore(res), req.body);
+    const pending: SdkReports = { errors: [], settled: false };
+    await reports.run(pending, () => node(req, noStore(res), req.body));
+    pending.settled = true;
+    logReports(ctx.logger, req, res.statusCode, pending.errors);
   };
+}
+
+/** What the SDK reported while answering one request. */
+interface SdkReports {
+  errors: Error[];
+  /** The SDK answered: what it reports later (a stream failing) is logged at once. */
+  settled: boolean;
+}
+
+/**
+ * A refusal (a 4xx answer) is the caller's mistake: its reason goes on the request's one log line, without a stack.
+ * Anything else the SDK reported is ours to look at and is logged whole.
+ */
+function logReports(logger: Pick<Logger, 'warn'>, req: Request, status: number, errors: readonly Error[]): void {
+  if (errors.length === 0) return;
+  if (status >= 400 && status < 500) {
+    req.logNote = errors.map((e) => e.message.slice(0, 300)).join('; ');
+    return;
+  }
+  for (const err of errors) logger.warn({ err, requestId: req.requestId }, 'mcp request failed');
+}
+
+/** A JSON-RPC error for a request refused before the SDK (id null: the request names none that can be answered). */
+function refuse(req: Request, res: Response, status: number, code: number, message: string, appCode: string): void {
+  req.logNote = message;
+  writeJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message, data: { code: appCode } } }));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, isCompanyMergeField, isContactMergeField, resolveMergeField, type MergeChannel, type MergeContext } from '../merge/index.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
+import { plural } from '../platform/plural.js';
 
 /**
  * What a preview's recipients got merged in, compactly: enough to tell at send time whether any
@@ -247,8 +248,6 @@ export function compareFingerprints(before: MergeFingerprint, after: MergeFinger
   if (recipients === 0) return null;
   return { recipients, total: Object.keys(before.recipients).length, fields: [...fieldCounts].map(([name, n]) => ({ name, recipients: n })), dropped, added };
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** PREVIEW_STALE: refused before anything is written or debited; the preview must be made again. */
 export function staleError(r: StaleReport): AppError {

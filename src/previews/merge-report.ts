@@ -10,6 +10,7 @@
 import { RISK_ORDER, textRisks, visibleText, type TextRisk, type TextRiskCode } from '../content/text-risks.js';
 import type { CollectedMergeValues } from '../messaging/merge-audit.js';
 import type { ErrorDetail } from '../platform/errors.js';
+import { plural } from '../platform/plural.js';
 import { contentSummary, normalizeContent, type Content, type MessageType } from '../content/index.js';
 import { mergeContent } from '../content/merge-content.js';
 import { mergeText, TODAY_MERGE_FIELD, UNSUBSCRIBE_MERGE_FIELD, type MergeContact, type MergeContext } from '../merge/index.js';
@@ -68,8 +69,6 @@ export function compareRiskKeys(a: readonly number[], b: readonly number[]): num
   }
   return 0;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 function ago(ms: number): string {
   const min = Math.max(0, Math.round(ms / 60_000));

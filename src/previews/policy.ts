@@ -71,6 +71,15 @@ export function payloadDifferences(stored: Record<string, unknown>, echoed: Reco
   return echoed === undefined ? [] : differingPaths(stored, echoed);
 }
 
+/**
+ * A payload echoed to the send of a batch preview may leave phoneNumbers out: preview answers do not repeat a batch's
+ * numbers (issue #42), so the echo stands for the preview's own list. Every other field must still match.
+ */
+export function withPreviewRecipients(stored: Record<string, unknown>, echoed: unknown): unknown {
+  if (!isRecord(echoed) || Object.keys(echoed).length === 0 || !Array.isArray(stored.phoneNumbers) || echoed.phoneNumbers !== undefined || echoed.phoneNumber !== undefined) return echoed;
+  return { ...echoed, phoneNumbers: stored.phoneNumbers };
+}
+
 /** Which creation route a body belongs to: recipients list → batch, SMS text → SMS, otherwise one RCS message. */
 export function kindOfBody(body: unknown): PreviewKind {
   if (isRecord(body) && body.phoneNumbers !== undefined) return 'rcs_batch';

@@ -6,7 +6,7 @@ import type { Principal } from '../platform/permissions.js';
 import { PreviewResultSchema, type PreviewResult, type RcsPayload, type SmsPayload } from './schemas.js';
 import type { PreviewsService } from './service.js';
 import { isRecord } from '../platform/guards.js';
-import { isEmptyBody, kindOfBody, waitsForPerson } from './policy.js';
+import { isEmptyBody, kindOfBody, waitsForPerson, withPreviewRecipients } from './policy.js';
 import { queryValues, recipientsWith } from './merge-report.js';
 import { pagePagination, pageQueryFields, type PagedList } from '../platform/pagination.js';
 
@@ -30,6 +30,23 @@ export const MergeValueItemSchema = z.object({
   firstRecipients: z.array(z.string()).describe('The first 20 recipients that get it (+E.164).'),
 });
 export type MergeValueItem = z.infer<typeof MergeValueItemSchema>;
+
+export const PreviewRecipientsQuerySchema = z.strictObject({
+  rejected: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === '1')
+    .describe('Only the numbers that will not be sent to, with why.'),
+  ...pageQueryFields({ defaultLimit: 100, maxLimit: 1000 }),
+});
+export type PreviewRecipientsQuery = z.infer<typeof PreviewRecipientsQuerySchema>;
+
+export const PreviewRecipientSchema = z.object({
+  phoneNumber: z.string().describe('As the payload names it (rejected=true: as checked).'),
+  code: z.string().optional().describe('rejected=true: why it will not be sent to (a code).'),
+  reason: z.string().optional().describe('rejected=true: why, in words.'),
+});
+export type PreviewRecipient = z.infer<typeof PreviewRecipientSchema>;
 
 type Kind = PreviewsTable['kind'];
 
@@ -81,6 +98,22 @@ export class RestPreviewFlow {
     };
   }
 
+  /**
+   * A preview's numbers, a page at a time, in the payload's order (or only the refused ones): the preview answers
+   * count them instead of repeating them (issue #42).
+   */
+  async recipients(principal: Principal, id: string, q: PreviewRecipientsQuery): Promise<PagedList<PreviewRecipient>> {
+    const row = await this.d.previews.get(principal.accountId, id);
+    const offset = (q.page - 1) * q.limit;
+    if (q.rejected) {
+      const rejected = this.d.previews.rejectedOf(row);
+      return { data: rejected.slice(offset, offset + q.limit).map((r) => ({ phoneNumber: r.phoneNumber, code: r.code, reason: r.reason })), pagination: pagePagination(q.page, q.limit, rejected.length) };
+    }
+    const payload = JSON.parse(row.payload) as { phoneNumbers?: unknown; phoneNumber?: unknown };
+    const numbers = Array.isArray(payload.phoneNumbers) ? payload.phoneNumbers.map(String) : typeof payload.phoneNumber === 'string' ? [payload.phoneNumber] : [];
+    return { data: numbers.slice(offset, offset + q.limit).map((phoneNumber) => ({ phoneNumber })), pagination: pagePagination(q.page, q.limit, numbers.length) };
+  }
+
   async get(principal: Principal, id: string): Promise<RestPreview> {
     return this.view(this.d.previews.toResult(await this.d.previews.get(principal.accountId, id)), principal);
   }
@@ -93,6 +126,7 @@ export class RestPreviewFlow {
     const row = await this.d.previews.get(principal.accountId, id);
     const stored = JSON.parse(row.payload) as Record<string, unknown>;
     let payload = stored;
+    body = withPreviewRecipients(stored, body);
     if (!isEmptyBody(body)) {
       const kind = kindOfBody(body);
       if (kind !== row.kind) {

@@ -6,7 +6,7 @@ import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchem
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
 import { ApprovalRecordSchema, ApprovalsQuerySchema, InboxItemSchema, InboxQuerySchema } from './inbox-schemas.js';
-import { MergeValueItemSchema, MergeValuesQuerySchema, RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
+import { MergeValueItemSchema, MergeValuesQuerySchema, PreviewRecipientSchema, PreviewRecipientsQuerySchema, RestPreviewFlow, RestPreviewSchema } from './rest-flow.js';
 
 const TAGS = ['Previews'];
 const IdParams = z.object({ id: z.string() });
@@ -131,6 +131,20 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
       query: MergeValuesQuerySchema,
       responses: { 200: { description: 'A page of values', schema: pageListSchema(MergeValueItemSchema) }, 400: { description: 'Malformed id or query' }, ...notFound },
       handler: async ({ principal, params, query }) => flow.mergeValues(principal, params.id, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/previews/:id/recipients',
+      operationId: 'listPreviewRecipients',
+      summary: 'The numbers of a preview, a page at a time (or only those that will not be sent to)',
+      description:
+        'In the order the payload names them. The preview answers (REST and MCP) count the recipients and name the first 10 refused numbers instead of repeating a batch of up to 10,000; this pages them. rejected=true lists every refused number with its code and reason.',
+      tags: TAGS,
+      auth: 'messages:read',
+      params: IdParams,
+      query: PreviewRecipientsQuerySchema,
+      responses: { 200: { description: 'A page of numbers', schema: pageListSchema(PreviewRecipientSchema) }, 400: { description: 'Malformed id or query' }, ...notFound },
+      handler: async ({ principal, params, query }) => flow.recipients(principal, params.id, query),
     }),
     defineRoute({
       method: 'post',

@@ -68,7 +68,12 @@ export const PreviewResultSchema = z.object({
   recipients: z.object({
     accepted: z.number().int(),
     duplicates: z.number().int(),
-    rejected: z.array(z.object({ phoneNumber: z.string(), code: z.string(), reason: z.string(), details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional() })),
+    rejected: z
+      .array(z.object({ phoneNumber: z.string(), code: z.string(), reason: z.string(), details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional() }))
+      .describe('The first 10 numbers that will not be sent to, and why (rejectedCount counts all).'),
+    rejectedCount: z.number().int().describe('How many numbers will not be sent to.'),
+    phoneNumbers: z.number().int().describe('How many numbers the payload names (a batch\'s list is not repeated in the answer).'),
+    listedAt: z.string().describe('GET this REST path (?page, ?limit, ?rejected=true) to page the numbers.'),
   }),
   creditsEstimated: z.number(),
   smsSegments: z.number().int().optional(),
@@ -92,7 +97,7 @@ export const PreviewResultSchema = z.object({
     .optional()
     .describe('Per merge field, its distinct values (riskiest first) and how many recipients get each; the share page lists all.'),
   warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
-  payload: z.record(z.string(), z.unknown()).describe('Exactly what to pass to the send tool, with preview_id.'),
+  payload: z.record(z.string(), z.unknown()).describe('What was previewed, to pass to the send tool with preview_id (optional); a batch leaves phoneNumbers out.'),
   nextStep: z.string(),
 });
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { AccountsService } from '../accounts/service.js';
 import { correctStopKeywords, type Content, type MessageType } from '../content/index.js';
-import { textWarnings } from '../content/text-risks.js';
 import { analyzeSms } from '../sms/index.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -23,7 +22,7 @@ import { parseSendBody } from '../messaging/prepare.js';
 import type { ValidationService } from '../validation-api/service.js';
 import type { TemplatesService } from '../templates/service.js';
 import { canonicalJson } from '../platform/canonical-json.js';
-import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson } from './policy.js';
+import { mayReuse, payloadDifferences, previewNeedsPerson, sendRefusal, waitsForPerson, withPreviewRecipients } from './policy.js';
 import type { PreviewResult, RcsPayload, SmsPayload } from './schemas.js';
 import { accountZone, holdBudget, releaseHold, spenderOf, type Spender } from '../billing/budgets.js';
 import { buildMergeReport, mergeValuesSummary, mergeValueWarnings, type StoredMergeValues } from './merge-report.js';
@@ -62,7 +61,7 @@ export interface PreviewDeps {
   send: SendService;
   templates: TemplatesService;
   /** The content warnings /validate gives (custom-field tags known): one source for every door. */
-  contentChecks: Pick<ValidationService, 'warnings'>;
+  contentChecks: Pick<ValidationService, 'warnings' | 'smsWarnings'>;
   /** Told of every new, decided and expired preview inside its transaction (the webhooks area listens). */
   events: PreviewEvents;
 }
@@ -109,6 +108,41 @@ export function quietHoursWarnings(q: SendEstimate['quietHours'], accepted: numb
   const when = q.earliestOpening === q.latestOpening ? `at ${q.earliestOpening}` : `between ${q.earliestOpening} and ${q.latestOpening}`;
   const who = q.deferred === accepted ? `All ${accepted} recipient${accepted === 1 ? ' is' : 's are'}` : `${q.deferred} of ${accepted} recipients are`;
   return [{ path: 'quietHours', code: 'quiet_hours_deferred', message: `${who} inside quiet hours at the planned time (their local time): their messages are deferred to the opening of their window, ${when} (UTC), not dropped.${q.deferred < accepted ? ' The others go out as planned.' : ''}` }];
+}
+
+/** How many refused numbers a preview answer names; the rest are counted and paged (issue #42). */
+export const ANSWER_REJECTED_SHOWN = 10;
+
+export const recipientsPath = (id: string): string => `/api/rcs/previews/${id}/recipients`;
+
+/**
+ * A preview answer does not grow with its recipients (issue #42: 10,000 numbers answered 172 KB on MCP): it counts
+ * them, names the first refused ones, and says where the rest are listed.
+ */
+function recipientsSummary(id: string, estimate: SendEstimate, payload: Record<string, unknown>): PreviewResult['recipients'] {
+  const numbers = Array.isArray(payload.phoneNumbers) ? payload.phoneNumbers.length : 1;
+  return {
+    accepted: estimate.accepted,
+    duplicates: estimate.duplicates,
+    rejected: estimate.rejected.slice(0, ANSWER_REJECTED_SHOWN),
+    rejectedCount: estimate.rejected.length,
+    phoneNumbers: numbers,
+    listedAt: recipientsPath(id),
+  };
+}
+
+/** The payload as answered: a batch's list of numbers is left out (counted in recipients.phoneNumbers, paged at recipients.listedAt). */
+function answeredPayload(payload: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(payload.phoneNumbers)) return payload;
+  const { phoneNumbers: _numbers, ...rest } = payload;
+  void _numbers;
+  return rest;
+}
+
+function recipientsNote(id: string, payload: Record<string, unknown>): string {
+  return Array.isArray(payload.phoneNumbers)
+    ? ` The ${payload.phoneNumbers.length.toLocaleString('en-US')} numbers are not repeated here (payload leaves phoneNumbers out and the send needs none); GET ${recipientsPath(id)} pages them.`
+    : '';
 }
 
 export class PreviewsService {
@@ -165,6 +199,17 @@ export class PreviewsService {
     return { ...expanded, corrections: corrected.warnings };
   }
 
+  /**
+   * An RCS payload echoed to rcs_send / rcs_send_batch, expanded as at preview time (templateId, defaults) for the
+   * comparison; a batch's echo may leave phoneNumbers out (withPreviewRecipients).
+   */
+  async expandEchoedRcs(accountId: string, previewId: string, payload: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
+    if (payload === undefined) return undefined;
+    const row = await this.get(accountId, previewId);
+    const input = withPreviewRecipients(JSON.parse(row.payload) as Record<string, unknown>, payload) as RcsPayload;
+    return (await this.expandRcs(accountId, input)).payload;
+  }
+
   expandSms(input: SmsPayload): SendSmsRequest {
     return parseSendBody(SendSmsRequestSchema, input);
   }
@@ -184,7 +229,7 @@ export class PreviewsService {
     const estimate = await this.d.send.sendSms(principal.accountId, payload, { dryRun: true, source: 'MCP', spender: spenderOf(principal) });
     const sms = analyzeSms(textOf(payload.message));
     const warnings: ErrorDetail[] = sms.encoding === 'Unicode' ? [{ path: 'message', code: 'sms_unicode', message: `Unicode encoding (70 characters per SMS) forced by: ${sms.unicodeCharacters.join(' ')}` }] : [];
-    warnings.push(...textWarnings(payload.message, 'message'));
+    warnings.push(...(await this.d.contentChecks.smsWarnings(principal.accountId, payload.message)));
     return this.store(principal, 'sms', payload, estimate, warnings, true);
   }
 
@@ -277,11 +322,21 @@ export class PreviewsService {
     return stored === null || compareFingerprints(stored, current) !== null;
   }
 
+  /** The numbers of a preview that will not be sent to, and why (every one; the answers name the first few). */
+  rejectedOf(row: PreviewsTable): SendEstimate['rejected'] {
+    return this.estimateOf(row).rejected;
+  }
+
+  private estimateOf(row: PreviewsTable): SendEstimate {
+    return parseJson<SendEstimate>(row.estimate, { dryRun: true, channel: 'RCS', accepted: 0, duplicates: 0, rejected: [], creditsEstimated: 0, samples: [] });
+  }
+
   toResult(row: PreviewsTable): PreviewResult {
-    const estimate = parseJson<SendEstimate>(row.estimate, { dryRun: true, channel: 'RCS', accepted: 0, duplicates: 0, rejected: [], creditsEstimated: 0, samples: [] });
+    const estimate = this.estimateOf(row);
     const approvalRequired = row.approval_required === 1;
     const shareUrl = this.shareUrl(row.slug);
     const tool = SEND_TOOL[row.kind];
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
     return {
       preview_id: row.id,
       share_url: shareUrl,
@@ -290,7 +345,7 @@ export class PreviewsService {
       expires_at: toIso(row.expires_at)!,
       kind: row.kind,
       send_with: tool,
-      recipients: { accepted: estimate.accepted, duplicates: estimate.duplicates, rejected: estimate.rejected },
+      recipients: recipientsSummary(row.id, estimate, payload),
       creditsEstimated: estimate.creditsEstimated,
       ...(estimate.sms ? { smsSegments: estimate.sms.segments, smsEncoding: estimate.sms.encoding } : {}),
       // The tool answers the texts only: the merged content of each sample is for the share page, and would repeat the payload's content five times.
@@ -299,13 +354,13 @@ export class PreviewsService {
       ...(estimate.quietHours ? { quietHours: estimate.quietHours } : {}),
       ...(row.merge_values ? { mergeValues: mergeValuesSummary(this.mergeReport(row)!) } : {}),
       warnings: parseJson<ErrorDetail[]>(row.warnings, []),
-      payload: JSON.parse(row.payload) as Record<string, unknown>,
+      payload: answeredPayload(payload),
       nextStep:
-        row.status === 'sent'
+        (row.status === 'sent'
           ? 'This preview was already sent; calling the send tool again returns the same result.'
           : waitsForPerson({ approvalRequired, status: row.status }, { sendsNeedApproval: false })
             ? `Ask the user to open ${shareUrl}, log in and approve. Then call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`
-            : `Call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`,
+            : `Call ${tool} with this preview_id (payload optional: if you pass it, exactly this one).`) + recipientsNote(row.id, payload),
     };
   }
 

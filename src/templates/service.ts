@@ -1,12 +1,10 @@
 import { sql } from 'kysely';
 import { SMS_MAX_LENGTH } from '../content/limits.js';
-import { validateContent } from '../content/index.js';
+import { placeholderWarnings, validateContent } from '../content/index.js';
 import type { Issue } from '../content/issues.js';
 import { findForbiddenCharacter, forbiddenCharacterMessage, INVALID_CHARACTER_CODE } from '../content/characters.js';
 import { isUniqueViolation } from '../platform/db/sql-errors.js';
 import type { FieldsService } from '../fields/service.js';
-import { BUILTIN_MERGE_FIELD_SET } from '../merge/fields.js';
-import { findMalformedPlaceholders, findPlaceholders } from '../merge/placeholders.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type DbOrTx } from '../platform/db/database.js';
 import { escapeLike, fromBool, parseJson, toBool } from '../platform/db/sql.js';
@@ -111,16 +109,7 @@ export class TemplatesService {
       }
       const bad = findForbiddenCharacter(content);
       if (bad) throw invalid(`content: ${forbiddenCharacterMessage('the SMS text', bad)}`, [{ path: 'content', code: INVALID_CHARACTER_CODE, message: forbiddenCharacterMessage('content', bad) }]);
-      const warnings: ErrorDetail[] = [];
-      for (const name of findPlaceholders(content)) {
-        if (!BUILTIN_MERGE_FIELD_SET.has(name) && !tags.has(name)) {
-          warnings.push({ path: 'content', code: 'unknown_merge_field', message: `{{${name}}} is neither a built-in merge field nor a custom field of this account; it becomes empty when sent.` });
-        }
-      }
-      for (const fragment of findMalformedPlaceholders(content)) {
-        warnings.push({ path: 'content', code: 'malformed_placeholder', message: `"${fragment}" is not a valid placeholder; it will be sent as written.` });
-      }
-      return { text: content, warnings };
+      return { text: content, warnings: placeholderWarnings(content, 'content', tags, 'sms') };
     }
     if (rcsMessageType === null) {
       throw invalid('rcsMessageType is required for RCS templates', [{ path: 'rcsMessageType', code: 'required', message: 'required when type is RCS' }]);

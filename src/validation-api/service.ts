@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
 import type { AccountsService } from '../accounts/service.js';
-import { buttonGuidelines, contentWarnings, isMessageType, validateContent, validationLimits, type ValidationResult } from '../content/index.js';
+import { buttonGuidelines, contentWarnings, isMessageType, smsTextWarnings, validateContent, validationLimits, type ValidationResult } from '../content/index.js';
 import type { FieldsService } from '../fields/service.js';
 import type { Clock } from '../platform/clock.js';
 import { listTimezones, resolveScheduleTime } from '../schedule/index.js';
@@ -60,6 +60,16 @@ export class ValidationService {
     const first = contentWarnings({ ...input, knownMergeFields: NO_TAGS });
     if (!first.some((w) => w.code === 'unknown_merge_field')) return first;
     return contentWarnings({ ...input, knownMergeFields: await this.d.fields.tags(accountId) });
+  }
+
+  /**
+   * The warnings of a standalone SMS text for the account (unknown placeholders become empty when sent, §2.13
+   * rule 2): the same placeholder rule as RCS content, for sms_preview and POST /previews/send-sms.
+   */
+  async smsWarnings(accountId: string, message: unknown): Promise<Issue[]> {
+    const first = smsTextWarnings(message, NO_TAGS);
+    if (!first.some((w) => w.code === 'unknown_merge_field')) return first;
+    return smsTextWarnings(message, await this.d.fields.tags(accountId));
   }
 
   async scheduleTime(accountId: string, scheduleAt: string, timeZone: string | null | undefined): Promise<z.infer<typeof ValidateScheduleTimeResponseSchema>> {

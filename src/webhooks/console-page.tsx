@@ -81,7 +81,7 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
           <p class="muted">No webhooks yet.</p>
         ) : (
           <div class="wide-table" tabindex={0} role="region" aria-label="Webhook endpoints">
-            <table class="webhooks">
+            <table class="stack-table webhooks">
             <thead>
               <tr>
                 <th>URL</th>
@@ -94,21 +94,21 @@ export function WebhooksPage({ user, accountName, timezone, webhooks, events, cr
             <tbody>
               {webhooks.map((w) => (
                 <tr data-webhook-id={w.id}>
-                  <td class="url-cell">
+                  <td class="url-cell" data-label="URL">
                     <a href={`/console/webhooks/${w.id}`}>{w.url}</a>
                     {w.description ? <p class="small muted">{w.description}</p> : null}
                   </td>
-                  <td class="perms">
+                  <td class="perms" data-label="Events">
                     {w.events.map((e) => (
                       <span class="badge">{e}</span>
                     ))}
                   </td>
-                  <td>
+                  <td data-label="State">
                     <HealthBadge w={w} />
                     {w.health.status === 'failing' ? <p class="small error">{w.health.consecutiveFailures} failed attempts in a row</p> : null}
                   </td>
-                  <td>{formatTime(w.health.lastSuccessAt, timezone)}</td>
-                  <td>{w.health.pendingDeliveries}</td>
+                  <td data-label="Last success">{formatTime(w.health.lastSuccessAt, timezone)}</td>
+                  <td data-label="Queued">{w.health.pendingDeliveries}</td>
                 </tr>
               ))}
             </tbody>
@@ -268,7 +268,7 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
           <p class="muted">Nothing delivered yet.</p>
         ) : (
           <div class="wide-table" tabindex={0} role="region" aria-label="Delivery log">
-            <table class="deliveries">
+            <table class="stack-table deliveries">
             <thead>
               <tr>
                 <th>Event</th>
@@ -277,23 +277,25 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
                 <th>Last response</th>
                 <th>Latency</th>
                 <th>Next attempt</th>
-                <th />
+                <th>
+                  <span class="visually-hidden">Redeliver</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {deliveries.map((d) => (
                 <tr data-delivery-id={d.id} class={`delivery-${d.status}`}>
-                  <td>
+                  <td data-label="Event">
                     <code>{d.event}</code>
                     <br />
                     <span class="small muted">{formatTime(d.createdAt, timezone)}</span>
                     <br />
                     <code class="small">{d.eventId}</code>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <span class={`badge ${d.status === 'delivered' ? 'status-approved' : d.status === 'failed' ? 'status-rejected' : 'status-pending'}`}>{d.status}</span>
                   </td>
-                  <td>
+                  <td data-label="Attempts">
                     {d.attempts}
                     {d.log.length > 0 ? (
                       <details class="small">
@@ -312,12 +314,12 @@ export function WebhookDetailPage({ user, accountName, timezone, webhook: w, eve
                       </details>
                     ) : null}
                   </td>
-                  <td>
+                  <td data-label="Last response">
                     {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : '—'}
                     {d.lastError && d.lastError !== `HTTP ${d.lastStatusCode}` ? <p class="small error">{d.lastError}</p> : null}
                   </td>
-                  <td>{d.lastLatencyMs !== null ? `${d.lastLatencyMs} ms` : '—'}</td>
-                  <td>{d.status === 'pending' ? formatTime(d.nextAttemptAt, timezone) : '—'}</td>
+                  <td data-label="Latency">{d.lastLatencyMs !== null ? `${d.lastLatencyMs} ms` : '—'}</td>
+                  <td data-label="Next attempt">{d.status === 'pending' ? formatTime(d.nextAttemptAt, timezone) : '—'}</td>
                   <td>
                     <PostForm action={`${base}/deliveries/${d.id}/redeliver`} csrf={user.csrfToken}>
                       <button type="submit" class="small secondary" aria-label={`Redeliver ${d.eventId}`}>

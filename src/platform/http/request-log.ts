@@ -20,6 +20,7 @@ export function requestLog(logger: Logger): RequestHandler {
         status: res.statusCode,
         durationMs: Math.round(ms * 10) / 10,
         accountId: req.principal?.accountId,
+        ...(req.logNote !== undefined && { note: req.logNote }),
       };
       if (res.statusCode >= 500) logger.error(line, 'request');
       else logger.info(line, 'request');

@@ -9,6 +9,8 @@ declare global {
       requestId: string;
       /** Set by requireAuth on authenticated routes. */
       principal?: Principal;
+      /** Why a request was refused, in a few words, for its one log line (no stack: the caller's mistake, not ours). */
+      logNote?: string;
     }
   }
 }

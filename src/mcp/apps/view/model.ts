@@ -20,6 +20,8 @@ const ViewResultSchema = z.object({
     accepted: z.number(),
     duplicates: z.number(),
     rejected: z.array(z.object({ phoneNumber: z.string(), reason: z.string() })),
+    // The first refused numbers only: the count is rejectedCount (absent from results of before issue #42).
+    rejectedCount: z.optional(z.number()),
   }),
   creditsEstimated: z.number(),
   smsSegments: z.optional(z.number()),

@@ -59,6 +59,7 @@ export function PreviewView({ state, onOpenLink }: PreviewViewProps) {
   const channel = r.kind === 'sms' ? 'SMS' : 'RCS';
   const total = r.recipients.accepted;
   const firstNumber = r.samples[0]?.phoneNumber;
+  const refused = r.recipients.rejectedCount ?? r.recipients.rejected.length;
   const st = stateText(r);
   const link = safeLink(r.share_url);
   const emptyMerge = r.warnings.some((w) => w.code === EMPTY_MERGE_CODE);
@@ -79,7 +80,7 @@ export function PreviewView({ state, onOpenLink }: PreviewViewProps) {
             <dd data-testid="app-recipients">
               {total}
               {r.recipients.duplicates > 0 ? ` (${r.recipients.duplicates} duplicates removed)` : ''}
-              {r.recipients.rejected.length > 0 ? ` · ${r.recipients.rejected.length} not sent to` : ''}
+              {refused > 0 ? ` · ${refused.toLocaleString('en-US')} not sent to` : ''}
             </dd>
           </div>
           <div>

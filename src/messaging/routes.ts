@@ -5,13 +5,16 @@ import { pageListSchema } from '../platform/pagination.js';
 import { JobsQuerySchema, type JobsService } from './jobs-service.js';
 import {
   BatchResponseSchema,
+  CancelBatchResponseSchema,
   JobSchema,
+  QueueStatusResponseSchema,
   ScheduledSendResponseSchema,
   SendBatchRequestSchema,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   SendSmsRequestSchema,
   SendSmsResponseSchema,
+  StatsResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, type StatsService } from './stats-service.js';
 import { parseSendBody } from './prepare.js';
@@ -84,7 +87,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       tags: ['Jobs'],
       auth: 'messages:write',
       params: JobIdParams,
-      responses: { 200: { description: 'Cancelled (or nothing left to cancel)' }, ...errors },
+      responses: { 200: { description: 'Cancelled (or nothing left to cancel)', schema: CancelBatchResponseSchema }, ...errors },
       handler: ({ principal, params }) => jobs.cancel(principal.accountId, params.jobId),
     }),
     defineRoute({
@@ -105,7 +108,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       summary: 'What is still queued or scheduled for this account',
       tags: ['Jobs'],
       auth: 'messages:read',
-      responses: { 200: { description: 'Queue status' } },
+      responses: { 200: { description: 'Queue status', schema: QueueStatusResponseSchema } },
       handler: ({ principal }) => jobs.queueStatus(principal.accountId),
     }),
     defineRoute({
@@ -116,7 +119,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       tags: ['Messaging'],
       auth: 'messages:read',
       query: StatsQuerySchema,
-      responses: { 200: { description: 'Statistics' }, 400: errors[400] },
+      responses: { 200: { description: 'Statistics', schema: StatsResponseSchema }, 400: errors[400] },
       handler: ({ principal, query }) => stats.stats(principal.accountId, query),
     }),
   ];

@@ -2,18 +2,8 @@ import { z } from 'zod';
 import { IDEMPOTENT_REPLAYED_HEADER, operationIdOf, type RouteRegistry } from './http/route.js';
 import { IDEMPOTENCY_HEADER } from './idempotency/key.js';
 import { SchemaComponents } from './openapi-components.js';
-
-// Named, so every error answer refers to one component and a generated client has one type for it.
-const ErrorResponse = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.string(),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: 'ErrorResponse' });
+// Named (ErrorResponse), so every error answer refers to one component and a generated client has one type for it.
+import { ErrorResponseSchema as ErrorResponse } from './error-fields.js';
 
 /** How routes with `approvalBound` refuse OAuth tokens and keys whose sends need approval. */
 const APPROVAL_BOUND_403 = {
@@ -53,6 +43,11 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
     if (spec.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
+      if (r.mediaTypes) {
+        const content = Object.fromEntries(r.mediaTypes.map((type) => [type, { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
+        responses[status] = { description: r.description, content };
+        continue;
+      }
       const schema = r.schema ?? (Number(status) >= 400 ? ErrorResponse : undefined);
       responses[status] = { description: r.description, ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}) };
     }

@@ -104,7 +104,7 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
       tags: TAGS,
       auth: 'messages:read',
       approvalBound: 'audit',
-      responses: { 200: { description: 'text/csv' } },
+      responses: { 200: { description: 'One row per approval or rejection', mediaTypes: ['text/csv'] } },
       handler: async ({ principal, res }) => sendApprovalsCsv(res, previews, principal.accountId),
     }),
     defineRoute({

@@ -51,6 +51,10 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       const schema = r.schema ?? (Number(status) >= 400 ? ErrorResponse : undefined);
       responses[status] = { description: r.description, ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}) };
     }
+    // Any body can be broken JSON or the wrong shape, any path or query parameter malformed: a 400 in the one error shape.
+    if (spec.body ?? spec.bodyDoc ?? spec.query ?? spec.params) {
+      responses['400'] ??= { description: 'The request is malformed: a body that is not JSON or not of the schema, or a bad parameter', content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
+    }
     if (spec.idempotent) {
       for (const [status, r] of Object.entries(responses)) {
         if (Number(status) < 300) responses[status] = { ...(r as object), headers: { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER_DOC } };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { SandboxService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
+import { ErrorResponseSchema } from '../platform/error-fields.js';
 import { SAMPLE_CONTENT_TYPES, SAMPLE_FILES, SAMPLES_DIR, SamplesResponseSchema } from './samples.js';
 import {
   SandboxInvalidResponseSchema,
@@ -60,7 +61,8 @@ export function sandboxRoutes({ sandbox }: { sandbox: SandboxService }): RouteSp
       responses: {
         200: { description: 'Stored preview', schema: SandboxPreviewResponseSchema },
         ...COMMON,
-        400: { description: 'Invalid content (or envelope)', schema: SandboxInvalidResponseSchema },
+        // Invalid content answers the validation result beside the error; a broken envelope or body the plain error shape.
+        400: { description: 'Invalid content (or envelope)', schema: z.union([SandboxInvalidResponseSchema, ErrorResponseSchema]) },
       },
       handler: async ({ req }) => {
         await admit(req);

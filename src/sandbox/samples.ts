@@ -118,6 +118,11 @@ export interface UsageHint {
   example: { messageType: MessageType; content: Content };
 }
 
+const UsageHintSchema = z.object({
+  hint: z.string(),
+  example: z.object({ messageType: z.enum(MESSAGE_TYPES), content: z.record(z.string(), z.unknown()) }).describe('A body /sandbox/validate and /sandbox/preview accept as is'),
+});
+
 /** GET /sandbox/samples for /openapi.json, typed against SamplesResponse. */
 export const SamplesResponseSchema: z.ZodType<SamplesResponse> = z.object({
   samples: z.array(
@@ -134,9 +139,7 @@ export const SamplesResponseSchema: z.ZodType<SamplesResponse> = z.object({
       description: z.string(),
     }),
   ),
-  usage: z
-    .record(z.enum(MESSAGE_TYPES), z.object({ hint: z.string(), example: z.object({ messageType: z.enum(MESSAGE_TYPES), content: z.record(z.string(), z.unknown()) as z.ZodType<Content> }).describe('A body /sandbox/validate and /sandbox/preview accept as is') }))
-    .describe('One hint and example per message type'),
+  usage: z.object(Object.fromEntries(MESSAGE_TYPES.map((type) => [type, UsageHintSchema])) as Record<MessageType, typeof UsageHintSchema>).describe('One hint and example per message type'),
   note: z.string(),
 });
 

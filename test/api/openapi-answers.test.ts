@@ -1,5 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_FIELDS } from '../../src/platform/error-fields.js';
 import type { ErrorCode } from '../../src/platform/errors.js';
@@ -32,7 +32,8 @@ const ops = new Map<string, { method: string; path: string; op: Operation }>();
 /** `operationId status` of every answer checked. */
 const seen = new Set<string>();
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+// A CommonJS module: its function is also its `default` property, which is what the types describe.
+ajvFormats.default(ajv);
 const compiled = new Map<string, ValidateFunction>();
 
 beforeAll(async () => {

@@ -103,11 +103,10 @@ export function isAppError(value: unknown): value is AppError {
 
 export interface ErrorBody {
   success: false;
-  error: {
+  error: ErrorExtra & {
     code: ErrorCode;
     message: string;
     details?: ErrorDetail[];
-    [key: string]: unknown;
   };
 }
 

@@ -100,6 +100,13 @@ async function call(operationId: string, o: CallOptions = {}): Promise<{ status:
   return { status: res.status, body, text, headers: res.headers };
 }
 
+/** An error answer of the code, carrying at least these extra fields. */
+async function refusal(code: ErrorCode, fields: string[], answer: Promise<{ body: any }>): Promise<void> {
+  const { body } = await answer;
+  expect(body.error.code).toBe(code);
+  for (const f of fields) expect(body.error[f], `${code} carries ${f}`).toBeDefined();
+}
+
 /** call() that also insists on the status. */
 async function expectCall(operationId: string, status: number, o: CallOptions = {}) {
   const r = await call(operationId, o);
@@ -140,7 +147,7 @@ describe('every answer of every operation matches /openapi.json', () => {
   it('the sandbox', async () => {
     await expectCall('validateSandboxPayload', 200, { key: null, body: text() });
     await expectCall('validateSandboxPayload', 400, { key: null, body: { content: { text: 'x' } } });
-    await expectCall('validateSandboxPayload', 413, { key: null, body: { messageType: 'text', content: { text: 'x', pad: 'y'.repeat(300_000) } } });
+    await refusal('PAYLOAD_TOO_LARGE', ['maxBytes', 'actualBytes'], expectCall('validateSandboxPayload', 413, { key: null, body: { messageType: 'text', content: { text: 'x', pad: 'y'.repeat(300_000) } } }));
     const preview = await expectCall('createSandboxPreview', 200, { key: null, body: text() });
     await expectCall('createSandboxPreview', 400, { key: null, body: { messageType: 'text', content: { text: '' } } });
     const slug = new URL(preview.body.preview.share_url).pathname.split('/').pop()!;
@@ -164,7 +171,7 @@ describe('every answer of every operation matches /openapi.json', () => {
   it('custom fields, contacts, consent', async () => {
     const field = await expectCall('createContactField', 201, { body: { name: 'Favourite dish', tag: `dish_${Date.now()}` } });
     const fieldId: string = field.body.data.id;
-    await expectCall('createContactField', 409, { body: { name: 'Again', tag: field.body.data.tag } });
+    await refusal('CONFLICT', ['existingFieldId'], expectCall('createContactField', 409, { body: { name: 'Again', tag: field.body.data.tag } }));
     await expectCall('listContactFields', 200);
     await expectCall('getContactField', 200, { params: { fieldId } });
     await expectCall('getContactField', 404, { params: { fieldId: UNKNOWN.fld } });
@@ -173,9 +180,9 @@ describe('every answer of every operation matches /openapi.json', () => {
     const p = phone();
     const created = await expectCall('createContact', 201, { body: { phone: p, firstName: 'Ada', email: 'ada@example.com' } });
     const id: string = created.body.data.id;
-    await expectCall('createContact', 409, { body: { phone: p } });
+    await refusal('CONFLICT', ['existingContactId'], expectCall('createContact', 409, { body: { phone: p } }));
     await expectCall('createContact', 400, { body: { phone: '+12' } });
-    await expectCall('createContact', 400, { body: { phone: '+861012345678' } }); // COUNTRY_NOT_SUPPORTED (country)
+    await refusal('COUNTRY_NOT_SUPPORTED', ['country'], expectCall('createContact', 400, { body: { phone: '+861012345678' } }));
     await expectCall('listContacts', 200, { query: { limit: 5, include: 'customFields' } });
     await expectCall('listContacts', 400, { query: { cursor: '!!' } });
     await expectCall('countContacts', 200);
@@ -187,7 +194,7 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('setContactFieldValue', 200, { params: { id, fieldId }, body: { value: 'Soup' } });
     await expectCall('getContactFieldValues', 200, { params: { id } });
     await expectCall('getContactFieldValues', 404, { params: { id: UNKNOWN.ct } });
-    await expectCall('deleteContactField', 400, { params: { fieldId } }); // FIELD_IN_USE (usageCount)
+    await refusal('FIELD_IN_USE', ['usageCount'], expectCall('deleteContactField', 400, { params: { fieldId } }));
     await expectCall('deleteContactFieldValue', 200, { params: { id, fieldId } });
     await expectCall('deleteContactFieldValue', 404, { params: { id: UNKNOWN.ct, fieldId } });
     await expectCall('deleteContactField', 200, { params: { fieldId }, query: { force: true } });
@@ -227,7 +234,7 @@ describe('every answer of every operation matches /openapi.json', () => {
     const name = `Folder ${Date.now()}`;
     const tg = await expectCall('createTemplateGroup', 201, { body: { name } });
     const tgId: string = tg.body.data.templateGroupId ?? tg.body.data.id;
-    await expectCall('createTemplateGroup', 409, { body: { name } }); // CONFLICT (existingTemplateGroupId)
+    await refusal('CONFLICT', ['existingTemplateGroupId'], expectCall('createTemplateGroup', 409, { body: { name } }));
     await expectCall('listTemplateGroups', 200);
     await expectCall('getTemplateGroup', 200, { params: { id: tgId } });
     await expectCall('getTemplateGroup', 404, { params: { id: UNKNOWN.tg } });
@@ -259,15 +266,15 @@ describe('every answer of every operation matches /openapi.json', () => {
     const sent = await expectCall('sendMessage', 200, { body: { phoneNumber: p, ...text(), sendernameId: rcs } });
     await expectCall('sendMessage', 200, { body: { phoneNumber: phone(), ...text(), sendernameId: rcs, scheduleAt: '2031-03-01T10:00:00', timeZone: 'Europe/Berlin' } });
     await expectCall('sendMessage', 400, { body: { phoneNumber: p, messageType: 'text', content: { text: '' }, sendernameId: rcs } });
-    await expectCall('sendMessage', 400, { body: { phoneNumber: phone(), ...text(), sendernameId: rcs, scheduleAt: '2031-03-30T02:30:00', timeZone: 'Europe/Berlin' } }); // INVALID_SCHEDULE_TIME (gap)
+    await refusal('INVALID_SCHEDULE_TIME', ['gap'], expectCall('sendMessage', 400, { body: { phoneNumber: phone(), ...text(), sendernameId: rcs, scheduleAt: '2031-03-30T02:30:00', timeZone: 'Europe/Berlin' } }));
     const idem = { 'Idempotency-Key': `contract-${Date.now()}` };
     await expectCall('sendSms', 200, { body: { phoneNumber: phone(), message: 'Hi', sendernameId: sms }, headers: idem });
-    await expectCall('sendSms', 422, { body: { phoneNumber: phone(), message: 'Other', sendernameId: sms }, headers: idem });
+    await refusal('IDEMPOTENCY_MISMATCH', [], expectCall('sendSms', 422, { body: { phoneNumber: phone(), message: 'Other', sendernameId: sms }, headers: idem }));
     const scheduled = await expectCall('sendSms', 200, { body: { phoneNumber: phone(), message: 'Later', sendernameId: sms, scheduleAt: '2031-01-01T09:00:00' } });
     await expectCall('sendSms', 400, { body: { phoneNumber: phone(), message: '', sendernameId: sms } });
     await expectCall('sendBatch', 202, { body: { phoneNumbers: [phone(), phone()], ...text(), sendernameId: rcs } });
     const batch = await expectCall('sendBatch', 200, { body: { phoneNumbers: [phone()], ...text(), sendernameId: rcs, scheduleAt: '2031-03-01T10:00:00' } });
-    await expectCall('sendBatch', 400, { body: { phoneNumbers: ['+12', '+13'], ...text(), sendernameId: rcs } }); // VALIDATION_ERROR (rejected)
+    await refusal('VALIDATION_ERROR', ['rejected'], expectCall('sendBatch', 400, { body: { phoneNumbers: ['+12', '+13'], ...text(), sendernameId: rcs } }));
 
     const jobId: string = batch.body.jobId;
     await expectCall('getBatchStatus', 200, { params: { jobId } });
@@ -304,14 +311,14 @@ describe('every answer of every operation matches /openapi.json', () => {
   it('budgets refuse with their fields', async () => {
     const { key, info } = await t.ctx.services.apiKeys.create(t.account.accountId, 'budgeted', ALL_PERMISSIONS);
     await t.ctx.services.budgets.setLimits(t.account.accountId, { id: info.id, kind: 'key' }, { maxRecipients: 1, dailyCredits: 0.001 });
-    await expectCall('sendBatch', 403, { key, body: { phoneNumbers: [phone(), phone()], ...text(), sendernameId: t.account.senders.rcs } });
-    await expectCall('sendMessage', 403, { key, body: { phoneNumber: phone(), ...text(), sendernameId: t.account.senders.rcs } });
+    await refusal('BUDGET_EXCEEDED', ['limit', 'maxRecipients', 'recipients', 'credential', 'nextStep'], expectCall('sendBatch', 403, { key, body: { phoneNumbers: [phone(), phone()], ...text(), sendernameId: t.account.senders.rcs } }));
+    await refusal('BUDGET_EXCEEDED', ['limit', 'dailyCredits', 'creditsUsedToday', 'creditsLeftToday', 'creditsRequired', 'resetsAt', 'nextStep'], expectCall('sendMessage', 403, { key, body: { phoneNumber: phone(), ...text(), sendernameId: t.account.senders.rcs } }));
   });
 
   it('previews, approvals and their refusals', async () => {
     const rcs = t.account.senders.rcs;
     const bound = (await t.ctx.services.apiKeys.create(t.account.accountId, 'bound', ALL_PERMISSIONS, { sendsNeedApproval: true })).key;
-    await expectCall('sendMessage', 403, { key: bound, body: { phoneNumber: phone(), ...text(), sendernameId: rcs } }); // APPROVAL_REQUIRED (previewRoutes)
+    await refusal('APPROVAL_REQUIRED', ['previewRoutes'], expectCall('sendMessage', 403, { key: bound, body: { phoneNumber: phone(), ...text(), sendernameId: rcs } }));
     const one = await expectCall('createPreviewSend', 201, { body: { phoneNumber: phone(), ...text(), sendernameId: rcs } });
     await expectCall('createPreviewSend', 400, { body: { phoneNumber: phone(), messageType: 'text', content: { text: '' }, sendernameId: rcs } });
     const batch = await expectCall('createPreviewSendBatch', 201, { body: { phoneNumbers: [phone(), phone()], ...text(), sendernameId: rcs } });
@@ -327,8 +334,8 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('getPreview', 400, { params: { id: 'nope' } });
     await expectCall('listPreviewMergeValues', 200, { params: { id } });
     await expectCall('listPreviewMergeValues', 404, { params: { id: UNKNOWN.prv } });
-    await expectCall('sendPreview', 400, { params: { id } }); // PREVIEW_NOT_APPROVED (share_url, nextStep)
-    await expectCall('sendPreview', 400, { params: { id }, body: { phoneNumber: phone(), message: 'x', sendernameId: t.account.senders.sms } }); // PREVIEW_MISMATCH (nextStep)
+    await refusal('PREVIEW_NOT_APPROVED', ['share_url', 'nextStep'], expectCall('sendPreview', 400, { params: { id } }));
+    await refusal('PREVIEW_MISMATCH', ['nextStep'], expectCall('sendPreview', 400, { params: { id }, body: { phoneNumber: phone(), message: 'x', sendernameId: t.account.senders.sms } }));
     await expectCall('sendPreview', 404, { params: { id: UNKNOWN.prv } });
     const shareOf = (r: { body: any }): string => r.body.data?.share_url ?? r.body.share_url;
     // One login (a TOTP code is accepted once), then a decision on each share page.
@@ -343,7 +350,7 @@ describe('every answer of every operation matches /openapi.json', () => {
     const batchId: string = batch.body.data?.preview_id ?? batch.body.data?.id ?? batch.body.preview_id ?? batch.body.id;
     await expectCall('sendPreview', 202, { params: { id: batchId } });
     const smsId: string = sms.body.data?.preview_id ?? sms.body.data?.id ?? sms.body.preview_id ?? sms.body.id;
-    await expectCall('sendPreview', 400, { params: { id: smsId } }); // PREVIEW_REJECTED
+    await refusal('PREVIEW_REJECTED', [], expectCall('sendPreview', 400, { params: { id: smsId } }));
     await expectCall('listApprovals', 200);
     await expectCall('listApprovals', 400, { query: { cursor: '!!' } });
     const csv = await expectCall('exportApprovals', 200);
@@ -353,7 +360,7 @@ describe('every answer of every operation matches /openapi.json', () => {
   it('webhooks', async () => {
     const created = await expectCall('createWebhook', 201, { body: { url: `${rx.url}/contract`, events: ['delivery_status'] } });
     const id: string = created.body.data.id;
-    await expectCall('createWebhook', 409, { body: { url: `${rx.url}/contract`, events: ['delivery_status'] } }); // CONFLICT (existingWebhookId)
+    await refusal('CONFLICT', ['existingWebhookId'], expectCall('createWebhook', 409, { body: { url: `${rx.url}/contract`, events: ['delivery_status'] } }));
     await expectCall('createWebhook', 400, { body: { url: 'ftp://example.com/x', events: ['delivery_status'] } });
     await expectCall('listWebhooks', 200);
     await expectCall('getWebhook', 200, { params: { id } });
@@ -399,7 +406,7 @@ describe('every answer of every operation matches /openapi.json', () => {
       await expectCall(operationId, 401, { key: null });
       await expectCall(operationId, 401, { key: 'rk_live_not_a_key' });
       const needed = op['x-required-permission'];
-      if (needed) await expectCall(operationId, 403, { key: needed === 'contacts:read' ? only.groups : only.contacts });
+      if (needed) await refusal('FORBIDDEN', ['requiredPermission'], expectCall(operationId, 403, { key: needed === 'contacts:read' ? only.groups : only.contacts }));
     }
   });
 
@@ -413,9 +420,10 @@ describe('every answer of every operation matches /openapi.json', () => {
   });
 
   it('the sandbox rate limit (SANDBOX_RATE_LIMITED with limit, window, retryAfterSeconds)', async () => {
-    let status = 200;
-    for (let i = 0; i < 30 && status === 200; i++) status = (await call('listSandboxSamples', { key: null })).status;
-    expect(status).toBe(429);
+    let last = await call('listSandboxSamples', { key: null });
+    for (let i = 0; i < 30 && last.status === 200; i++) last = await call('listSandboxSamples', { key: null });
+    expect(last.status).toBe(429);
+    await refusal('SANDBOX_RATE_LIMITED', ['limit', 'window', 'retryAfterSeconds'], Promise.resolve(last));
   });
 
   it('drove every operation of the document to a success and to a refusal', () => {

@@ -87,8 +87,7 @@ export async function exerciseGeneratedClient(opts: { baseUrl: string; apiKey: s
   expect(duplicate.response.status).toBe(409);
   const existing: string | undefined = duplicate.error?.error.existingContactId;
   expect(existing).toBe(contactId);
-  const conflictCode: ErrorResponse['error']['code'] | undefined = duplicate.error?.error.code;
-  expect(conflictCode).toBe('CONFLICT');
+  expect(codeOf(duplicate.error)).toBe('CONFLICT');
 
   // A CSV export is documented as text/csv: read as text.
   const csv = await client.GET('/api/v1/consent/export', { parseAs: 'text' });
@@ -114,4 +113,7 @@ export async function callsTheTypesRefuse(client: ReturnType<typeof createClient
   await client.GET('/api/v1/no-such-route');
   // @ts-expect-error the path parameter is required
   await client.GET('/api/v1/contacts/{id}', {});
+  // @ts-expect-error an error's code is one of the closed set
+  const code: ErrorResponse['error']['code'] = 'NOT_A_CODE';
+  expect(code).toBeDefined();
 }

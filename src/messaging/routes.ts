@@ -8,6 +8,7 @@ import {
   CancelBatchResponseSchema,
   JobSchema,
   QueueStatusResponseSchema,
+  RECIPIENT_THROTTLED,
   ScheduledSendResponseSchema,
   SendBatchRequestSchema,
   SendMessageRequestSchema,
@@ -36,7 +37,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendMessageRequestSchema,
-      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors, 429: RECIPIENT_THROTTLED },
       handler: ({ principal, body }) => send.send(principal.accountId, parseSendBody(SendMessageRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({
@@ -65,7 +66,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendSmsRequestSchema,
-      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors, 429: RECIPIENT_THROTTLED },
       handler: ({ principal, body }) => send.sendSms(principal.accountId, parseSendBody(SendSmsRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({

@@ -229,3 +229,6 @@ export const StatsResponseSchema = z.object({
 
 /** DELETE /api/messages/{id}. */
 export const CancelScheduledResponseSchema = z.object({ success: z.literal(true), messageId: z.string(), cancelled: z.literal(true), creditsRefunded: z.number() });
+
+/** The documented answer of a single send to a recipient that had its share of messages in the window (RECIPIENT_RATE_LIMIT). */
+export const RECIPIENT_THROTTLED = { description: 'RATE_LIMITED: this recipient had its share of messages for now (retryAfterSeconds, Retry-After); nothing was sent or charged' };

@@ -55,6 +55,11 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
     if (spec.body ?? spec.bodyDoc ?? spec.query ?? spec.params) {
       responses['400'] ??= { description: 'The request is malformed: a body that is not JSON or not of the schema, or a bad parameter', content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
     }
+    if (spec.body ?? spec.bodyDoc) {
+      const errorContent = { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } };
+      responses['413'] ??= { description: 'PAYLOAD_TOO_LARGE: the body is larger than 2 MB', content: errorContent };
+      responses['415'] ??= { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not UTF-8', content: errorContent };
+    }
     if (spec.idempotent) {
       for (const [status, r] of Object.entries(responses)) {
         if (Number(status) < 300) responses[status] = { ...(r as object), headers: { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER_DOC } };

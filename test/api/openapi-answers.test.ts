@@ -37,7 +37,8 @@ ajvFormats.default(ajv);
 const compiled = new Map<string, ValidateFunction>();
 
 beforeAll(async () => {
-  t = await startWebhookServer();
+  // Three messages per recipient and window, so a fourth answers 429 RATE_LIMITED.
+  t = await startWebhookServer({ env: { RECIPIENT_RATE_LIMIT: '3' } });
   rx = await startReceiver();
   doc = (await t.api('GET', '/openapi.json', undefined, { key: null })).body;
   for (const [path, methods] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(methods)) ops.set(op.operationId, { method, path, op });
@@ -272,6 +273,10 @@ describe('every answer of every operation matches /openapi.json', () => {
     await refusal('IDEMPOTENCY_MISMATCH', [], expectCall('sendSms', 422, { body: { phoneNumber: phone(), message: 'Other', sendernameId: sms }, headers: idem }));
     const scheduled = await expectCall('sendSms', 200, { body: { phoneNumber: phone(), message: 'Later', sendernameId: sms, scheduleAt: '2031-01-01T09:00:00' } });
     await expectCall('sendSms', 400, { body: { phoneNumber: phone(), message: '', sendernameId: sms } });
+    const busy = phone();
+    for (let i = 0; i < 3; i++) await expectCall('sendSms', 200, { body: { phoneNumber: busy, message: `Hi ${i}`, sendernameId: sms } });
+    await refusal('RATE_LIMITED', ['retryAfterSeconds'], expectCall('sendSms', 429, { body: { phoneNumber: busy, message: 'One too many', sendernameId: sms } }));
+    await refusal('RATE_LIMITED', ['retryAfterSeconds'], expectCall('sendMessage', 429, { body: { phoneNumber: busy, ...text(), sendernameId: rcs } }));
     await expectCall('sendBatch', 202, { body: { phoneNumbers: [phone(), phone()], ...text(), sendernameId: rcs } });
     const batch = await expectCall('sendBatch', 200, { body: { phoneNumbers: [phone()], ...text(), sendernameId: rcs, scheduleAt: '2031-03-01T10:00:00' } });
     await refusal('VALIDATION_ERROR', ['rejected'], expectCall('sendBatch', 400, { body: { phoneNumbers: ['+12', '+13'], ...text(), sendernameId: rcs } }));
@@ -410,12 +415,14 @@ describe('every answer of every operation matches /openapi.json', () => {
     }
   });
 
-  it('answers a broken or wrongly typed JSON body of every operation that takes one with a documented 400', async () => {
+  it('answers a broken, wrongly typed, oversized or non-UTF-8 body of every operation that takes one with a documented 400, 413 or 415', async () => {
     for (const [operationId, { op }] of ops) {
       if (!op.requestBody) continue;
       const key = op.security.length === 0 ? null : t.account.apiKey;
       await expectCall(operationId, 400, { key, rawBody: '{"unclosed": ' });
       await expectCall(operationId, 400, { key, rawBody: '42' });
+      await refusal('PAYLOAD_TOO_LARGE', [], expectCall(operationId, 413, { key, rawBody: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }) }));
+      await refusal('UNSUPPORTED_MEDIA_TYPE', [], expectCall(operationId, 415, { key, rawBody: '{}', headers: { 'Content-Type': 'application/json; charset=latin1' } }));
     }
   });
 

@@ -75,6 +75,10 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       const refusal = spec.approvalBound ? APPROVAL_BOUND_403[spec.approvalBound] : '';
       if (spec.auth !== 'authenticated') responses['403'] ??= { description: `The key lacks ${spec.auth}${refusal}`, content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
     }
+    // Any operation can fail unexpectedly or be asked while the process is still starting (spec §7 names 500 for the sends).
+    const serverError = { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } };
+    responses['500'] ??= { description: 'INTERNAL: an unexpected failure, logged with the request id named in the message', content: serverError };
+    responses['503'] ??= { description: 'SERVICE_UNAVAILABLE: the server is starting; retry after Retry-After seconds', content: serverError };
     (paths[path] ??= {})[method] = {
       operationId: operationIdOf(route),
       summary: spec.summary,

@@ -234,7 +234,7 @@ describe('every answer of every operation matches /openapi.json', () => {
   it('templates and template groups', async () => {
     const name = `Folder ${Date.now()}`;
     const tg = await expectCall('createTemplateGroup', 201, { body: { name } });
-    const tgId: string = tg.body.data.templateGroupId ?? tg.body.data.id;
+    const tgId: string = tg.body.data.templateGroupId;
     await refusal('CONFLICT', ['existingTemplateGroupId'], expectCall('createTemplateGroup', 409, { body: { name } }));
     await expectCall('listTemplateGroups', 200);
     await expectCall('getTemplateGroup', 200, { params: { id: tgId } });
@@ -313,6 +313,14 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('listInteractions', 400, { query: { type: 'nope' } });
   });
 
+  it('an account without credits refuses with what is required and available', async () => {
+    const { ctx } = t;
+    const account = await ctx.services.accounts.create({ name: 'Broke Co', timezone: 'Europe/Berlin', credits: 0, companyProfile: { company_name: 'Broke Co' } });
+    const sender = await ctx.services.senders.create(account.id, { name: 'BROKE', type: 'SMS', status: 'APPROVED', isDefault: true });
+    const key = (await ctx.services.apiKeys.create(account.id, 'broke', ALL_PERMISSIONS)).key;
+    await refusal('INSUFFICIENT_CREDITS', ['creditsRequired', 'creditsAvailable'], expectCall('sendSms', 400, { key, body: { phoneNumber: phone(), message: 'Hi', sendernameId: sender.id } }));
+  });
+
   it('budgets refuse with their fields', async () => {
     const { key, info } = await t.ctx.services.apiKeys.create(t.account.accountId, 'budgeted', ALL_PERMISSIONS);
     await t.ctx.services.budgets.setLimits(t.account.accountId, { id: info.id, kind: 'key' }, { maxRecipients: 1, dailyCredits: 0.001 });
@@ -330,7 +338,11 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('createPreviewSendBatch', 400, { body: { phoneNumbers: [], ...text(), sendernameId: rcs } });
     const sms = await expectCall('createPreviewSendSms', 201, { body: { phoneNumber: phone(), message: 'Hi {{contact_first_name}}', sendernameId: t.account.senders.sms } });
     await expectCall('createPreviewSendSms', 400, { body: { phoneNumber: phone(), message: '', sendernameId: t.account.senders.sms } });
-    const id: string = one.body.data?.preview_id ?? one.body.data?.id ?? one.body.preview_id ?? one.body.id;
+    // A preview merging a contact's name, approved, then the name changes: the send is refused as stale.
+    const stalePhone = phone();
+    const staleContact = await expectCall('createContact', 201, { body: { phone: stalePhone, firstName: 'Grace' } });
+    const stale = await expectCall('createPreviewSendSms', 201, { body: { phoneNumber: stalePhone, message: 'Hi {{contact_first_name}}', sendernameId: t.account.senders.sms } });
+    const id: string = one.body.data.preview_id;
     expect(id).toMatch(/^prv_/);
     await expectCall('listPreviews', 200);
     await expectCall('listPreviews', 400, { query: { limit: 0 } });
@@ -342,19 +354,22 @@ describe('every answer of every operation matches /openapi.json', () => {
     await refusal('PREVIEW_NOT_APPROVED', ['share_url', 'nextStep'], expectCall('sendPreview', 400, { params: { id } }));
     await refusal('PREVIEW_MISMATCH', ['nextStep'], expectCall('sendPreview', 400, { params: { id }, body: { phoneNumber: phone(), message: 'x', sendernameId: t.account.senders.sms } }));
     await expectCall('sendPreview', 404, { params: { id: UNKNOWN.prv } });
-    const shareOf = (r: { body: any }): string => r.body.data?.share_url ?? r.body.share_url;
+    const shareOf = (r: { body: any }): string => r.body.data.share_url;
     // One login (a TOTP code is accepted once), then a decision on each share page.
     const web = new WebClient(t.url);
     await web.login(t.account.email, t.account.password, t.account.totpSecret, '/console');
-    for (const [r, decision] of [[one, 'approve'], [batch, 'approve'], [sms, 'reject']] as const) {
+    for (const [r, decision] of [[one, 'approve'], [batch, 'approve'], [sms, 'reject'], [stale, 'approve']] as const) {
       const page = await web.get(new URL(shareOf(r)).pathname);
       const res = await web.post(`${new URL(shareOf(r)).pathname}/${decision}`, { csrf: WebClient.hidden(page.text, 'csrf'), fingerprint: WebClient.hidden(page.text, 'fingerprint') });
       expect(res.status).toBe(303);
     }
     await expectCall('sendPreview', 200, { params: { id } });
-    const batchId: string = batch.body.data?.preview_id ?? batch.body.data?.id ?? batch.body.preview_id ?? batch.body.id;
+    const batchId: string = batch.body.data.preview_id;
     await expectCall('sendPreview', 202, { params: { id: batchId } });
-    const smsId: string = sms.body.data?.preview_id ?? sms.body.data?.id ?? sms.body.preview_id ?? sms.body.id;
+    const smsId: string = sms.body.data.preview_id;
+    await expectCall('updateContact', 200, { params: { id: staleContact.body.data.id }, body: { firstName: 'Ada' } });
+    const staleId: string = stale.body.data.preview_id;
+    await refusal('PREVIEW_STALE', ['nextStep', 'staleRecipients', 'previewRecipients', 'changedFields'], expectCall('sendPreview', 409, { params: { id: staleId } }));
     await refusal('PREVIEW_REJECTED', [], expectCall('sendPreview', 400, { params: { id: smsId } }));
     await expectCall('listApprovals', 200);
     await expectCall('listApprovals', 400, { query: { cursor: '!!' } });

@@ -15,6 +15,7 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { AppError, notFound } from '../platform/errors.js';
+import type { ErrorExtraOf } from '../platform/error-fields.js';
 import { actorOf, type Principal } from '../platform/permissions.js';
 import { creditsToMilli, milliToCredits } from './pricing.js';
 import type { DailyUsage } from './schemas.js';
@@ -124,7 +125,7 @@ export function parseLimitInput(raw: string | undefined, path: 'dailyCredits' | 
   return n;
 }
 
-function exceeded(message: string, extra: Record<string, unknown>, nextStep: string): AppError {
+function exceeded(message: string, extra: Omit<ErrorExtraOf<'BUDGET_EXCEEDED'>, 'nextStep'>, nextStep: string): AppError {
   return new AppError('BUDGET_EXCEEDED', message, { extra: { ...extra, nextStep } });
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import type { HealthService } from './service.js';
-import { systemStatus } from './status.js';
+import { SystemStatusSchema, systemStatus } from './status.js';
 
 const HealthResponse = z.object({ status: z.enum(['healthy', 'down']), timestamp: z.string() });
 
@@ -31,7 +31,10 @@ export function healthRoutes({ health }: { health: HealthService }): RouteSpec[]
       summary: 'Service status and the validation limits',
       tags: ['Status'],
       auth: 'authenticated',
-      responses: { 200: { description: 'Status with validationLimits and the database (dialect, up/down, latency of select 1)' }, 503: { description: 'Down' } },
+      responses: {
+        200: { description: 'Status with validationLimits and the database (dialect, up/down, latency of select 1)', schema: SystemStatusSchema },
+        503: { description: 'Down: the same body with status down', schema: SystemStatusSchema },
+      },
       handler: async () => {
         const body = systemStatus(await health.databaseStatus(), health.now());
         return reply(body.status === 'healthy' ? 200 : 503, body);

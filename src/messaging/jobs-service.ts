@@ -10,7 +10,7 @@ import { pagePagination, type PagedList } from '../platform/pagination.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { cancelScheduledMessages } from './log-service.js';
 import { milliToCredits } from '../billing/pricing.js';
-import { JobStatusSchema, type Job, type JobStatus, type RejectedRecipient } from './schemas.js';
+import { JobStatusSchema, type QueueStatusResponseSchema, type Job, type JobStatus, type RejectedRecipient } from './schemas.js';
 
 const DateParam = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 date-time' });
 
@@ -157,7 +157,7 @@ export class JobsService {
   }
 
   /** GET /queue/status: what the dispatcher still has to do for this account. */
-  async queueStatus(accountId: string) {
+  async queueStatus(accountId: string): Promise<z.output<typeof QueueStatusResponseSchema>> {
     const now = this.d.clock.now();
     const r = await this.d.db
       .selectFrom('messages')

@@ -4,6 +4,7 @@ import { CursorPaginationSchema } from '../platform/pagination.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { LogQuerySchema } from './log-service.js';
 import { MessageContentSchema, MessageLogRecordSchema } from './records.js';
+import { CancelScheduledResponseSchema } from './schemas.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -40,7 +41,7 @@ export function logRoutes({ log }: { log: LogService }): RouteSpec[] {
       tags: ['Message log'],
       auth: 'messages:write',
       params: IdParams,
-      responses: { 200: { description: 'Cancelled' }, 400: { description: 'Invalid id' }, 404: { description: 'Not found, not scheduled, or not yours' } },
+      responses: { 200: { description: 'Cancelled', schema: CancelScheduledResponseSchema }, 400: { description: 'Invalid id' }, 404: { description: 'Not found, not scheduled, or not yours' } },
       handler: ({ principal, params }) => log.cancelScheduled(principal.accountId, params.id),
     }),
   ];

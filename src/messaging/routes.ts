@@ -5,13 +5,17 @@ import { pageListSchema } from '../platform/pagination.js';
 import { JobsQuerySchema, type JobsService } from './jobs-service.js';
 import {
   BatchResponseSchema,
+  CancelBatchResponseSchema,
   JobSchema,
+  QueueStatusResponseSchema,
+  RECIPIENT_THROTTLED,
   ScheduledSendResponseSchema,
   SendBatchRequestSchema,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   SendSmsRequestSchema,
   SendSmsResponseSchema,
+  StatsResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, type StatsService } from './stats-service.js';
 import { parseSendBody } from './prepare.js';
@@ -33,7 +37,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendMessageRequestSchema,
-      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendMessageResponseSchema, ScheduledSendResponseSchema]) }, ...errors, 429: RECIPIENT_THROTTLED },
       handler: ({ principal, body }) => send.send(principal.accountId, parseSendBody(SendMessageRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({
@@ -62,7 +66,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       auth: 'messages:write',
       approvalBound: 'send',
       bodyDoc: SendSmsRequestSchema,
-      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors },
+      responses: { 200: { description: 'Sent, queued or scheduled', schema: z.union([SendSmsResponseSchema, ScheduledSendResponseSchema]) }, ...errors, 429: RECIPIENT_THROTTLED },
       handler: ({ principal, body }) => send.sendSms(principal.accountId, parseSendBody(SendSmsRequestSchema, body), { spender: spenderOf(principal) }),
     }),
     defineRoute({
@@ -84,7 +88,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       tags: ['Jobs'],
       auth: 'messages:write',
       params: JobIdParams,
-      responses: { 200: { description: 'Cancelled (or nothing left to cancel)' }, ...errors },
+      responses: { 200: { description: 'Cancelled (or nothing left to cancel)', schema: CancelBatchResponseSchema }, ...errors },
       handler: ({ principal, params }) => jobs.cancel(principal.accountId, params.jobId),
     }),
     defineRoute({
@@ -105,7 +109,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       summary: 'What is still queued or scheduled for this account',
       tags: ['Jobs'],
       auth: 'messages:read',
-      responses: { 200: { description: 'Queue status' } },
+      responses: { 200: { description: 'Queue status', schema: QueueStatusResponseSchema } },
       handler: ({ principal }) => jobs.queueStatus(principal.accountId),
     }),
     defineRoute({
@@ -116,7 +120,7 @@ export function messagingRoutes({ send, jobs, stats }: { send: SendService; jobs
       tags: ['Messaging'],
       auth: 'messages:read',
       query: StatsQuerySchema,
-      responses: { 200: { description: 'Statistics' }, 400: errors[400] },
+      responses: { 200: { description: 'Statistics', schema: StatsResponseSchema }, 400: errors[400] },
       handler: ({ principal, query }) => stats.stats(principal.accountId, query),
     }),
   ];

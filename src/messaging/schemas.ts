@@ -8,6 +8,7 @@ import {
 } from '../content/index.js';
 import { SMS_MAX_LENGTH } from '../sms/index.js';
 import { BATCH_DELAY_MS_DEFAULT, BATCH_DELAY_MS_MAX, BATCH_DELAY_MS_MIN, BATCH_MAX_RECIPIENTS, BATCH_SIZE_DEFAULT, BATCH_SIZE_MAX, BATCH_SIZE_MIN, CAMPAIGN_NAME_MAX_LENGTH } from './limits.js';
+import { RejectedRecipientSchema } from '../platform/error-fields.js';
 
 const PhoneNumber = z.string().min(1).max(40).describe('Recipient with country code, e.g. +4915112345678.');
 const CampaignName = z.string().max(CAMPAIGN_NAME_MAX_LENGTH).describe('Free label for reporting.');
@@ -75,16 +76,8 @@ export const QuietHoursSummarySchema = z.object({
   latestOpening: z.string().optional(),
 });
 
-export const RejectedRecipientSchema = z.object({
-  phoneNumber: z.string(),
-  code: z.string(),
-  reason: z.string(),
-  retryAfterSeconds: z.number().int().optional().describe('RATE_LIMITED only: when this number may get a message again'),
-  details: z
-    .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
-    .optional()
-    .describe('INVALID_MERGED_CONTENT only: which fields of this recipient\'s merged message break which rule'),
-});
+// Defined beside the error fields: a refused send carries the same list (VALIDATION_ERROR's `rejected`).
+export { RejectedRecipientSchema };
 export type RejectedRecipient = z.infer<typeof RejectedRecipientSchema>;
 
 const ScheduledFields = {
@@ -202,3 +195,53 @@ export const BatchResponseSchema = z.object({
   quietHours: QuietHoursSummarySchema.optional(),
 });
 export type BatchResponse = z.infer<typeof BatchResponseSchema>;
+
+/** DELETE /batch/{jobId}. */
+export const CancelBatchResponseSchema = z.object({
+  success: z.literal(true),
+  jobId: z.string(),
+  cancelledMessages: z.number().int().describe('Unsent messages removed by this call (0 when nothing was left to cancel)'),
+  creditsRefunded: z.number(),
+  job: JobSchema,
+});
+
+/** GET /queue/status. */
+export const QueueStatusResponseSchema = z.object({
+  success: z.literal(true),
+  queue: z.object({
+    dueNow: z.number().int().describe('Messages due now, waiting for the dispatcher'),
+    scheduledLater: z.number().int().describe('Messages scheduled for later'),
+    inFlight: z.number().int().describe('Messages a dispatcher is handing to a carrier right now'),
+    nextDueAt: z.string().nullable().describe('When the next pending message is due (ISO 8601), null when none'),
+  }),
+  pendingJobs: z.array(
+    z.object({ jobId: z.string(), type: z.enum(['batch', 'scheduled']), status: JobStatusSchema, scheduledAt: z.string().nullable(), pending: z.number().int(), total: z.number().int() }),
+  ),
+  timestamp: z.string(),
+});
+
+const ByChannel = z.object({ RCS: z.number().int(), SMS: z.number().int() });
+
+/** GET /stats. */
+export const StatsResponseSchema = z.object({
+  success: z.literal(true),
+  range: z.object({ startDate: z.string(), endDate: z.string(), period: z.string().describe('The period asked for, or custom for a startDate/endDate range') }),
+  totals: z.object({
+    messages: z.number().int(),
+    outbound: z.number().int(),
+    inbound: z.number().int(),
+    byStatus: z.record(z.string(), z.number().int()).describe('Messages per status (every status of the log, 0 when none)'),
+    byType: ByChannel,
+    sentByMethod: ByChannel.describe('Messages handed over per channel actually used (RCS, or SMS as fallback or standalone)'),
+    fallbackUsed: z.number().int(),
+    deliveryRate: z.number().describe('Delivered or read, in percent of those sent, one decimal'),
+    readRate: z.number().describe('Read, in percent of those sent, one decimal'),
+  }),
+  creditsSpent: z.number(),
+});
+
+/** DELETE /api/messages/{id}. */
+export const CancelScheduledResponseSchema = z.object({ success: z.literal(true), messageId: z.string(), cancelled: z.literal(true), creditsRefunded: z.number() });
+
+/** The documented answer of a single send to a recipient that had its share of messages in the window (RECIPIENT_RATE_LIMIT). */
+export const RECIPIENT_THROTTLED = { description: 'RATE_LIMITED: this recipient had its share of messages for now (retryAfterSeconds, Retry-After); nothing was sent or charged' };

@@ -5,6 +5,7 @@ import { AppError } from '../platform/errors.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { milliToCredits } from '../billing/pricing.js';
 import { MESSAGE_STATUSES } from './records.js';
+import type { StatsResponseSchema } from './schemas.js';
 
 const DAY = 86_400_000;
 export const STATS_PERIODS = { today: 1, '7d': 7, '30d': 30, '90d': 90 } as const;
@@ -27,7 +28,7 @@ export interface StatsDeps {
 export class StatsService {
   constructor(private readonly d: StatsDeps) {}
 
-  async stats(accountId: string, rawQuery: unknown) {
+  async stats(accountId: string, rawQuery: unknown): Promise<z.output<typeof StatsResponseSchema>> {
     const q = parseOrThrow(StatsQuerySchema, rawQuery, 'Query');
     const now = this.d.clock.now();
     let start: number;

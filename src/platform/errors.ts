@@ -1,3 +1,5 @@
+import type { ErrorExtra, ErrorExtraOf } from './error-fields.js';
+
 /**
  * The one closed set of error codes. Every failure a caller can see carries one of these, mapped
  * once to an HTTP status here and once to an MCP tool error in src/mcp. Add a code here, never
@@ -61,22 +63,25 @@ export interface ErrorDetail {
   message: string;
 }
 
-export interface AppErrorOptions {
+export interface AppErrorOptions<C extends ErrorCode = ErrorCode> {
   details?: ErrorDetail[];
-  /** Extra machine-readable fields placed beside code/message in the error body. */
-  extra?: Record<string, unknown>;
+  /**
+   * Extra machine-readable fields placed beside code/message in the error body: only those
+   * src/platform/error-fields.ts lists for the code, so /openapi.json documents every one.
+   */
+  extra?: ErrorExtraOf<C>;
   /** Response headers the error needs (e.g. Retry-After). */
   headers?: Record<string, string>;
   cause?: unknown;
 }
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly details: ErrorDetail[] | undefined;
-  readonly extra: Record<string, unknown> | undefined;
+  readonly extra: ErrorExtra | undefined;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+  constructor(code: C, message: string, options: AppErrorOptions<C> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
@@ -100,11 +105,10 @@ export function isAppError(value: unknown): value is AppError {
 
 export interface ErrorBody {
   success: false;
-  error: {
+  error: ErrorExtra & {
     code: ErrorCode;
     message: string;
     details?: ErrorDetail[];
-    [key: string]: unknown;
   };
 }
 

@@ -2,18 +2,8 @@ import { z } from 'zod';
 import { IDEMPOTENT_REPLAYED_HEADER, operationIdOf, type RouteRegistry } from './http/route.js';
 import { IDEMPOTENCY_HEADER } from './idempotency/key.js';
 import { SchemaComponents } from './openapi-components.js';
-
-// Named, so every error answer refers to one component and a generated client has one type for it.
-const ErrorResponse = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.string(),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: 'ErrorResponse' });
+// Named (ErrorResponse), so every error answer refers to one component and a generated client has one type for it.
+import { ErrorResponseSchema as ErrorResponse } from './error-fields.js';
 
 /** How routes with `approvalBound` refuse OAuth tokens and keys whose sends need approval. */
 const APPROVAL_BOUND_403 = {
@@ -54,8 +44,22 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
     if (spec.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
+      if (r.mediaTypes) {
+        const content = Object.fromEntries(r.mediaTypes.map((type) => [type, { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
+        responses[status] = { description: r.description, content };
+        continue;
+      }
       const schema = r.schema ?? (Number(status) >= 400 ? ErrorResponse : undefined);
       responses[status] = { description: r.description, ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}) };
+    }
+    // Any body can be broken JSON or the wrong shape, any path or query parameter malformed: a 400 in the one error shape.
+    if (spec.body ?? spec.bodyDoc ?? spec.query ?? spec.params) {
+      responses['400'] ??= { description: 'The request is malformed: a body that is not JSON or not of the schema, or a bad parameter', content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
+    }
+    if (spec.body ?? spec.bodyDoc) {
+      const errorContent = { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } };
+      responses['413'] ??= { description: 'PAYLOAD_TOO_LARGE: the body is larger than 2 MB', content: errorContent };
+      responses['415'] ??= { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not UTF-8', content: errorContent };
     }
     if (spec.idempotent) {
       for (const [status, r] of Object.entries(responses)) {
@@ -72,6 +76,10 @@ export function buildOpenApi(registry: RouteRegistry, serverUrl: string, version
       const refusal = spec.approvalBound ? APPROVAL_BOUND_403[spec.approvalBound] : '';
       if (spec.auth !== 'authenticated') responses['403'] ??= { description: `The key lacks ${spec.auth}${refusal}`, content: { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } } };
     }
+    // Any operation can fail unexpectedly or be asked while the process is still starting (spec §7 names 500 for the sends).
+    const serverError = { 'application/json': { schema: jsonSchema(ErrorResponse, 'output') } };
+    responses['500'] ??= { description: 'INTERNAL: an unexpected failure, logged with the request id named in the message', content: serverError };
+    responses['503'] ??= { description: 'SERVICE_UNAVAILABLE: the server is starting; retry after Retry-After seconds', content: serverError };
     (paths[path] ??= {})[method] = {
       operationId: operationIdOf(route),
       summary: spec.summary,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PreviewsService } from './service.js';
 import { APPROVALS_CSV_COLUMNS } from './audit.js';
 import { sendApprovalsCsv } from './csv-export.js';
-import { BatchResponseSchema, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
+import { BatchResponseSchema, RECIPIENT_THROTTLED, ScheduledSendResponseSchema, SendBatchRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, SendSmsRequestSchema, SendSmsResponseSchema } from '../messaging/schemas.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
 import { cursorListSchema, dataResponseSchema, ok, pageListSchema } from '../platform/pagination.js';
 import { ApprovalRecordSchema, ApprovalsQuerySchema, InboxItemSchema, InboxQuerySchema } from './inbox-schemas.js';
@@ -104,7 +104,7 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
       tags: TAGS,
       auth: 'messages:read',
       approvalBound: 'audit',
-      responses: { 200: { description: 'text/csv' } },
+      responses: { 200: { description: 'One row per approval or rejection', mediaTypes: ['text/csv'] } },
       handler: async ({ principal, res }) => sendApprovalsCsv(res, previews, principal.accountId),
     }),
     defineRoute({
@@ -163,6 +163,7 @@ export function previewsRoutes({ previews }: { previews: PreviewsService }): Rou
         400: { description: 'Malformed id, not approved, rejected, expired, or a body that differs from the preview' },
         ...notFound,
         409: { description: 'This preview is being sent right now' },
+        429: RECIPIENT_THROTTLED,
       },
       handler: async ({ req, principal, params }) => {
         const { kind, result } = await flow.send(principal, params.id, req.body);

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { SandboxService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { defineRoute, reply, type RouteSpec } from '../platform/http/route.js';
-import { SAMPLE_CONTENT_TYPES, SAMPLE_FILES, SAMPLES_DIR } from './samples.js';
+import { ErrorResponseSchema } from '../platform/error-fields.js';
+import { SAMPLE_CONTENT_TYPES, SAMPLE_FILES, SAMPLES_DIR, SamplesResponseSchema } from './samples.js';
 import {
   SandboxInvalidResponseSchema,
   SandboxPreviewResponseSchema,
@@ -60,7 +61,8 @@ export function sandboxRoutes({ sandbox }: { sandbox: SandboxService }): RouteSp
       responses: {
         200: { description: 'Stored preview', schema: SandboxPreviewResponseSchema },
         ...COMMON,
-        400: { description: 'Invalid content (or envelope)', schema: SandboxInvalidResponseSchema },
+        // Invalid content answers the validation result beside the error; a broken envelope or body the plain error shape.
+        400: { description: 'Invalid content (or envelope)', schema: z.union([SandboxInvalidResponseSchema, ErrorResponseSchema]) },
       },
       handler: async ({ req }) => {
         await admit(req);
@@ -75,7 +77,7 @@ export function sandboxRoutes({ sandbox }: { sandbox: SandboxService }): RouteSp
       summary: 'Sample images, one video and one PDF the sandbox renders, with a usage hint per message type',
       tags: TAGS,
       auth: 'public',
-      responses: { 200: { description: 'Samples and usage' }, 429: COMMON[429] },
+      responses: { 200: { description: 'Samples and usage', schema: SamplesResponseSchema }, 429: COMMON[429] },
       handler: async ({ req }) => {
         await admit(req);
         return sandbox.samples();
@@ -89,7 +91,7 @@ export function sandboxRoutes({ sandbox }: { sandbox: SandboxService }): RouteSp
       tags: TAGS,
       auth: 'public',
       params: z.object({ file: z.string() }),
-      responses: { 200: { description: 'The file' }, 404: { description: 'No such sample' } },
+      responses: { 200: { description: 'The file', mediaTypes: [...new Set(Object.values(SAMPLE_CONTENT_TYPES))] }, 404: { description: 'No such sample' } },
       handler: ({ params, res }) => sendSample(res, params.file),
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import { z } from 'zod';
 import path from 'node:path';
-import type { Content, MessageType } from '../content/index.js';
+import { MESSAGE_TYPES, type Content, type MessageType } from '../content/index.js';
 import { ASSETS_DIR } from '../platform/paths.js';
 
 /** `{base_url}/sandbox` (BASE.rcs + '/sandbox'; a test keeps the two in step). */
@@ -116,6 +117,31 @@ export interface UsageHint {
   /** A body that passes validation and can be sent to /sandbox/validate or /sandbox/preview as is. */
   example: { messageType: MessageType; content: Content };
 }
+
+const UsageHintSchema = z.object({
+  hint: z.string(),
+  example: z.object({ messageType: z.enum(MESSAGE_TYPES), content: z.record(z.string(), z.unknown()) }).describe('A body /sandbox/validate and /sandbox/preview accept as is'),
+});
+
+/** GET /sandbox/samples for /openapi.json, typed against SamplesResponse. */
+export const SamplesResponseSchema: z.ZodType<SamplesResponse> = z.object({
+  samples: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['image', 'video', 'pdf']),
+      url: z.string(),
+      contentType: z.string(),
+      bytes: z.number().int(),
+      width: z.number().int().optional(),
+      height: z.number().int().optional(),
+      durationSeconds: z.number().optional(),
+      thumbnailUrl: z.string().optional(),
+      description: z.string(),
+    }),
+  ),
+  usage: z.object(Object.fromEntries(MESSAGE_TYPES.map((type) => [type, UsageHintSchema])) as Record<MessageType, typeof UsageHintSchema>).describe('One hint and example per message type'),
+  note: z.string(),
+});
 
 export interface SamplesResponse {
   samples: SampleItem[];

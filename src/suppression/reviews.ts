@@ -200,7 +200,7 @@ export class ConsentReviews {
     await lockNumberReview(tx, accountId, found.phone);
     const review = await tx.selectFrom('consent_reviews').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (review.status !== 'open') {
-      throw new AppError('CONFLICT', `Consent review ${id} was already decided (${review.status}${review.decided_by ? ` by ${review.decided_by}` : ''})`, { extra: { status: review.status } });
+      throw new AppError('CONFLICT', `Consent review ${id} was already decided (${review.status}${review.decided_by ? ` by ${review.decided_by}` : ''})`);
     }
     return review;
   }

@@ -51,7 +51,7 @@ export function consentRecordRoutes({ consent, clock }: { consent: Pick<ConsentR
       description: `Columns: ${CONSENT_CSV_COLUMNS.join(', ')}. Streamed; phone as digits with country code. A cell starting with = + - @ is prefixed with an apostrophe (CSV injection).`,
       tags: ['Consent'],
       auth: 'contacts:read',
-      responses: { 200: { description: 'text/csv, one row per consent event' } },
+      responses: { 200: { description: 'One row per consent event', mediaTypes: ['text/csv'] } },
       handler: async ({ res, principal }) => {
         await sendConsentCsv(consent, principal.accountId, res, clock.now());
       },

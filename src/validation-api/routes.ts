@@ -1,3 +1,4 @@
+import { ButtonGuidelinesSchema } from '../content/limits-schemas.js';
 import type { ValidationService } from './service.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import { documentedOnly, parseSandboxInput } from '../sandbox/schemas.js';
@@ -64,7 +65,7 @@ export function validationRoutes({ validation }: { validation: ValidationService
       summary: 'Limits and placement rules for card buttons and chips (from the validator’s constants)',
       tags: TAGS,
       auth: 'authenticated',
-      responses: { 200: { description: 'Guidelines' } },
+      responses: { 200: { description: 'Guidelines', schema: ButtonGuidelinesSchema } },
       handler: () => validation.buttonGuidelines(),
     }),
   ];

@@ -15,7 +15,13 @@ export type RouteAuth = 'public' | 'authenticated' | Permission;
 
 export interface ResponseSpec {
   description: string;
+  /** The JSON body (an error status without one answers the shared ErrorResponse). */
   schema?: z.ZodType;
+  /**
+   * Media types of a body that is not JSON (CSV exports, sample files), each documented as a
+   * string (`format: binary` unless it is text/*). Set instead of `schema`.
+   */
+  mediaTypes?: readonly string[];
 }
 
 export interface HandlerInput<B, Q, P> {

@@ -81,6 +81,24 @@ export async function exerciseGeneratedClient(opts: { baseUrl: string; apiKey: s
   expect(invalid.error?.success).toBe(false);
   expect(invalid.error?.error.details?.[0]?.path).toBe('phone');
 
+  // An error's extra fields are typed (issue #42): the conflict names the contact that has the phone, the
+  // code is one of the closed set.
+  const duplicate = await client.POST('/api/v1/contacts', { body: { phone: opts.phone } });
+  expect(duplicate.response.status).toBe(409);
+  const existing: string | undefined = duplicate.error?.error.existingContactId;
+  expect(existing).toBe(contactId);
+  expect(codeOf(duplicate.error)).toBe('CONFLICT');
+
+  // A CSV export is documented as text/csv: read as text.
+  const csv = await client.GET('/api/v1/consent/export', { parseAs: 'text' });
+  expect(csv.response.headers.get('content-type')).toMatch(/^text\/csv/);
+  expect(typeof csv.data).toBe('string');
+
+  // Answers that had no documented body now have one.
+  const queue = await client.GET('/api/rcs/queue/status');
+  const dueNow: number | undefined = queue.data?.queue.dueNow;
+  expect(typeof dueNow).toBe('number');
+
   const removed = await client.DELETE('/api/v1/contacts/{id}', { params: { path: { id: contactId } } });
   expect(removed.data?.data.deleted).toBe(true);
 }
@@ -95,4 +113,7 @@ export async function callsTheTypesRefuse(client: ReturnType<typeof createClient
   await client.GET('/api/v1/no-such-route');
   // @ts-expect-error the path parameter is required
   await client.GET('/api/v1/contacts/{id}', {});
+  // @ts-expect-error an error's code is one of the closed set
+  const code: ErrorResponse['error']['code'] = 'NOT_A_CODE';
+  expect(code).toBeDefined();
 }

@@ -127,6 +127,7 @@ const UNKNOWN = {
   dlv: 'dlv_01ARZ3NDEKTSV4RRFFQ69G5FAV',
   frm: 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAV',
   msg: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  crv: 'crv_01ARZ3NDEKTSV4RRFFQ69G5FAV',
 };
 let phoneSeq = 0;
 const phone = () => `+49151${71_000_000 + ++phoneSeq}`;
@@ -202,6 +203,21 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('getContactConsent', 200, { params: { id } });
     await expectCall('getContactConsent', 404, { params: { id: UNKNOWN.ct } });
     await expectCall('exportConsentRecord', 200);
+
+    // Consent reviews (issue #42): a reply that may be a request to stop opens one.
+    const reviewed = phone();
+    await t.ctx.services.inbound.receive({ kind: 'inbound', senderId: t.account.senders.rcs, from: reviewed, channel: 'RCS', text: 'Stop? I want these', carrierMessageId: `review-${Date.now()}`, at: Date.now() } as never);
+    const reviews = await expectCall('listConsentReviews', 200);
+    const reviewId: string = reviews.body.data.find((r: { phone: string }) => r.phone === reviewed).id;
+    await expectCall('listConsentReviews', 400, { query: { status: 'maybe' } });
+    await expectCall('getConsentReview', 200, { params: { id: reviewId } });
+    await expectCall('getConsentReview', 404, { params: { id: UNKNOWN.crv } });
+    await expectCall('releaseConsentReview', 200, { params: { id: reviewId }, body: { note: 'asked on the phone' } });
+    await expectCall('releaseConsentReview', 409, { params: { id: reviewId }, body: {} });
+    await t.ctx.services.inbound.receive({ kind: 'inbound', senderId: t.account.senders.rcs, from: reviewed, channel: 'RCS', text: 'wrong number', carrierMessageId: `review2-${Date.now()}`, at: Date.now() } as never);
+    const second: string = (await expectCall('listConsentReviews', 200)).body.data.find((r: { phone: string }) => r.phone === reviewed).id;
+    await expectCall('confirmConsentReview', 200, { params: { id: second }, body: {} });
+    await expectCall('confirmConsentReview', 404, { params: { id: UNKNOWN.crv }, body: {} });
 
     await expectCall('upsertContacts', 200, { body: { contacts: [{ phone: phone() }, { phone: '+861012345679' }], upsert: true } });
     await expectCall('upsertContacts', 400, { body: { contacts: [] } });
@@ -351,6 +367,8 @@ describe('every answer of every operation matches /openapi.json', () => {
     await expectCall('getPreview', 400, { params: { id: 'nope' } });
     await expectCall('listPreviewMergeValues', 200, { params: { id } });
     await expectCall('listPreviewMergeValues', 404, { params: { id: UNKNOWN.prv } });
+    await expectCall('listPreviewRecipients', 200, { params: { id: batch.body.data.preview_id } });
+    await expectCall('listPreviewRecipients', 404, { params: { id: UNKNOWN.prv } });
     await refusal('PREVIEW_NOT_APPROVED', ['share_url', 'nextStep'], expectCall('sendPreview', 400, { params: { id } }));
     await refusal('PREVIEW_MISMATCH', ['nextStep'], expectCall('sendPreview', 400, { params: { id }, body: { phoneNumber: phone(), message: 'x', sendernameId: t.account.senders.sms } }));
     await expectCall('sendPreview', 404, { params: { id: UNKNOWN.prv } });

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -154,7 +155,10 @@ describe('console: budgets of keys and apps', () => {
       const p = await t.api('POST', '/api/rcs/previews/send-sms', { phoneNumber: '+4915160000100', message: `Budget ${size}`, sendernameId: t.account.senders.sms }, { key: key.key });
       expect(p.status, JSON.stringify(p.body)).toBe(201);
       const { page, problems } = await open(size, new URL(p.body.data.share_url as string).pathname);
-      expect((await page.textContent('[data-testid=budget]'))!.replace(/\s+/g, ' ')).toMatch(new RegExp(`This assistant \\(key "Assistant ${size}"\\) has used 0 of 0.1 credits today \\(resets \\d{4}-\\d\\d-\\d\\d 00:00 UTC\\)\\.`));
+      // The budget's day is the account's (issue #42): it resets at the account's next local midnight, shown in UTC.
+      const zone = (await t.ctx.services.accounts.get(t.account.accountId)).timezone;
+      const resets = DateTime.now().setZone(zone).plus({ days: 1 }).startOf('day').toUTC().toFormat('yyyy-MM-dd HH:mm');
+      expect((await page.textContent('[data-testid=budget]'))!.replace(/\s+/g, ' ')).toBe(`This assistant (key "Assistant ${size}") has used 0 of 0.1 credits today (resets ${resets} UTC).`);
       await expectNoSidewaysScroll(page);
       expect(await seriousAxeViolations(page)).toEqual([]);
       await screenshot(page, `budgets-share-page-${size}`);

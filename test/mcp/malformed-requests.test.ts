@@ -93,15 +93,19 @@ describe('an unsupported protocol version', () => {
     for (const v of VERSIONS) expect(r.json.error.message).toContain(v);
   });
 
-  it('in a 2026 envelope (header and body alike): the error lists the 2025 revisions too, not only 2026-07-28', async () => {
+  it('in a 2026 envelope (header and body alike): the error names the 2025 revisions too, not only 2026-07-28', async () => {
     const r = await send('POST', { 'MCP-Protocol-Version': '2027-01-01', 'Mcp-Method': 'tools/list' }, JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'tools/list', params: { _meta: envelope('2027-01-01') } }));
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ id: 'x', error: { code: -32022, data: { requested: '2027-01-01' } } });
-    expect(r.json.error.data.supported).toEqual(expect.arrayContaining(VERSIONS));
+    // data.supported is what server/discover lists (SEP-2575: the client retries in the same envelope); the 2025
+    // revisions are named in the message and in data.legacyVersions.
+    expect(r.json.error.data.supported).toEqual(['2026-07-28']);
+    expect(r.json.error.data.legacyVersions).toEqual(expect.arrayContaining(VERSIONS.filter((v) => v !== '2026-07-28')));
     for (const v of VERSIONS) expect(r.json.error.message).toContain(v);
     const bodyOnly = await send('POST', { 'Mcp-Method': 'tools/list' }, JSON.stringify({ jsonrpc: '2.0', id: 'y', method: 'tools/list', params: { _meta: envelope('2027-01-01') } }));
     expect(bodyOnly.status).toBe(400);
-    expect(bodyOnly.json.error.data.supported).toEqual(expect.arrayContaining(VERSIONS));
+    expect(bodyOnly.json.error.data.supported).toEqual(['2026-07-28']);
+    expect(bodyOnly.json.error.data.legacyVersions).toEqual(expect.arrayContaining(VERSIONS.filter((v) => v !== '2026-07-28')));
   });
 
   it('initialize negotiates instead (2025 specification): an unknown version is answered with the newest 2025 revision', async () => {

@@ -50,6 +50,8 @@ export interface Resolution {
   accepted: Recipient[];
   rejected: RejectedRecipient[];
   duplicates: number;
+  /** Accepted numbers whose marketing is paused for a consent review: reached only because the send is transactional. */
+  underReview: number;
 }
 
 /**
@@ -123,7 +125,10 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
   const optedOut = await optedOutPhones(tx, accountId, candidates.map((c) => c.phone));
   // A reply that may be a request to stop paused marketing to the number until a person decides (issue #42): only
   // transactional sends go to it meanwhile.
-  const paused = opts.transactional ? new Set<string>() : await pausedPhones(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone)).map((c) => c.phone));
+  const reviewed = await pausedPhones(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone)).map((c) => c.phone));
+  // A transactional send still reaches them; the preview says how many, so the person approving sees it.
+  const paused = opts.transactional ? new Set<string>() : reviewed;
+  const underReview = opts.transactional ? reviewed.size : 0;
   const limited = opts.throttle ? await opts.throttle.limited(tx, accountId, candidates.filter((c) => !optedOut.has(c.phone) && !paused.has(c.phone)).map((c) => c.phone)) : new Map<string, { reason: string; retryAfterSeconds: number }>();
   if (optedOut.size > 0 || paused.size > 0 || limited.size > 0) {
     const kept: typeof candidates = [];
@@ -163,5 +168,5 @@ export async function resolveRecipients(tx: DbOrTx, directory: ContactDirectory,
     }
     accepted.push({ phone: c.phone, e164: c.e164, country: c.country, contact, testPhone: c.testPhone, smsOnly: c.smsOnly, contactCreated: created.has(c.phone) });
   }
-  return { accepted, rejected, duplicates };
+  return { accepted, rejected, duplicates, underReview };
 }

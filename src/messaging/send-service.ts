@@ -107,6 +107,8 @@ export interface SendEstimate {
   mergeValues?: CollectedMergeValues;
   /** Quiet hours: how many recipients would be deferred and until when, or that the send is transactional. */
   quietHours?: QuietHoursSummary;
+  /** Recipients under consent review (marketing paused) that this transactional send still reaches (issue #42). */
+  underReview?: number;
 }
 
 /** One recipient's message as it would go out, after merging. */
@@ -137,7 +139,7 @@ async function runOrEstimate<T>(work: () => Promise<T>): Promise<T | SendEstimat
   }
 }
 
-function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number }, schedule: ScheduleOk | null, audit: MergeAudit | null, quiet: QuietPlan | null): SendEstimate {
+function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], res: { rejected: RejectedRecipient[]; duplicates: number; underReview?: number }, schedule: ScheduleOk | null, audit: MergeAudit | null, quiet: QuietPlan | null): SendEstimate {
   const first = rows[0]?.message;
   return {
     dryRun: true,
@@ -159,6 +161,7 @@ function estimateOf(channel: 'RCS' | 'SMS', rows: { message: MessagesTable }[], 
     ...(audit ? { mergeWarnings: audit.emptyWarnings(), mergeFingerprint: audit.fingerprint() } : {}),
     ...(audit?.values() ? { mergeValues: audit.values()! } : {}),
     ...(quiet ? { quietHours: quiet.summary() } : {}),
+    ...(res.underReview ? { underReview: res.underReview } : {}),
   };
 }
 

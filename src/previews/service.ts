@@ -110,6 +110,22 @@ export function quietHoursWarnings(q: SendEstimate['quietHours'], accepted: numb
   return [{ path: 'quietHours', code: 'quiet_hours_deferred', message: `${who} inside quiet hours at the planned time (their local time): their messages are deferred to the opening of their window, ${when} (UTC), not dropped.${q.deferred < accepted ? ' The others go out as planned.' : ''}` }];
 }
 
+/**
+ * A transactional send reaches numbers whose marketing is paused for a consent review (issue #42): the person approving
+ * is told how many, so "transactional" cannot carry marketing past a pause unseen.
+ */
+export function consentReviewWarnings(underReview: number | undefined): ErrorDetail[] {
+  if (!underReview) return [];
+  const who = underReview === 1 ? '1 recipient replied' : `${underReview.toLocaleString('en-US')} recipients replied`;
+  return [
+    {
+      path: 'transactional',
+      code: 'consent_review_reached',
+      message: `${who} something that may be a request to stop; marketing to them is paused until a person reviews it (console: Consent). This send reaches them only because it is marked transactional: approve it only if it truly is (a one-time code, an answer they asked for).`,
+    },
+  ];
+}
+
 /** How many refused numbers a preview answer names; the rest are counted and paged (issue #42). */
 export const ANSWER_REJECTED_SHOWN = 10;
 
@@ -241,7 +257,7 @@ export class PreviewsService {
     const { mergeFingerprint, mergeWarnings, mergeValues, ...estimate } = dryRun;
     const fingerprint = mergeFingerprint ?? null;
     const report = mergeValues && mergeValues.fields.length > 0 ? buildMergeReport(mergeValues, { now, assistantSince: await this.assistantSince(principal.accountId, now) }) : null;
-    const warnings = [...contentWarnings, ...(mergeWarnings ?? []), ...(report ? mergeValueWarnings(report) : []), ...quietHoursWarnings(estimate.quietHours, estimate.accepted)];
+    const warnings = [...contentWarnings, ...(mergeWarnings ?? []), ...(report ? mergeValueWarnings(report) : []), ...quietHoursWarnings(estimate.quietHours, estimate.accepted), ...consentReviewWarnings(estimate.underReview)];
     if (reuse) {
       const existing = await this.d.db
         .selectFrom('previews')

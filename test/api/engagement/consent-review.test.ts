@@ -82,6 +82,15 @@ describe('a reply that may be a request to stop', () => {
     expect(hooks('consent.review', P)[0]!.json).toMatchObject({ event: 'consent.review', action: 'opened', review: { id: review.id, status: 'open' } });
   });
 
+  it('a preview of a transactional send to a paused number tells the person approving it', async () => {
+    const marked = await t.api('POST', '/api/rcs/previews/send', text(P, { transactional: true }), { key: assistantKey });
+    expect(marked.status).toBe(201);
+    expect(marked.body.data.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'consent_review_reached', message: expect.stringMatching(/^1 recipient replied something that may be a request to stop/) })]));
+    const plain = await t.api('POST', '/api/rcs/previews/send', text(P), { key: assistantKey });
+    expect(plain.body.error?.code ?? plain.body.data?.warnings).toBeDefined();
+    expect(JSON.stringify(plain.body)).toContain('CONSENT_UNDER_REVIEW');
+  });
+
   it('a second such reply adds to the open review instead of opening another', async () => {
     clock.advance(1000);
     await t.reply(P, t.account.senders.rcs, 'who is this?');

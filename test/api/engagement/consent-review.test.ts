@@ -139,6 +139,30 @@ describe('a reply that may be a request to stop', () => {
   });
 });
 
+describe('at the same moment', () => {
+  it('five doubtful replies from one number at once open exactly one review holding all five (PostgreSQL: several transactions)', async () => {
+    const M = num(400);
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        t.ctx.services.inbound.receive({ kind: 'inbound', senderId: t.account.senders.rcs, from: M, channel: 'RCS', text: `wrong number ${i}`, carrierMessageId: `same-moment-${i}`, at: clock.now() } as never),
+      ),
+    );
+    const open = (await reviews()).filter((r) => r.phone === M);
+    expect(open).toHaveLength(1);
+    expect(open[0].replies).toBe(5);
+    expect((await history(M)).data.filter((e: { kind: string }) => e.kind === 'paused')).toHaveLength(1);
+  });
+
+  it('a STOP and a doubtful reply at once: opted out, and no review left open', async () => {
+    const N = num(401);
+    await Promise.all([
+      t.ctx.services.inbound.receive({ kind: 'inbound', senderId: t.account.senders.rcs, from: N, channel: 'RCS', text: 'STOP', carrierMessageId: 'race-stop', at: clock.now() } as never),
+      t.ctx.services.inbound.receive({ kind: 'inbound', senderId: t.account.senders.rcs, from: N, channel: 'RCS', text: 'this is spam', carrierMessageId: 'race-spam', at: clock.now() } as never),
+    ]);
+    expect((await history(N)).status).toMatchObject({ optedOut: true, underReview: false });
+  });
+});
+
 describe('deciding a review', () => {
   it('a person confirms on the console: opted out by the console, with the person as actor, and webhooks', async () => {
     const C = num(300);

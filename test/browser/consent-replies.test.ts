@@ -1,35 +1,20 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedNetwork } from '../../src/carriers/simulated/network.js';
 import { REPLY_DEFAULTS, REPLY_LANGUAGES } from '../../src/accounts/reply-texts.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { seriousAxeViolations } from './axe.js';
-import { expectNoSidewaysScroll, launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
+import { expectNoSidewaysScroll, loggedInBrowser, screenshot } from './helpers.js';
 
 /**
  * The account's own confirmation and HELP texts per language on the console's Settings page (issue #42): one box per
  * language and reply, the default shown as placeholder; what the person saves is what a French recipient gets.
  */
+const session = loggedInBrowser();
 let t: TestServer;
-let browser: Browser;
-let session: SessionState;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  browser = await launchBrowser();
-  session = await loggedInState(browser, t.url, t.account);
+beforeAll(() => {
+  t = session.server();
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-async function open(width: number): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: session });
-  const page = await context.newPage();
-  const { problems } = watchConsole(page);
-  return { page, problems };
-}
+const open = (width: number) => session.open(width);
 
 describe('replies in the person’s language on the Settings page', () => {
   for (const width of [1280, 390]) {

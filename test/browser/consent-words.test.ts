@@ -1,8 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
 import { seriousAxeViolations } from './axe.js';
-import { expectNoSidewaysScroll, launchBrowser, loggedInState, screenshot, watchConsole, type SessionState } from './helpers.js';
+import { expectNoSidewaysScroll, loggedInBrowser, screenshot } from './helpers.js';
 
 /**
  * What a recipient can reply, seen by the two people around it (issue #28): on the virtual phone,
@@ -10,26 +9,12 @@ import { expectNoSidewaysScroll, launchBrowser, loggedInState, screenshot, watch
  * corrected to the sender's trigger); on the console, the account adds a sender's own words and is
  * told plainly when a word would mean two things.
  */
+const session = loggedInBrowser();
 let t: TestServer;
-let browser: Browser;
-let session: SessionState;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  browser = await launchBrowser();
-  session = await loggedInState(browser, t.url, t.account);
+beforeAll(() => {
+  t = session.server();
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-async function open(width: number): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: session });
-  const page = await context.newPage();
-  const { problems } = watchConsole(page);
-  return { page, problems };
-}
+const open = (width: number) => session.open(width);
 
 describe('an unsubscribe chip on the virtual phone', () => {
   it('a chip sent with stopKeyword HALT opts the number out with one tap; the next send is refused', async () => {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/platform/paths.js';
 import { totpCode } from '../helpers/web-client.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -96,4 +97,32 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
     return { scroll: document.documentElement.scrollWidth, client, wide };
   });
   expect(scroll, `too wide: ${wide.slice(0, 5).join(', ')}`).toBeLessThanOrEqual(client);
+}
+
+/**
+ * A test server, a browser and the account's person logged in once, for a whole file (registers beforeAll/afterAll):
+ * `open(width)` gives a fresh page of that width with the session and a console watcher.
+ */
+export function loggedInBrowser(): { server: () => TestServer; open: (width: number) => Promise<{ page: Page; problems: string[] }> } {
+  let t: TestServer | undefined;
+  let browser: Browser | undefined;
+  let session: SessionState | undefined;
+  beforeAll(async () => {
+    t = await startTestServer();
+    browser = await launchBrowser();
+    session = await loggedInState(browser, t.url, t.account);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+  return {
+    server: () => t!,
+    async open(width: number) {
+      const context = await browser!.newContext({ viewport: { width, height: 900 }, storageState: session });
+      const page = await context.newPage();
+      const { problems } = watchConsole(page);
+      return { page, problems };
+    },
+  };
 }
